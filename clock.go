@@ -1,0 +1,48 @@
+package parcela
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock tells the time. The domain never reads the wall clock itself, so
+// tests can move time through due dates, expiries and penalties.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock, wired in by main.
+type SystemClock struct{}
+
+// Now returns the current wall-clock time.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// TestClock is a clock that only moves when told to. Safe for concurrent use.
+type TestClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewTestClock returns a clock stopped at t.
+func NewTestClock(t time.Time) *TestClock { return &TestClock{now: t} }
+
+// Now returns the clock's current time.
+func (c *TestClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set moves the clock to t.
+func (c *TestClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// Advance moves the clock forward by d.
+func (c *TestClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
