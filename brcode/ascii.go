@@ -1,0 +1,47 @@
+package brcode
+
+import "strings"
+
+// asciiFold maps the accented letters of Portuguese (and the other Latin-1
+// letters customers type) to their unaccented ASCII letter. BR Code text
+// fields are restricted to ASCII, and readers show "?" or reject the code
+// when they meet anything else.
+var asciiFold = map[rune]string{
+	'á': "a", 'à': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a",
+	'Á': "A", 'À': "A", 'Â': "A", 'Ã': "A", 'Ä': "A", 'Å': "A",
+	'é': "e", 'è': "e", 'ê': "e", 'ë': "e",
+	'É': "E", 'È': "E", 'Ê': "E", 'Ë': "E",
+	'í': "i", 'ì': "i", 'î': "i", 'ï': "i",
+	'Í': "I", 'Ì': "I", 'Î': "I", 'Ï': "I",
+	'ó': "o", 'ò': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o",
+	'Ó': "O", 'Ò': "O", 'Ô': "O", 'Õ': "O", 'Ö': "O", 'Ø': "O",
+	'ú': "u", 'ù': "u", 'û': "u", 'ü': "u",
+	'Ú': "U", 'Ù': "U", 'Û': "U", 'Ü': "U",
+	'ç': "c", 'Ç': "C", 'ñ': "n", 'Ñ': "N",
+	'ý': "y", 'ÿ': "y", 'Ý': "Y",
+	'ß': "ss", 'æ': "ae", 'Æ': "AE", 'œ': "oe", 'Œ': "OE",
+	'ª': "a", 'º': "o", '°': "o",
+	'‘': "'", '’': "'", '“': "\"", '”': "\"", '–': "-", '—': "-",
+}
+
+// toASCII folds accents, turns any white space into a single space, drops
+// every other non-printable or non-ASCII character, trims the result and
+// cuts it to at most max characters.
+func toASCII(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0':
+			b.WriteByte(' ')
+		case r > ' ' && r <= '~':
+			b.WriteRune(r)
+		default:
+			b.WriteString(asciiFold[r])
+		}
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if len(out) > max {
+		out = strings.TrimRight(out[:max], " ")
+	}
+	return out
+}
