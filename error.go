@@ -1,0 +1,110 @@
+package parcela
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Each maps to one HTTP status in server/problem.go, the only
+// place that knows about HTTP.
+const (
+	ECONFLICT         = "conflict"
+	EINTERNAL         = "internal_error"
+	EINVALID          = "validation_failed"
+	EINVALIDSTATE     = "invalid_state"
+	EMALFORMED        = "malformed_request"
+	ENOTFOUND         = "not_found"
+	EUNAUTHORIZED     = "unauthorized"
+	ECREDITCARD       = "credit_card_not_supported"
+	EIDEMPOTENTREUSED = "idempotency_key_reused"
+	EIDEMPOTENTFLIGHT = "idempotency_in_flight"
+	ERATELIMITED      = "rate_limited"
+	EPAYLOADTOOLARGE  = "payload_too_large"
+	EUNSUPPORTEDMEDIA = "unsupported_media_type"
+	EMETHODNOTALLOWED = "method_not_allowed"
+	EUNAVAILABLE      = "unavailable"
+)
+
+// FieldError names one invalid field of a request, with a path like
+// "offer.amount_cents" or "payment_configurations[1].interest_rate".
+type FieldError struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error is the domain's error: a machine-readable code, a message safe to
+// show the API user, and, for validation failures, every field at fault.
+type Error struct {
+	Code    string
+	Message string
+	Fields  []FieldError
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("parcela error: code=%s message=%s", e.Code, e.Message)
+}
+
+// Errorf is a helper that returns an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of an application error, EINTERNAL for any
+// other error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of an application error, or a generic
+// message for any other error so internals never reach the user.
+func ErrorMessage(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error."
+}
+
+// NotFound returns the error for a missing (or someone else's) entity.
+func NotFound(what string) *Error { return Errorf(ENOTFOUND, "%s not found", what) }
+
+// Validation collects field errors; Err returns nil when none were added.
+type Validation struct{ Fields []FieldError }
+
+// Add records one field error.
+func (v *Validation) Add(field, code, message string) {
+	v.Fields = append(v.Fields, FieldError{Field: field, Code: code, Message: message})
+}
+
+// Has reports whether field already has an error, so checks that depend on a
+// valid value can be skipped.
+func (v *Validation) Has(field string) bool {
+	for _, f := range v.Fields {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// Err returns a validation_failed *Error listing every field, or nil.
+func (v *Validation) Err() error {
+	if len(v.Fields) == 0 {
+		return nil
+	}
+	f := v.Fields[0]
+	msg := f.Field + " " + f.Message
+	if len(v.Fields) > 1 {
+		msg += fmt.Sprintf(" (and %d more errors)", len(v.Fields)-1)
+	}
+	return &Error{Code: EINVALID, Message: msg, Fields: v.Fields}
+}

@@ -1,0 +1,124 @@
+// Package jobs runs parcela's background work on River: webhook delivery and
+// the maintenance sweeps. Jobs are inserted in the same transaction as the
+// change that causes them (sqldb.Tx.Enqueue), so a job exists exactly when
+// its cause committed.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"parcela"
+	"parcela/sqldb"
+)
+
+// Config tunes the queue. Zero values take production defaults.
+type Config struct {
+	Logger       *slog.Logger
+	PollInterval time.Duration // how often workers look for new jobs
+	Workers      int           // concurrent jobs on the default queue
+	// Register adds workers beyond parcela's own (tests use it).
+	Register func(*river.Workers)
+	// NoPeriodic leaves out the periodic sweeps (tests that drive them by hand).
+	NoPeriodic bool
+}
+
+// Queue is a River client on whichever database the store uses.
+type Queue struct {
+	start  func(context.Context) error
+	stop   func(context.Context) error
+	insert func(context.Context, *sqldb.Tx, []river.InsertManyParams) error
+}
+
+// New builds the queue and makes it the store's enqueuer.
+func New(db *sqldb.DB, cfg Config) (*Queue, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 200 * time.Millisecond
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = 16
+	}
+	workers := river.NewWorkers()
+	deps := &deps{db: db, clock: db.Clock, log: cfg.Logger}
+	river.AddWorker(workers, &cleanupIdempotencyWorker{deps: deps})
+	if cfg.Register != nil {
+		cfg.Register(workers)
+	}
+	rc := &river.Config{
+		Logger:            cfg.Logger,
+		FetchPollInterval: cfg.PollInterval,
+		FetchCooldown:     min(cfg.PollInterval, 50*time.Millisecond),
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
+		Workers:           workers,
+		JobTimeout:        time.Minute,
+	}
+	if !cfg.NoPeriodic {
+		rc.PeriodicJobs = periodicJobs()
+	}
+	var q *Queue
+	var err error
+	if db.Dialect() == sqldb.Postgres {
+		q, err = newQueue(riverpgxv5.New(db.PgxPool()), rc, func(tx *sqldb.Tx) pgx.Tx { return tx.PgxTx() })
+	} else {
+		// SQLite has no LISTEN/NOTIFY; River polls.
+		rc.PollOnly = true
+		q, err = newQueue(riversqlite.New(db.SQLDB()), rc, func(tx *sqldb.Tx) *sql.Tx { return tx.SQLTx() })
+	}
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	db.Enqueue = q
+	return q, nil
+}
+
+func newQueue[TTx any](driver riverdriver.Driver[TTx], rc *river.Config, unwrap func(*sqldb.Tx) TTx) (*Queue, error) {
+	c, err := river.NewClient(driver, rc)
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{
+		start: c.Start,
+		stop:  c.Stop,
+		insert: func(ctx context.Context, tx *sqldb.Tx, p []river.InsertManyParams) error {
+			_, err := c.InsertManyTx(ctx, unwrap(tx), p)
+			return err
+		},
+	}, nil
+}
+
+// InsertTx implements sqldb.Enqueuer.
+func (q *Queue) InsertTx(ctx context.Context, tx *sqldb.Tx, p []river.InsertManyParams) error {
+	return q.insert(ctx, tx, p)
+}
+
+// Start begins working jobs until Stop.
+func (q *Queue) Start(ctx context.Context) error { return q.start(ctx) }
+
+// Stop lets running jobs finish (bounded by ctx) and stops fetching new ones.
+func (q *Queue) Stop(ctx context.Context) error { return q.stop(ctx) }
+
+type deps struct {
+	db    *sqldb.DB
+	clock parcela.Clock
+	log   *slog.Logger
+}
+
+func periodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(10*time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return CleanupIdempotencyArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+	}
+}

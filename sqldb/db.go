@@ -1,0 +1,188 @@
+// Package sqldb is parcela's store: one implementation over database/sql
+// whose SQL runs unchanged on SQLite (the embedded default) and PostgreSQL.
+// Each exported method runs one transaction over small helpers that take
+// (ctx, tx, …).
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"parcela"
+)
+
+// Dialect names the database engine behind a DB.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is a handle on the store. On SQLite writes go through a single
+// connection (SQLite has one writer anyway, and one connection means no
+// SQLITE_BUSY between our own writers) and reads through a pool of readers.
+type DB struct {
+	dialect Dialect
+	write   *sql.DB
+	read    *sql.DB
+	pool    *pgxpool.Pool // PostgreSQL only; River and transactions use it
+	Clock   parcela.Clock
+	// Enqueue, when set, inserts background jobs inside a store transaction.
+	Enqueue Enqueuer
+
+	rebindCache sync.Map
+	numbers     numberBlock
+	numbersMu   sync.Mutex
+}
+
+// Open connects to the database named by dsn: a file path or "sqlite:PATH"
+// for SQLite, "postgres://…" or "postgresql://…" for PostgreSQL.
+func Open(ctx context.Context, dsn string, clock parcela.Clock) (*DB, error) {
+	if clock == nil {
+		clock = parcela.SystemClock{}
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return openPostgres(ctx, dsn, clock)
+	}
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	if path == "" {
+		return nil, errors.New("empty database path")
+	}
+	return openSQLite(ctx, path, clock)
+}
+
+func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, error) {
+	if dir := filepath.Dir(path); dir != "." {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("database directory %s: %w", dir, err)
+		}
+	}
+	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	write, err := sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	if err := write.PingContext(ctx); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	n := max(4, runtime.GOMAXPROCS(0)*2)
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxIdleTime(0)
+	return &DB{dialect: SQLite, write: write, read: read, Clock: clock}, nil
+}
+
+func openPostgres(ctx context.Context, dsn string, clock parcela.Clock) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres url: %w", err)
+	}
+	if cfg.MaxConns < 16 {
+		cfg.MaxConns = 16
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	return &DB{dialect: Postgres, write: db, read: db, pool: pool, Clock: clock}, nil
+}
+
+// Dialect tells which engine this is.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// SQLDB returns the writer pool, for River's SQLite driver and for tools.
+func (db *DB) SQLDB() *sql.DB { return db.write }
+
+// PgxPool returns the pgx pool on PostgreSQL (nil on SQLite), for River.
+func (db *DB) PgxPool() *pgxpool.Pool { return db.pool }
+
+// Ping checks that the database answers, for /readyz.
+func (db *DB) Ping(ctx context.Context) error {
+	return db.read.PingContext(ctx)
+}
+
+// Close releases every connection.
+func (db *DB) Close() error {
+	var err error
+	if db.read != db.write {
+		err = db.read.Close()
+	}
+	if e := db.write.Close(); e != nil {
+		err = e
+	}
+	if db.pool != nil {
+		db.pool.Close()
+	}
+	return err
+}
+
+// rebind turns the portable "?" placeholders into PostgreSQL's "$n".
+func (db *DB) rebind(q string) string {
+	if db.dialect != Postgres {
+		return q
+	}
+	if v, ok := db.rebindCache.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	out := b.String()
+	db.rebindCache.Store(q, out)
+	return out
+}
+
+// queryRow runs a read outside any transaction, on the reader pool.
+func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return db.read.QueryRowContext(ctx, db.rebind(q), args...)
+}
+
+// query runs a read outside any transaction, on the reader pool.
+func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return db.read.QueryContext(ctx, db.rebind(q), args...)
+}
+
+// pgxTxBeginner is implemented by pgx connections reached through database/sql.
+type pgxConn interface{ Conn() *pgx.Conn }
