@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"parcela"
+)
+
+func cmdCompany(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"company: want 'create' or 'list'"}
+	}
+	switch args[0] {
+	case "create":
+		return companyCreate(ctx, args[1:], getenv, stdout, stderr)
+	case "list":
+		return companyList(ctx, args[1:], getenv, stdout, stderr)
+	}
+	return usageError{fmt.Sprintf("company: unknown subcommand %q", args[0])}
+}
+
+func companyCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("company create", stderr)
+	c := parcela.NewCompany("", "", "")
+	fs.StringVar(&c.Name, "name", "", "company name (required)")
+	fs.StringVar(&c.Document, "document", "", "CNPJ or CPF digits (required)")
+	fs.StringVar(&c.Slug, "slug", "", "URL slug (required)")
+	fs.Var(&rateFlag{r: &c.MaxInterestRate}, "max-interest-rate", "maximum monthly interest rate")
+	fs.IntVar(&c.MaxInstallments, "max-installments", c.MaxInstallments, "maximum installments")
+	fs.Var(&rateFlag{r: &c.MinDownPaymentRate}, "min-down-payment-rate", "minimum down payment rate")
+	fs.Int64Var(&c.MinDownPaymentCents, "min-down-payment-cents", c.MinDownPaymentCents, "minimum absolute down payment in cents")
+	fs.Var(&rateFlag{r: &c.RegistrationFee}, "registration-fee", "registration fee rate")
+	fs.Var(&rateFlag{r: &c.FineRate}, "fine-rate", "late fine rate (at most 0.02)")
+	fs.Var(&rateFlag{r: &c.MonthlyInterestRate}, "monthly-interest-rate", "late interest per month")
+	asJSON := fs.Bool("json", false, "print the company as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		return validationLine(err)
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.CreateCompany(ctx, &c); err != nil {
+		return validationLine(err)
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(companyJSON(&c))
+	}
+	fmt.Fprintf(stdout, "company %s created (slug %s)\n", c.ID, c.Slug)
+	return nil
+}
+
+// validationLine turns a domain error into one line naming every field.
+func validationLine(err error) error {
+	e, ok := err.(*parcela.Error)
+	if !ok || len(e.Fields) == 0 {
+		return err
+	}
+	msg := ""
+	for i, f := range e.Fields {
+		if i > 0 {
+			msg += "; "
+		}
+		msg += "--" + dashed(f.Field) + " " + f.Message
+	}
+	return usageError{msg}
+}
+
+func dashed(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if b[i] == '_' {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+func companyList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("company list", stderr)
+	asJSON := fs.Bool("json", false, "print companies as a JSON array")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	cs, err := db.Companies(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]map[string]any, 0, len(cs))
+		for _, c := range cs {
+			out = append(out, companyJSON(c))
+		}
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSLUG\tNAME\tCREATED")
+	for _, c := range cs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Slug, c.Name, c.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func companyJSON(c *parcela.Company) map[string]any {
+	return map[string]any{
+		"id": c.ID, "name": c.Name, "document": c.Document, "slug": c.Slug,
+		"max_interest_rate": c.MaxInterestRate, "max_installments": c.MaxInstallments,
+		"min_down_payment_rate": c.MinDownPaymentRate, "min_down_payment_cents": c.MinDownPaymentCents,
+		"registration_fee": c.RegistrationFee, "take_rate_type": c.TakeRateType, "take_rate_value": c.TakeRateValue,
+		"fine_rate": c.FineRate, "monthly_interest_rate": c.MonthlyInterestRate,
+		"min_installment_amount_cents": c.MinInstallmentCents, "payment_expiry_hours": c.PaymentExpiryHours,
+		"installment_issue_days": c.InstallmentIssueDays,
+		"created_at":             c.CreatedAt.Format(time.RFC3339Nano),
+	}
+}

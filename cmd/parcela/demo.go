@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"parcela"
+	"parcela/sqldb"
+)
+
+// demoSetup is what the demo creates.
+type demoSetup struct {
+	CompanyID string `json:"company_id"`
+	TokenID   string `json:"token_id"`
+	Token     string `json:"token"`
+}
+
+// setUpDemo creates a demo company and a sandbox token.
+func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
+	c := parcela.NewCompany("Escola Demonstração", "11222333000181", "demo")
+	email, phone := "contato@demo.parcela.dev", "11987654321"
+	c.Email, c.Phone = &email, &phone
+	complement := "Sala 42"
+	c.Address = &parcela.Address{Zipcode: "01310100", Street: "Avenida Paulista", Number: "1000", Complement: &complement,
+		Neighborhood: "Bela Vista", City: parcela.City{IBGECode: "3550308"}}
+	if err := db.CreateCompany(ctx, &c); err != nil {
+		return nil, err
+	}
+	t, plain, err := db.CreateToken(ctx, c.ID, parcela.Sandbox)
+	if err != nil {
+		return nil, err
+	}
+	return &demoSetup{CompanyID: c.ID, TokenID: t.ID, Token: plain}, nil
+}
+
+func printDemo(w io.Writer, d *demoSetup, sandboxURL string) {
+	fmt.Fprintf(w, "demo company %s\nsandbox token (shown once): %s\n", d.CompanyID, d.Token)
+	fmt.Fprintf(w, "try: curl -s -H 'Authorization: Bearer %s' %s/external_api/v1/webhooks\n", d.Token, sandboxURL)
+}
+
+func cmdDemo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("demo", stderr)
+	asJSON := fs.Bool("json", false, "print the created ids and token as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	n, err := db.CountCompanies(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return fmt.Errorf("the database already has a company; the demo only sets up an empty database")
+	}
+	d, err := setUpDemo(ctx, db)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(d)
+	}
+	url := envOr(getenv, "PARCELA_SANDBOX_PUBLIC_URL", "http://"+envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081"))
+	printDemo(stdout, d, url)
+	return nil
+}

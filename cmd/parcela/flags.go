@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"parcela"
+	"parcela/sqldb"
+)
+
+// newFlags returns a flag set that reports errors instead of exiting, with
+// the --database flag every command shares.
+func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("parcela "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	db := fs.String("database", "", "database: file path, sqlite:PATH or postgres://… (default $PARCELA_DATABASE_URL or parcela.db)")
+	return fs, db
+}
+
+// parse parses args; errors become one-line usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return usageError{fs.Name() + ": see 'parcela help'"}
+		}
+		return usageError{fs.Name() + ": " + err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return nil
+}
+
+// openDB opens and migrates the database named by --database or the environment.
+func openDB(ctx context.Context, flagValue string, getenv func(string) string, clock parcela.Clock) (*sqldb.DB, error) {
+	dsn := flagValue
+	if dsn == "" {
+		dsn = getenv("PARCELA_DATABASE_URL")
+	}
+	if dsn == "" {
+		dsn = "parcela.db"
+	}
+	db, err := sqldb.Open(ctx, dsn, clock)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// rateFlag is a flag holding an exact decimal rate.
+type rateFlag struct {
+	r   *parcela.Rate
+	set bool
+}
+
+func (f *rateFlag) String() string {
+	if f.r == nil {
+		return ""
+	}
+	return f.r.String()
+}
+
+func (f *rateFlag) Set(s string) error {
+	r, err := parcela.ParseRate(s)
+	if err != nil {
+		return err
+	}
+	*f.r, f.set = r, true
+	return nil
+}
+
+func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("migrate", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}

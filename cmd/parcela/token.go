@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"parcela"
+)
+
+func cmdToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"token: want 'create', 'list' or 'revoke'"}
+	}
+	switch args[0] {
+	case "create":
+		return tokenCreate(ctx, args[1:], getenv, stdout, stderr)
+	case "list":
+		return tokenList(ctx, args[1:], getenv, stdout, stderr)
+	case "revoke":
+		return tokenRevoke(ctx, args[1:], getenv, stdout, stderr)
+	}
+	return usageError{fmt.Sprintf("token: unknown subcommand %q", args[0])}
+}
+
+func tokenCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("token create", stderr)
+	company := fs.String("company", "", "company id (required)")
+	envName := fs.String("environment", "", "sandbox or production (required)")
+	asJSON := fs.Bool("json", false, "print {id, token} as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *company == "" {
+		return usageError{"token create: --company is required"}
+	}
+	env, err := parcela.ParseEnvironment(*envName)
+	if err != nil {
+		return usageError{"token create: --environment must be sandbox or production"}
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	t, plain, err := db.CreateToken(ctx, *company, env)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(map[string]string{"id": t.ID, "token": plain, "environment": string(env), "company_id": t.CompanyID})
+	}
+	fmt.Fprintf(stdout, "token %s (%s): %s\nIt is shown only now; store it safely.\n", t.ID, env, plain)
+	return nil
+}
+
+func tokenList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("token list", stderr)
+	company := fs.String("company", "", "company id (required)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *company == "" {
+		return usageError{"token list: --company is required"}
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ts, err := db.Tokens(ctx, *company)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tENVIRONMENT\tPREFIX\tCREATED\tREVOKED")
+	for _, t := range ts {
+		revoked := "-"
+		if t.RevokedAt != nil {
+			revoked = t.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\n", t.ID, t.Environment, t.Prefix, t.CreatedAt.Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}
+
+func tokenRevoke(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, dbFlag := newFlags("token revoke", stderr)
+	// The id is positional: parcela token revoke ID [--database …].
+	if len(args) == 0 || len(args[0]) == 0 || args[0][0] == '-' {
+		return usageError{"token revoke: want a token id"}
+	}
+	id := args[0]
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.RevokeToken(ctx, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "token %s revoked\n", id)
+	return nil
+}

@@ -1,0 +1,186 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"parcela"
+)
+
+type (
+	loggerKey    struct{}
+	requestIDKey struct{}
+	authKey      struct{}
+)
+
+func requestID(r *http.Request) string {
+	id, _ := r.Context().Value(requestIDKey{}).(string)
+	return id
+}
+
+func authOf(r *http.Request) parcela.Auth {
+	a, _ := r.Context().Value(authKey{}).(parcela.Auth)
+	return a
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// statusRecorder remembers the status for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// base wraps every request: request id, recovery, one access-log line, and
+// problem bodies for unknown routes and wrong methods. The log line carries
+// no query string, header or body, so no token or personal data reaches it.
+func (s *Server) base(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := newRequestID()
+		w.Header().Set("X-Request-Id", id)
+		_, pattern := mux.Handler(r)
+		log := s.log.With("request_id", id)
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		ctx = context.WithValue(ctx, loggerKey{}, log)
+		r = r.WithContext(ctx)
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				log.Error("panic", "panic", fmt.Sprint(p))
+				if rec.status == 0 {
+					writeError(rec, r, fmt.Errorf("panic: %v", p))
+				}
+			}
+			a := authOf(r)
+			attrs := []slog.Attr{
+				slog.String("method", r.Method), slog.String("route", pattern),
+				slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("environment", string(s.env)),
+			}
+			if a.CompanyID != "" {
+				attrs = append(attrs, slog.String("company_id", a.CompanyID))
+			}
+			log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			s.metrics.observe(s.env, pattern, rec.status, time.Since(start))
+		}()
+		if pattern == "" {
+			s.noRoute(mux, rec, r)
+			return
+		}
+		mux.ServeHTTP(rec, r)
+	})
+}
+
+// noRoute answers 405 with Allow when the path exists under another method,
+// 404 otherwise.
+func (s *Server) noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := mux.Handler(probe); p != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, r, parcela.Errorf(parcela.EMETHODNOTALLOWED, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+		return
+	}
+	writeError(w, r, parcela.Errorf(parcela.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+}
+
+// authenticate requires a bearer token of this listener's environment and
+// applies the token's rate limit.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := r.Header.Get("Authorization")
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || strings.TrimSpace(token) == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela"`)
+			writeError(w, r, parcela.Errorf(parcela.EUNAUTHORIZED, "send a token as Authorization: Bearer <token>"))
+			return
+		}
+		t, err := s.tokens.lookup(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
+			writeError(w, r, err)
+			return
+		}
+		if t.Environment != s.env {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
+			writeError(w, r, parcela.Errorf(parcela.EUNAUTHORIZED, "this is a %s token; use it on the %s address", t.Environment, t.Environment))
+			return
+		}
+		if wait, ok := s.limits.allow(t.ID); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			writeError(w, r, parcela.Errorf(parcela.ERATELIMITED, "rate limit of %v requests per second exceeded", s.limits.perSecond))
+			return
+		}
+		a := parcela.Auth{CompanyID: t.CompanyID, Environment: t.Environment, TokenID: t.ID}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, a)))
+	})
+}
+
+// rateLimits keeps one token bucket per access token.
+type rateLimits struct {
+	perSecond float64
+	mu        sync.Mutex
+	buckets   map[string]*rate.Limiter
+}
+
+func newRateLimits(perSecond float64) *rateLimits {
+	return &rateLimits{perSecond: perSecond, buckets: map[string]*rate.Limiter{}}
+}
+
+func (l *rateLimits) allow(tokenID string) (time.Duration, bool) {
+	if l.perSecond <= 0 {
+		return 0, true
+	}
+	l.mu.Lock()
+	b, ok := l.buckets[tokenID]
+	if !ok {
+		b = rate.NewLimiter(rate.Limit(l.perSecond), max(1, int(l.perSecond)))
+		l.buckets[tokenID] = b
+	}
+	l.mu.Unlock()
+	res := b.Reserve()
+	if d := res.Delay(); d > 0 {
+		res.Cancel()
+		return max(d, time.Second), false
+	}
+	return 0, true
+}
