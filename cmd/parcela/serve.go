@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"parcela"
+	"parcela/api"
 	"parcela/jobs"
 	"parcela/server"
 )
@@ -150,9 +151,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := server.NewMetrics(reg)
 	prod := &http.Server{Handler: server.New(db, server.Config{Environment: parcela.Production, Logger: log, RateLimit: cfg.rateLimit,
-		PublicURL: cfg.publicURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics}), ReadHeaderTimeout: 10 * time.Second}
+		PublicURL: cfg.publicURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}), ReadHeaderTimeout: 10 * time.Second}
 	sandbox := &http.Server{Handler: server.New(db, server.Config{Environment: parcela.Sandbox, Logger: log, RateLimit: cfg.sandboxLimit,
-		PublicURL: cfg.sandboxURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics}), ReadHeaderTimeout: 10 * time.Second}
+		PublicURL: cfg.sandboxURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}), ReadHeaderTimeout: 10 * time.Second}
 	ops := &http.Server{Handler: opsHandler(reg), ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 3)

@@ -1,0 +1,160 @@
+package parcela
+
+import (
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+
+	"parcela/brcode"
+)
+
+// Order statuses.
+const (
+	OrderPending    = "pending"
+	OrderInProgress = "in_progress"
+	OrderFinished   = "finished"
+	OrderCanceled   = "canceled"
+)
+
+// Cancelation reasons (DESIGN §6); orders may also be "expired".
+var CancelationReasons = []string{
+	"down_payment_not_paid", "refunded_by_company", "refunded_by_customer",
+	"customer_renegotiation", "customer_dropout", "customer_dropout_with_fine",
+}
+
+// ReasonExpired cancels an order whose down payment was never paid.
+const ReasonExpired = "expired"
+
+// Order is a customer's purchase of an offer; charging it creates a billing.
+type Order struct {
+	ID                string
+	CompanyID         string
+	Environment       Environment
+	OfferID           string
+	Status            string
+	CustomerName      string
+	CustomerBirthdate string // YYYY-MM-DD
+	CustomerDocument  string // CPF digits
+	Email             string
+	Phone             string
+	Address           Address
+	CancelationReason *string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	Offer             *Offer
+	Billings          []*Billing
+}
+
+// OrderRequest is the body of POST /orders.
+type OrderRequest struct {
+	Order struct {
+		OfferID           *string `json:"offer_id"`
+		CustomerName      *string `json:"customer_name"`
+		CustomerBirthdate *string `json:"customer_birthdate"`
+		CustomerDocument  *string `json:"customer_document"`
+		Email             *string `json:"email"`
+		Phone             *string `json:"phone"`
+		Address           *struct {
+			Zipcode      *string `json:"zipcode"`
+			Street       *string `json:"street"`
+			Number       *string `json:"number"`
+			Complement   *string `json:"complement"`
+			Neighborhood *string `json:"neighborhood"`
+			CityIBGECode *string `json:"city_ibge_code"`
+		} `json:"address"`
+	} `json:"order"`
+}
+
+// BuildOrder validates the customer data of a request and returns the order
+// to store. The offer and the city are checked by the caller, which knows
+// the company's rows.
+func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
+	var v Validation
+	in := req.Order
+	o := &Order{Status: OrderPending}
+	str := func(field string, p *string, max int) string {
+		if p == nil || strings.TrimSpace(*p) == "" {
+			v.Add(field, "required", "is required")
+			return ""
+		}
+		s := strings.TrimSpace(*p)
+		if len(s) > max {
+			v.Add(field, "too_long", "is too long")
+		}
+		return s
+	}
+	o.OfferID = str("order.offer_id", in.OfferID, 64)
+	o.CustomerName = str("order.customer_name", in.CustomerName, 255)
+	if b := str("order.customer_birthdate", in.CustomerBirthdate, 10); b != "" {
+		t, err := time.ParseInLocation(time.DateOnly, b, SaoPaulo)
+		switch {
+		case err != nil:
+			v.Add("order.customer_birthdate", "invalid", "must be a date as YYYY-MM-DD")
+		case !t.Before(SaoPauloDate(now)):
+			v.Add("order.customer_birthdate", "invalid", "must be in the past")
+		case t.Year() < 1900:
+			v.Add("order.customer_birthdate", "invalid", "must be after 1900")
+		}
+		o.CustomerBirthdate = b
+	}
+	if d := str("order.customer_document", in.CustomerDocument, 20); d != "" {
+		o.CustomerDocument = brcode.NormalizeDigits(d)
+		if !brcode.ValidCPF(o.CustomerDocument) {
+			v.Add("order.customer_document", "invalid", "must be a valid CPF (11 digits with correct check digits)")
+		}
+	}
+	if e := str("order.email", in.Email, 254); e != "" {
+		a, err := mail.ParseAddress(e)
+		if err != nil || a.Address != e || !strings.Contains(e[strings.LastIndex(e, "@")+1:], ".") {
+			v.Add("order.email", "invalid", "must be an email address like name@example.com")
+		}
+		o.Email = e
+	}
+	if p := str("order.phone", in.Phone, 20); p != "" {
+		o.Phone = brcode.NormalizeDigits(strings.NewReplacer("(", "", ")", "", "+", "").Replace(p))
+		if !isDigits(o.Phone) || len(o.Phone) < 10 || len(o.Phone) > 11 {
+			v.Add("order.phone", "invalid", "must be 10 or 11 digits with the area code")
+		}
+	}
+	if in.Address == nil {
+		v.Add("order.address", "required", "is required")
+		return nil, v.Err()
+	}
+	a := in.Address
+	if z := str("order.address.zipcode", a.Zipcode, 10); z != "" {
+		o.Address.Zipcode = brcode.NormalizeDigits(z)
+		if !isDigits(o.Address.Zipcode) || len(o.Address.Zipcode) != 8 {
+			v.Add("order.address.zipcode", "invalid", "must be 8 digits")
+		}
+	}
+	o.Address.Street = str("order.address.street", a.Street, 255)
+	o.Address.Number = str("order.address.number", a.Number, 32)
+	o.Address.Neighborhood = str("order.address.neighborhood", a.Neighborhood, 255)
+	if a.Complement != nil && strings.TrimSpace(*a.Complement) != "" {
+		c := strings.TrimSpace(*a.Complement)
+		o.Address.Complement = &c
+	}
+	if c := str("order.address.city_ibge_code", a.CityIBGECode, 7); c != "" {
+		if !isDigits(c) || len(c) != 7 {
+			v.Add("order.address.city_ibge_code", "invalid", "must be the 7-digit IBGE code of a municipality")
+		}
+		o.Address.City.IBGECode = c
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// CancelReason validates the reason given to cancel an order.
+func CancelReason(reason *string) (string, error) {
+	if reason == nil || *reason == "" {
+		return "customer_dropout", nil
+	}
+	if !slices.Contains(CancelationReasons, *reason) {
+		return "", &Error{Code: EINVALID, Message: "reason must be one of " + strings.Join(CancelationReasons, ", "),
+			Fields: []FieldError{{Field: "reason", Code: "invalid", Message: "must be one of " + strings.Join(CancelationReasons, ", ")}}}
+	}
+	return *reason, nil
+}

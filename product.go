@@ -1,0 +1,237 @@
+package parcela
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Product is something a company sells: a course, an event, a mentorship…
+type Product struct {
+	ID              string
+	CompanyID       string
+	Environment     Environment
+	Name            string
+	Description     *string
+	Kind            Named
+	Shift           Named
+	AccessPeriod    string // lifetime, days or period
+	DurationInDays  *int
+	DurationInHours *int
+	StartDate       *string // YYYY-MM-DD
+	EndDate         *string
+	FullAmountCents int64
+	BannerURL       *string
+	GooglePixelCode string
+	MetaPixelCode   string
+	Metadata        json.RawMessage
+	Availability    string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	Company         *Company
+}
+
+// Named is a reference-table row: a product kind or shift.
+type Named struct {
+	ID        string
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Access periods of a product.
+const (
+	AccessLifetime = "lifetime"
+	AccessDays     = "days"
+	AccessPeriod   = "period"
+)
+
+// ProductInput is a create or patch request; nil fields are not set.
+type ProductInput struct {
+	Name            *string          `json:"name"`
+	FullAmountCents *int64           `json:"full_amount_cents"`
+	Description     *string          `json:"description"`
+	Kind            *string          `json:"kind"`
+	Shift           *string          `json:"shift"`
+	AccessPeriod    *string          `json:"access_period"`
+	DurationInDays  *int             `json:"duration_in_days"`
+	DurationInHours *int             `json:"duration_in_hours"`
+	StartDate       *string          `json:"start_date"`
+	EndDate         *string          `json:"end_date"`
+	BannerURL       *string          `json:"banner_url"`
+	GooglePixelCode *string          `json:"google_pixel_code"`
+	MetaPixelCode   *string          `json:"meta_pixel_code"`
+	Metadata        *json.RawMessage `json:"metadata"`
+	Availability    *string          `json:"availability"`
+}
+
+// Apply copies the set fields of in onto p and validates the result. On
+// create p starts from NewProduct; on patch from the stored product.
+func (p *Product) Apply(in ProductInput, kinds, shifts map[string]Named) error {
+	var v Validation
+	if in.Name != nil {
+		p.Name = strings.TrimSpace(*in.Name)
+	}
+	if in.FullAmountCents != nil {
+		p.FullAmountCents = *in.FullAmountCents
+	}
+	if in.Description != nil {
+		p.Description = in.Description
+	}
+	if in.Kind != nil {
+		k, ok := kinds[*in.Kind]
+		if !ok {
+			v.Add("product.kind", "invalid", "must be one of "+namesOf(kinds))
+		}
+		p.Kind = k
+	}
+	if in.Shift != nil {
+		s, ok := shifts[*in.Shift]
+		if !ok {
+			v.Add("product.shift", "invalid", "must be one of "+namesOf(shifts))
+		}
+		p.Shift = s
+	}
+	if in.AccessPeriod != nil {
+		p.AccessPeriod = *in.AccessPeriod
+	}
+	if in.DurationInDays != nil {
+		p.DurationInDays = in.DurationInDays
+	}
+	if in.DurationInHours != nil {
+		p.DurationInHours = in.DurationInHours
+	}
+	if in.StartDate != nil {
+		p.StartDate = in.StartDate
+	}
+	if in.EndDate != nil {
+		p.EndDate = in.EndDate
+	}
+	if in.BannerURL != nil {
+		p.BannerURL = in.BannerURL
+	}
+	if in.GooglePixelCode != nil {
+		p.GooglePixelCode = *in.GooglePixelCode
+	}
+	if in.MetaPixelCode != nil {
+		p.MetaPixelCode = *in.MetaPixelCode
+	}
+	if in.Metadata != nil {
+		p.Metadata = *in.Metadata
+	}
+	if in.Availability != nil {
+		p.Availability = *in.Availability
+	}
+	p.validate(&v)
+	return v.Err()
+}
+
+func namesOf(m map[string]Named) string {
+	var names []string
+	for _, k := range []string{"course", "event", "mentorship", "ebook", "workshop", "other", "morning", "afternoon", "evening", "online"} {
+		if _, ok := m[k]; ok {
+			names = append(names, k)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func (p *Product) validate(v *Validation) {
+	switch {
+	case p.Name == "":
+		v.Add("product.name", "required", "is required")
+	case len(p.Name) > 255:
+		v.Add("product.name", "too_long", "must be at most 255 characters")
+	}
+	if p.FullAmountCents < 1 {
+		v.Add("product.full_amount_cents", "too_small", "must be at least 1")
+	}
+	if p.Description != nil && len(*p.Description) > 10000 {
+		v.Add("product.description", "too_long", "must be at most 10000 characters")
+	}
+	if p.Availability != "enabled" && p.Availability != "disabled" {
+		v.Add("product.availability", "invalid", "must be enabled or disabled")
+	}
+	if p.DurationInDays != nil && *p.DurationInDays < 0 {
+		v.Add("product.duration_in_days", "too_small", "must not be negative")
+	}
+	if p.DurationInHours != nil && *p.DurationInHours < 0 {
+		v.Add("product.duration_in_hours", "too_small", "must not be negative")
+	}
+	start, startOK := p.date(v, "product.start_date", p.StartDate)
+	end, endOK := p.date(v, "product.end_date", p.EndDate)
+	switch p.AccessPeriod {
+	case AccessLifetime:
+	case AccessDays:
+		if p.DurationInDays == nil || *p.DurationInDays < 1 {
+			v.Add("product.duration_in_days", "required", "must be at least 1 when access_period is days")
+		}
+	case AccessPeriod:
+		if p.StartDate == nil {
+			v.Add("product.start_date", "required", "is required when access_period is period")
+		}
+		if p.EndDate == nil {
+			v.Add("product.end_date", "required", "is required when access_period is period")
+		}
+	default:
+		v.Add("product.access_period", "invalid", "must be lifetime, days or period")
+	}
+	if startOK && endOK && end.Before(start) {
+		v.Add("product.end_date", "invalid", "must not be before start_date")
+	}
+	if p.BannerURL != nil {
+		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			v.Add("product.banner_url", "invalid", "must be an absolute http(s) URL")
+		}
+	}
+	if len(p.Metadata) == 0 {
+		p.Metadata = json.RawMessage("{}")
+	} else {
+		var m map[string]any
+		if err := json.Unmarshal(p.Metadata, &m); err != nil || m == nil {
+			v.Add("product.metadata", "invalid", "must be a JSON object")
+		} else if len(p.Metadata) > 16<<10 {
+			v.Add("product.metadata", "too_large", "must be at most 16 KiB")
+		}
+	}
+}
+
+func (p *Product) date(v *Validation, field string, s *string) (time.Time, bool) {
+	if s == nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.DateOnly, *s)
+	if err != nil {
+		v.Add(field, "invalid", "must be a date as YYYY-MM-DD")
+		return t, false
+	}
+	return t, true
+}
+
+// FormattedAccessPeriod renders the access period for people, in Portuguese.
+func (p *Product) FormattedAccessPeriod() string {
+	switch p.AccessPeriod {
+	case AccessDays:
+		if p.DurationInDays != nil && *p.DurationInDays == 1 {
+			return "1 dia"
+		}
+		if p.DurationInDays != nil {
+			return fmt.Sprintf("%d dias", *p.DurationInDays)
+		}
+	case AccessPeriod:
+		if p.StartDate != nil && p.EndDate != nil {
+			return brDate(*p.StartDate) + " a " + brDate(*p.EndDate)
+		}
+	}
+	return "Vitalício"
+}
+
+func brDate(iso string) string {
+	t, err := time.Parse(time.DateOnly, iso)
+	if err != nil {
+		return iso
+	}
+	return t.Format("02/01/2006")
+}
