@@ -7,4 +7,22 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", s.handleHealthz)
 	mux.HandleFunc("GET /readyz", s.handleReadyz)
 	mux.HandleFunc("GET /openapi.yaml", s.handleOpenAPI)
+
+	const v1 = "/external_api/v1"
+	mux.Handle("POST "+v1+"/products", s.api(s.handleCreateProduct))
+	mux.Handle("GET "+v1+"/products", s.api(s.handleListProducts))
+	mux.Handle("GET "+v1+"/products/{id}", s.api(s.handleGetProduct))
+	mux.Handle("PATCH "+v1+"/products/{id}", s.api(s.handleUpdateProduct))
+
+	mux.Handle("POST "+v1+"/offers", s.api(s.handleCreateOffer))
+	mux.Handle("GET "+v1+"/offers", s.api(s.handleListOffers))
+	mux.Handle("GET "+v1+"/offers/{id}", s.api(s.handleGetOffer))
+	mux.Handle("PATCH "+v1+"/offers/{id}", s.api(s.handleUpdateOffer))
+
+	mux.Handle("POST "+v1+"/orders", s.api(s.handleCreateOrder))
+	mux.Handle("GET "+v1+"/orders/{id}", s.api(s.handleGetOrder))
+	mux.Handle("POST "+v1+"/orders/{id}/cancel", s.api(s.handleCancelOrder))
+
+	mux.Handle("GET "+v1+"/billings/{id}", s.api(s.handleGetBilling))
+	mux.Handle("POST "+v1+"/billings/{id}/cancel", s.api(s.handleCancelBilling))
 }

@@ -45,6 +45,11 @@ type DB struct {
 	Clock   parcela.Clock
 	// Enqueue, when set, inserts background jobs inside a store transaction.
 	Enqueue Enqueuer
+	// Links are each environment's public addresses, used in event payloads.
+	Links map[parcela.Environment]parcela.Links
+	// OnEvent, when set, runs in the transaction of every event written
+	// (webhook fan-out).
+	OnEvent func(ctx context.Context, tx *Tx, e *Event) error
 
 	rebindCache sync.Map
 	numbers     numberBlock

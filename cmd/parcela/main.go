@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"parcela"
@@ -77,5 +78,6 @@ func errorLine(err error) string {
 	if e, ok := err.(*parcela.Error); ok {
 		return e.Message
 	}
-	return err.Error()
+	// Drivers report multi-address failures over several lines.
+	return strings.Join(strings.Fields(err.Error()), " ")
 }

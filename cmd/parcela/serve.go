@@ -139,6 +139,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
+	db.Links = map[parcela.Environment]parcela.Links{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
 	queue, err := jobs.New(db, jobs.Config{Logger: log.With("component", "jobs")})
 	if err != nil {
 		return err
