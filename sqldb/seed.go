@@ -18,6 +18,9 @@ var municipalitiesCSV []byte
 // city has the same id in every database and every environment.
 var referenceNamespace = uuid.MustParse("6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10")
 
+// referenceCreatedAt is 2025-01-01T00:00:00-03:00, the reference data's date.
+const referenceCreatedAt = int64(1735700400000)
+
 func referenceID(kind, key string) string {
 	return uuid.NewSHA1(referenceNamespace, []byte(kind+":"+key)).String()
 }
@@ -69,7 +72,8 @@ func (db *DB) seed(ctx context.Context) error {
 		return err
 	}
 	return db.inTx(ctx, func(tx *Tx) error {
-		now := ms64(tx.Now)
+		// Reference rows carry a fixed date so every database shows the same.
+		now := referenceCreatedAt
 		for _, k := range ProductKinds {
 			if _, err := tx.exec(ctx, `INSERT INTO kinds (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				referenceID("kind", k), k, now, now); err != nil {

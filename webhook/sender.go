@@ -1,0 +1,261 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultTimeout bounds one attempt, from dialling to the last byte read.
+const DefaultTimeout = 15 * time.Second
+
+const (
+	// maxResponseBody is how much of the receiver's answer the delivery log keeps.
+	maxResponseBody = 4 << 10
+	// maxDrain is how much more is read and discarded so the connection can
+	// be reused; past it, closing is cheaper than reading on.
+	maxDrain = 64 << 10
+	// maxRetryAfter caps Retry-After, so a receiver cannot park a delivery
+	// for years (or overflow a Duration).
+	maxRetryAfter = 24 * time.Hour
+)
+
+// Request is one delivery attempt.
+type Request struct {
+	URL       string
+	Method    string    // POST, PUT or PATCH; empty means POST
+	MsgID     string    // webhook-id: the same on every attempt, receivers dedupe on it
+	Timestamp time.Time // webhook-timestamp: fresh on every attempt; zero means now
+	Body      []byte
+	Secrets   []string // every current secret signs; two during a rotation
+}
+
+// Outcome is what the caller should do with the delivery next.
+type Outcome string
+
+const (
+	OutcomeDelivered Outcome = "delivered" // 2xx
+	OutcomeRetry     Outcome = "retry"     // any other failure: retry on schedule
+	OutcomeGone      Outcome = "gone"      // 410: the receiver asks to disable the webhook
+	OutcomeBlocked   Outcome = "blocked"   // the address policy refused; retried like a failure
+)
+
+// Result records one attempt for the delivery log.
+type Result struct {
+	Outcome      Outcome
+	StatusCode   int // 0 if no response arrived
+	Duration     time.Duration
+	ResponseBody string        // at most the first 4 KiB, as valid UTF-8
+	Error        string        // human-readable; empty on success
+	RetryAfter   time.Duration // from Retry-After on 429 and 503; 0 if none
+}
+
+// Sender delivers webhooks over HTTP. It is safe for concurrent use and
+// should be shared, so connections to the same receiver are reused.
+type Sender struct {
+	client  *http.Client
+	timeout time.Duration
+}
+
+// NewSender returns a sender that dials only addresses policy accepts (nil
+// accepts no special-purpose address) and gives each attempt timeout
+// (DefaultTimeout if not positive).
+func NewSender(policy *AddressPolicy, timeout time.Duration) *Sender {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	dialer := &net.Dialer{
+		Timeout:   timeout,
+		KeepAlive: 30 * time.Second,
+		Control:   policy.Control,
+	}
+	transport := &http.Transport{
+		// No proxy, not even from the environment: the proxy would make the
+		// connection to the receiver, out of reach of the address check.
+		Proxy:                  nil,
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true,
+		TLSHandshakeTimeout:    10 * time.Second,
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    32,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return &Sender{
+		client: &http.Client{
+			Transport: transport,
+			Timeout:   timeout,
+			// A redirect could point anywhere (the policy would still check
+			// it, but the signed request was for this URL); the receiver must
+			// configure its final URL.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		timeout: timeout,
+	}
+}
+
+// Send makes one delivery attempt. It never panics: every problem, including
+// a malformed Request, comes back as a Result the caller can log.
+func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
+	start := time.Now()
+	defer func() {
+		// A bad row in the queue must become a logged failed attempt, not a
+		// crashed worker.
+		if p := recover(); p != nil {
+			res = Result{Outcome: OutcomeRetry, Error: fmt.Sprintf("internal error: %v", p)}
+		}
+		res.Duration = time.Since(start)
+	}()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	req, err := s.newRequest(ctx, r)
+	if err != nil {
+		return Result{Outcome: OutcomeRetry, Error: err.Error()}
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return s.failure(req.URL.Host, err)
+	}
+	body := readBody(resp.Body)
+	res = Result{StatusCode: resp.StatusCode, ResponseBody: body}
+	switch code := resp.StatusCode; {
+	case code >= 200 && code <= 299:
+		res.Outcome = OutcomeDelivered
+	case code == http.StatusGone:
+		res.Outcome = OutcomeGone
+		res.Error = "receiver answered 410 Gone: the webhook should be disabled"
+	case code >= 300 && code <= 399:
+		res.Outcome = OutcomeRetry
+		res.Error = fmt.Sprintf("receiver answered %s redirecting to %q; redirects are not followed, configure the final URL",
+			resp.Status, resp.Header.Get("Location"))
+	default:
+		res.Outcome = OutcomeRetry
+		res.Error = "receiver answered " + resp.Status
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+			res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+	}
+	return res
+}
+
+// newRequest validates r and builds the signed HTTP request.
+func (s *Sender) newRequest(ctx context.Context, r Request) (*http.Request, error) {
+	method := strings.ToUpper(r.Method)
+	switch method {
+	case "":
+		method = http.MethodPost
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+	default:
+		return nil, fmt.Errorf("method %q is not POST, PUT or PATCH", r.Method)
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL: %v", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("URL scheme %q is not http or https", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return nil, errors.New("URL has no host")
+	}
+	if r.MsgID == "" {
+		return nil, errors.New("message has no id")
+	}
+	ts := r.Timestamp
+	if ts.IsZero() {
+		ts = time.Now()
+	}
+	sig, err := SignatureHeader(r.Secrets, r.MsgID, ts, r.Body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("user-agent", "parcela-webhooks/1")
+	req.Header.Set("webhook-id", r.MsgID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts.Unix(), 10))
+	req.Header.Set("webhook-signature", sig)
+	return req, nil
+}
+
+// failure turns a transport error into a Result.
+func (s *Sender) failure(host string, err error) Result {
+	var blocked *BlockedAddressError
+	if errors.As(err, &blocked) {
+		return Result{Outcome: OutcomeBlocked, Error: fmt.Sprintf("refused to connect to %s: %v", host, blocked)}
+	}
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return Result{Outcome: OutcomeRetry, Error: fmt.Sprintf("timed out (limit %s): %v", s.timeout, err)}
+	}
+	return Result{Outcome: OutcomeRetry, Error: err.Error()}
+}
+
+// readBody keeps the start of the response for the log, drains a bounded
+// amount more so the connection can go back to the pool, and closes.
+func readBody(body io.ReadCloser) string {
+	defer body.Close()
+	b, _ := io.ReadAll(io.LimitReader(body, maxResponseBody))
+	_, _ = io.CopyN(io.Discard, body, maxDrain)
+	return printable(b)
+}
+
+// printable makes b safe to store as text: valid UTF-8 (a database text
+// column rejects anything else), no NUL bytes, and still at most
+// maxResponseBody bytes after replacement characters.
+func printable(b []byte) string {
+	if len(b) == maxResponseBody {
+		// The limit may have cut a character in half; drop the fragment
+		// rather than show it as a replacement character.
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					b = b[:i]
+				}
+				break
+			}
+		}
+	}
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	for len(s) > maxResponseBody {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+// retryAfter reads a Retry-After value, delay-seconds or HTTP-date, as a
+// wait from now; 0 if absent, malformed or already past.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		if secs > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), maxRetryAfter)
+}

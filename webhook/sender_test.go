@@ -1,0 +1,310 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Every server here listens on 127.0.0.1 (httptest's default); no test sends
+// traffic anywhere else.
+
+func localSender(t *testing.T, timeout time.Duration) *Sender {
+	t.Helper()
+	p, err := NewAddressPolicy("127.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewSender(p, timeout)
+}
+
+func newSecret(t *testing.T) string {
+	t.Helper()
+	s, err := NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func request(url string, secrets ...string) Request {
+	return Request{
+		URL:       url,
+		MsgID:     "msg_test",
+		Timestamp: time.Now(),
+		Body:      []byte(`{"type":"payment.paid"}`),
+		Secrets:   secrets,
+	}
+}
+
+func TestSendDeliversSignedRequest(t *testing.T) {
+	oldSecret, newSecretValue := newSecret(t), newSecret(t)
+	type received struct {
+		method string
+		header http.Header
+		body   []byte
+	}
+	got := make(chan received, 1)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- received{r.Method, r.Header.Clone(), body}
+		io.WriteString(w, `{"ok":true}`)
+	})
+	s := localSender(t, time.Second)
+
+	for _, method := range []string{"", "POST", "PUT", "PATCH"} {
+		req := request(srv.URL+"/hooks?x=1", oldSecret, newSecretValue)
+		req.Method = method
+		res := s.Send(context.Background(), req)
+		if res.Outcome != OutcomeDelivered || res.StatusCode != 200 || res.Error != "" {
+			t.Fatalf("%s: %+v", method, res)
+		}
+		if res.ResponseBody != `{"ok":true}` || res.Duration <= 0 {
+			t.Errorf("%s: body %q, duration %v", method, res.ResponseBody, res.Duration)
+		}
+		r := <-got
+		if want := cmpOr(method, "POST"); r.method != want {
+			t.Errorf("method %q, want %q", r.method, want)
+		}
+		if ct, ua := r.header.Get("content-type"), r.header.Get("user-agent"); ct != "application/json" || ua != "parcela-webhooks/1" {
+			t.Errorf("content-type %q, user-agent %q", ct, ua)
+		}
+		if !bytes.Equal(r.body, req.Body) || r.header.Get("webhook-id") != "msg_test" {
+			t.Errorf("body %q, webhook-id %q", r.body, r.header.Get("webhook-id"))
+		}
+		// Receivers on either side of a secret rotation accept the delivery.
+		for _, secret := range []string{oldSecret, newSecretValue} {
+			if err := Verify(secret, r.header, r.body, time.Now(), DefaultTolerance); err != nil {
+				t.Errorf("%s: Verify: %v", method, err)
+			}
+		}
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func TestSendStatusOutcomes(t *testing.T) {
+	httpDate := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		outcome    Outcome
+		minWait    time.Duration
+		maxWait    time.Duration
+	}{
+		{"server error", 500, "", OutcomeRetry, 0, 0},
+		{"not found", 404, "", OutcomeRetry, 0, 0},
+		{"gone", 410, "", OutcomeGone, 0, 0},
+		{"too many requests", 429, "7", OutcomeRetry, 7 * time.Second, 7 * time.Second},
+		{"unavailable with date", 503, httpDate, OutcomeRetry, 25 * time.Second, 31 * time.Second},
+		{"retry-after ignored on 500", 500, "7", OutcomeRetry, 0, 0},
+		{"accepted", 202, "", OutcomeDelivered, 0, 0},
+		{"no content", 204, "", OutcomeDelivered, 0, 0},
+	}
+	s := localSender(t, time.Second)
+	secret := newSecret(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				if tt.retryAfter != "" {
+					w.Header().Set("Retry-After", tt.retryAfter)
+				}
+				w.WriteHeader(tt.status)
+			})
+			res := s.Send(context.Background(), request(srv.URL, secret))
+			if res.Outcome != tt.outcome || res.StatusCode != tt.status {
+				t.Fatalf("%+v", res)
+			}
+			if res.RetryAfter < tt.minWait || res.RetryAfter > tt.maxWait {
+				t.Errorf("RetryAfter %v, want in [%v, %v]", res.RetryAfter, tt.minWait, tt.maxWait)
+			}
+			if (tt.outcome == OutcomeDelivered) != (res.Error == "") {
+				t.Errorf("Error %q for outcome %s", res.Error, res.Outcome)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tests := map[string]time.Duration{
+		"":                              0,
+		"0":                             0,
+		"-5":                            0,
+		"soon":                          0,
+		" 120 ":                         2 * time.Minute,
+		"99999999999999999":             24 * time.Hour,
+		"Sun, 01 Mar 2026 12:01:00 GMT": time.Minute,
+		"Sun, 01 Mar 2026 11:00:00 GMT": 0,
+		"Mon, 01 Mar 2027 12:00:00 GMT": 24 * time.Hour,
+	}
+	for v, want := range tests {
+		if got := retryAfter(v, now); got != want {
+			t.Errorf("retryAfter(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestSendTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release) // runs before srv.Close, so the handler is not left hanging
+
+	res := localSender(t, 200*time.Millisecond).Send(context.Background(), request(srv.URL, newSecret(t)))
+	if res.Outcome != OutcomeRetry || res.StatusCode != 0 || !strings.Contains(res.Error, "timed out") {
+		t.Fatalf("%+v", res)
+	}
+	if res.Duration < 200*time.Millisecond || res.Duration > 2*time.Second {
+		t.Errorf("Duration %v", res.Duration)
+	}
+}
+
+func TestSendDoesNotFollowRedirects(t *testing.T) {
+	var targetCalls atomic.Int32
+	target := serve(t, func(w http.ResponseWriter, r *http.Request) { targetCalls.Add(1) })
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/elsewhere", http.StatusFound)
+	})
+	res := localSender(t, time.Second).Send(context.Background(), request(srv.URL, newSecret(t)))
+	if res.Outcome != OutcomeRetry || res.StatusCode != 302 {
+		t.Fatalf("%+v", res)
+	}
+	if !strings.Contains(res.Error, "not followed") || !strings.Contains(res.Error, "/elsewhere") {
+		t.Errorf("Error %q", res.Error)
+	}
+	if n := targetCalls.Load(); n != 0 {
+		t.Errorf("redirect target called %d times", n)
+	}
+}
+
+func TestSendTruncatesResponseBody(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte("a"), 10<<10))
+	})
+	res := localSender(t, time.Second).Send(context.Background(), request(srv.URL, newSecret(t)))
+	if res.Outcome != OutcomeDelivered || len(res.ResponseBody) != 4096 {
+		t.Fatalf("outcome %s, body %d bytes", res.Outcome, len(res.ResponseBody))
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	// "é" is two bytes; put its first byte last within the limit.
+	cut := append(bytes.Repeat([]byte("a"), maxResponseBody-1), "é"[0])
+	if got := printable(cut); got != strings.Repeat("a", maxResponseBody-1) {
+		t.Errorf("cut rune kept: %q", got[len(got)-4:])
+	}
+	if got := printable([]byte("a\x00b\xffc")); got != "a\uFFFDb\uFFFDc" {
+		t.Errorf("printable = %q", got)
+	}
+	// Replacement characters are wider than the bytes they replace.
+	if got := printable(bytes.Repeat([]byte{0}, maxResponseBody)); len(got) > maxResponseBody {
+		t.Errorf("printable grew to %d bytes", len(got))
+	}
+}
+
+func TestSendBlocksInternalAddresses(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
+	u, _ := url.Parse(srv.URL)
+	strict := NewSender(nil, time.Second) // no allowed CIDRs
+
+	for _, target := range []string{srv.URL, "http://localhost:" + u.Port() + "/"} {
+		res := strict.Send(context.Background(), request(target, newSecret(t)))
+		if res.Outcome != OutcomeBlocked || res.StatusCode != 0 {
+			t.Errorf("%s: %+v", target, res)
+		}
+		if !strings.Contains(res.Error, "127.0.0.1") && !strings.Contains(res.Error, "::1") {
+			t.Errorf("%s: Error %q does not name the address", target, res.Error)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("handler called %d times", n)
+	}
+
+	// The typed error survives net/http's wrapping (url.Error, net.OpError).
+	req, _ := http.NewRequest("POST", srv.URL, nil)
+	_, err := strict.client.Do(req)
+	var blocked *BlockedAddressError
+	if !errors.As(err, &blocked) || blocked.Addr.String() != "127.0.0.1" {
+		t.Fatalf("errors.As through client.Do: %v", err)
+	}
+}
+
+func TestSendRejectsMalformedRequests(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
+	s := localSender(t, time.Second)
+	secret := newSecret(t)
+
+	tests := map[string]struct {
+		req  Request
+		want string
+	}{
+		"ftp scheme":  {request("ftp://127.0.0.1/x", secret), `scheme "ftp"`},
+		"file scheme": {request("file:///etc/passwd", secret), `scheme "file"`},
+		"no scheme":   {request("127.0.0.1/x", secret), "scheme"},
+		"no host":     {request("http:///x", secret), "no host"},
+		"bad url":     {request("http://[::1", secret), "invalid URL"},
+		"no secrets":  {request(srv.URL), "no signing secret"},
+		"bad secret":  {request(srv.URL, "whsec_***"), "signing secret"},
+		"no msg id":   {Request{URL: srv.URL, Secrets: []string{secret}}, "no id"},
+		"GET":         {func() Request { r := request(srv.URL, secret); r.Method = "GET"; return r }(), `method "GET"`},
+	}
+	for name, tt := range tests {
+		res := s.Send(context.Background(), tt.req)
+		if res.Outcome != OutcomeRetry || !strings.Contains(res.Error, tt.want) {
+			t.Errorf("%s: %+v, want Error containing %q", name, res, tt.want)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("handler called %d times", n)
+	}
+}
+
+func TestSendNeverPanics(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {})
+	secret := newSecret(t)
+
+	//lint:ignore SA1012 a nil context is exactly what is being tested
+	res := localSender(t, time.Second).Send(nil, request(srv.URL, secret))
+	if res.Outcome != OutcomeDelivered {
+		t.Errorf("nil context: %+v", res)
+	}
+
+	var nilSender *Sender
+	if res := nilSender.Send(context.Background(), request(srv.URL, secret)); res.Outcome != OutcomeRetry || res.Error == "" {
+		t.Errorf("nil sender: %+v", res)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res := localSender(t, time.Second).Send(ctx, request(srv.URL, secret)); res.Outcome != OutcomeRetry || res.Error == "" {
+		t.Errorf("canceled context: %+v", res)
+	}
+}
