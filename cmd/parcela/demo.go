@@ -15,6 +15,11 @@ type demoSetup struct {
 	CompanyID string `json:"company_id"`
 	TokenID   string `json:"token_id"`
 	Token     string `json:"token"`
+	ProductID string `json:"product_id"`
+	OfferID   string `json:"offer_id"`
+	// Configuration ids: one upfront (pix or boleto), one financed (bolepix).
+	UpfrontConfigurationID  string `json:"upfront_payment_configuration_id"`
+	FinancedConfigurationID string `json:"financed_payment_configuration_id"`
 }
 
 // setUpDemo creates a demo company and a sandbox token.
@@ -32,12 +37,40 @@ func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &demoSetup{CompanyID: c.ID, TokenID: t.ID, Token: plain}, nil
+	d := &demoSetup{CompanyID: c.ID, TokenID: t.ID, Token: plain}
+	a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+	name, amount, kind, access, days := "Curso de Confeitaria Profissional", int64(240000), "course", parcela.AccessDays, 365
+	desc := "Do básico ao avançado, com certificado."
+	p, err := db.CreateProduct(ctx, a, parcela.ProductInput{Name: &name, FullAmountCents: &amount, Kind: &kind, AccessPeriod: &access,
+		DurationInDays: &days, Description: &desc})
+	if err != nil {
+		return nil, err
+	}
+	offerName, price := "Turma regular", int64(199000)
+	upfront, financed := parcela.Upfront, parcela.Financed
+	upMethods, dpMethods := []string{"pix", "boleto"}, []string{"pix", "boleto"}
+	dpType, dpValue, interest, maxInst := "percentage", parcela.MustRate("0.2"), parcela.MustRate("0.0199"), 12
+	o, err := db.CreateOffer(ctx, a, parcela.OfferRequest{
+		Offer: parcela.OfferFields{Name: &offerName, ProductID: &p.ID, AmountCents: &price},
+		PaymentConfigurations: &[]parcela.PaymentConfigurationRequest{
+			{PaymentType: &upfront, PaymentMethods: &upMethods},
+			{PaymentType: &financed, AllowedDownPaymentMethods: &dpMethods, DownPaymentType: &dpType, DownPaymentValue: &dpValue,
+				InterestRate: &interest, MaxInstallments: &maxInst},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	d.ProductID, d.OfferID = p.ID, o.ID
+	d.UpfrontConfigurationID, d.FinancedConfigurationID = o.PaymentConfigurations[0].ID, o.PaymentConfigurations[1].ID
+	return d, nil
 }
 
 func printDemo(w io.Writer, d *demoSetup, sandboxURL string) {
 	fmt.Fprintf(w, "demo company %s\nsandbox token (shown once): %s\n", d.CompanyID, d.Token)
-	fmt.Fprintf(w, "try: curl -s -H 'Authorization: Bearer %s' %s/external_api/v1/webhooks\n", d.Token, sandboxURL)
+	fmt.Fprintf(w, "product %s\noffer %s (upfront configuration %s, financed configuration %s)\n",
+		d.ProductID, d.OfferID, d.UpfrontConfigurationID, d.FinancedConfigurationID)
+	fmt.Fprintf(w, "try: curl -s -H 'Authorization: Bearer %s' %s/external_api/v1/offers/%s\n", d.Token, sandboxURL, d.OfferID)
 }
 
 func cmdDemo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

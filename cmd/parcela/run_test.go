@@ -344,8 +344,11 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(out, "curl") {
 		t.Fatalf("no curl line:\n%s", out)
 	}
-	if r := do(t, "GET", ts.sandbox+"/external_api/v1/products", token, nil, nil); r.status != 200 {
+	if r := do(t, "GET", ts.sandbox+"/external_api/v1/offers", token, nil, nil); r.status != 200 || !bytes.Contains(r.body, []byte(`"total_items":1`)) {
 		t.Fatalf("demo token: %d %s", r.status, r.body)
+	}
+	if !strings.Contains(out, "offer ") || !strings.Contains(out, "financed configuration") {
+		t.Fatalf("demo ids not printed:\n%s", out)
 	}
 	_ = os.Getenv
 }
