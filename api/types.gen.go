@@ -1011,10 +1011,10 @@ type Order struct {
 
 // OrderCancelRequest defines model for OrderCancelRequest.
 type OrderCancelRequest struct {
-	// Reason Why the order is canceled, stored in the order's `cancelation_reason`; preferably one of the billing cancelation reasons.
+	// Reason Why the order is canceled, stored in the order's `cancelation_reason` and in its open billing's. Optional; defaults to `customer_dropout`. Any other value is 422 on `reason`.
 	//
 	// Example: customer_dropout
-	Reason *string `json:"reason,omitempty"`
+	Reason *CancelationReason `json:"reason,omitempty"`
 }
 
 // OrderCreateRequest defines model for OrderCreateRequest.

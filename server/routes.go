@@ -22,7 +22,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST "+v1+"/orders", s.api(s.handleCreateOrder))
 	mux.Handle("GET "+v1+"/orders/{id}", s.api(s.handleGetOrder))
 	mux.Handle("POST "+v1+"/orders/{id}/cancel", s.api(s.handleCancelOrder))
+	mux.Handle("POST "+v1+"/orders/{id}/charge", s.api(s.handleCharge))
 
 	mux.Handle("GET "+v1+"/billings/{id}", s.api(s.handleGetBilling))
 	mux.Handle("POST "+v1+"/billings/{id}/cancel", s.api(s.handleCancelBilling))
+
+	// Public: images are linked from e-mails and checkout pages.
+	mux.HandleFunc("GET "+v1+"/payments/{id}/barcode.png", s.handlePaymentImage(false))
+	mux.HandleFunc("GET "+v1+"/payments/{id}/pix.png", s.handlePaymentImage(true))
 }

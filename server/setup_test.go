@@ -13,6 +13,7 @@ import (
 
 	"parcela"
 	"parcela/api"
+	"parcela/bank"
 	"parcela/server"
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
@@ -60,6 +61,7 @@ func setup(t *testing.T, e sqldb.Dialect) *bundle {
 	b := &bundle{t: t, db: db, clock: clock, contract: loadContract(t)}
 	b.sandbox = httptest.NewServer(server.New(db, server.Config{Environment: parcela.Sandbox, PublicURL: "https://sandbox.parcela.test", OpenAPI: api.Spec}))
 	b.production = httptest.NewServer(server.New(db, server.Config{Environment: parcela.Production, PublicURL: "https://api.parcela.test", OpenAPI: api.Spec}))
+	db.Payments = bank.NewSimulated()
 	db.Links = map[parcela.Environment]parcela.Links{parcela.Sandbox: {PublicURL: "https://sandbox.parcela.test"}, parcela.Production: {PublicURL: "https://api.parcela.test"}}
 	t.Cleanup(b.sandbox.Close)
 	t.Cleanup(b.production.Close)

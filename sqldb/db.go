@@ -45,6 +45,8 @@ type DB struct {
 	Clock   parcela.Clock
 	// Enqueue, when set, inserts background jobs inside a store transaction.
 	Enqueue Enqueuer
+	// Payments issues boletos and Pix charges.
+	Payments parcela.PaymentProvider
 	// Links are each environment's public addresses, used in event payloads.
 	Links map[parcela.Environment]parcela.Links
 	// OnEvent, when set, runs in the transaction of every event written

@@ -19,6 +19,7 @@ import (
 
 	"parcela"
 	"parcela/api"
+	"parcela/bank"
 	"parcela/jobs"
 	"parcela/server"
 )
@@ -140,6 +141,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	db.Links = map[parcela.Environment]parcela.Links{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
+	db.Payments = bank.NewSimulated()
 	queue, err := jobs.New(db, jobs.Config{Logger: log.With("component", "jobs")})
 	if err != nil {
 		return err

@@ -1,0 +1,179 @@
+package parcela
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ChargeRequest is the body of POST /orders/{id}/charge (spec 4.1).
+type ChargeRequest struct {
+	PaymentConfigurationID *string `json:"payment_configuration_id"`
+	DueDay                 *int    `json:"due_day"`
+	Installments           *int    `json:"installments"`
+	Payment                *struct {
+		PaymentMethod *string `json:"payment_method"`
+	} `json:"payment"`
+	Signature *struct {
+		RemoteIP  *string `json:"remote_ip"`
+		UserAgent *string `json:"user_agent"`
+	} `json:"signature"`
+}
+
+// ChargePlan is a validated charge: the configuration chosen, the method of
+// the first bill, the consent record and the schedule of bills.
+type ChargePlan struct {
+	Configuration *PaymentConfiguration
+	Method        string
+	DueDay        int
+	Installments  int
+	RemoteIP      string
+	UserAgent     string
+	Schedule      Schedule
+}
+
+// PlanCharge validates a charge of order o (whose offer, with its
+// configurations, is loaded) for company c at now. It allows the four
+// variations of the spec and nothing else: financed boleto with a boleto or
+// Pix down payment, upfront Pix, upfront boleto.
+func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkoutURL string) (*ChargePlan, error) {
+	var v Validation
+	p := &ChargePlan{}
+	if req.Payment == nil || req.Payment.PaymentMethod == nil || *req.Payment.PaymentMethod == "" {
+		v.Add("payment.payment_method", "required", "is required: boleto or pix")
+	} else {
+		p.Method = *req.Payment.PaymentMethod
+		if p.Method == MethodCreditCard {
+			return nil, &Error{Code: ECREDITCARD, Message: "credit card payments are not accepted by the charge endpoint; " +
+				"the customer pays by card on the hosted checkout page (" + checkoutURL + "); charge with boleto or pix",
+				Fields: []FieldError{{Field: "payment.payment_method", Code: "credit_card_not_supported", Message: "use boleto or pix; cards go through the hosted checkout"}}}
+		}
+		if p.Method != MethodBoleto && p.Method != MethodPix {
+			v.Add("payment.payment_method", "invalid", "must be boleto or pix")
+		}
+	}
+	if req.PaymentConfigurationID == nil || *req.PaymentConfigurationID == "" {
+		v.Add("payment_configuration_id", "required", "is required")
+	} else {
+		for _, pc := range o.Offer.PaymentConfigurations {
+			if pc.ID == *req.PaymentConfigurationID {
+				p.Configuration = pc
+			}
+		}
+		if p.Configuration == nil {
+			v.Add("payment_configuration_id", "not_found", "is not a payment configuration of the order's offer")
+		}
+	}
+	if req.DueDay == nil {
+		v.Add("due_day", "required", "is required")
+	} else if p.DueDay = *req.DueDay; p.DueDay < 1 || p.DueDay > 31 {
+		v.Add("due_day", "invalid", "must be between 1 and 31")
+	}
+	if req.Installments == nil {
+		v.Add("installments", "required", "is required")
+	} else {
+		p.Installments = *req.Installments
+	}
+	if req.Signature == nil {
+		v.Add("signature", "required", "is required: the customer's remote_ip and user_agent")
+	} else {
+		if ip := req.Signature.RemoteIP; ip == nil || *ip == "" {
+			v.Add("signature.remote_ip", "required", "is required")
+		} else if addr, err := netip.ParseAddr(*ip); err != nil {
+			v.Add("signature.remote_ip", "invalid", "must be an IPv4 or IPv6 address")
+		} else {
+			p.RemoteIP = addr.String()
+		}
+		if ua := req.Signature.UserAgent; ua == nil || strings.TrimSpace(*ua) == "" {
+			v.Add("signature.user_agent", "required", "is required")
+		} else if p.UserAgent = *ua; len(p.UserAgent) > 1024 {
+			v.Add("signature.user_agent", "too_long", "must be at most 1024 characters")
+		}
+	}
+	if err := o.Offer.Sellable(now); err != nil {
+		v.Add("offer", "not_sellable", ErrorMessage(err))
+	}
+	pc := p.Configuration
+	if pc != nil && req.Installments != nil {
+		p.checkVariation(&v, c)
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	in := ScheduleInput{
+		AmountCents: o.Offer.AmountCents, Upfront: pc.PaymentType == Upfront, RegistrationFee: pc.RegistrationFee,
+		InterestRate: pc.InterestRate, Installments: p.Installments, DueDay: p.DueDay, ChargedAt: now,
+		ExpiresIn: time.Duration(pc.ExpiresIn) * time.Hour, DownPaymentValue: pc.DownPaymentValue,
+	}
+	if pc.DownPaymentType != nil {
+		in.DownPaymentType = *pc.DownPaymentType
+	}
+	s, err := BuildSchedule(in)
+	if err != nil {
+		return nil, &Error{Code: EINVALID, Message: "installments: " + ErrorMessage(err),
+			Fields: []FieldError{{Field: "installments", Code: "invalid", Message: ErrorMessage(err)}}}
+	}
+	for _, b := range s.Bills[1:] {
+		if b.AmountCents < pc.MinInstallmentCents {
+			msg := fmt.Sprintf("gives installments of %d cents, below the minimum of %d; choose fewer installments", b.AmountCents, pc.MinInstallmentCents)
+			return nil, &Error{Code: EINVALID, Message: "installments " + msg, Fields: []FieldError{{Field: "installments", Code: "too_large", Message: msg}}}
+		}
+	}
+	p.Schedule = s
+	return p, nil
+}
+
+func (p *ChargePlan) checkVariation(v *Validation, c *Company) {
+	pc := p.Configuration
+	if pc.Availability != "enabled" {
+		v.Add("payment_configuration_id", "not_allowed", "the payment configuration is disabled")
+	}
+	if pc.PaymentType == Upfront {
+		if p.Installments != 1 {
+			v.Add("installments", "invalid", "must be 1 for an upfront configuration")
+		}
+		if p.Method != "" && !slices.Contains(pc.PaymentMethods, p.Method) {
+			v.Add("payment.payment_method", "not_allowed", "must be one of the configuration's payment_methods: "+strings.Join(pc.PaymentMethods, ", "))
+		}
+		return
+	}
+	limit := min(pc.MaxInstallments, c.MaxInstallments)
+	if p.Installments < 2 || p.Installments > limit {
+		v.Add("installments", "invalid", fmt.Sprintf("must be between 2 and %d for this financed configuration", limit))
+	}
+	if p.Method != "" && !slices.Contains(pc.AllowedDownPaymentMethods, p.Method) {
+		v.Add("payment.payment_method", "not_allowed", "the configuration does not allow this down payment method; allowed: "+strings.Join(pc.AllowedDownPaymentMethods, ", "))
+	}
+}
+
+// PaymentProvider issues payments (boletos and Pix charges). The built-in
+// provider is a simulated bank; a real PSP adapter plugs in behind this
+// interface. Settlement arrives through the store (the sandbox pay action,
+// or a PSP's notification).
+type PaymentProvider interface {
+	Issue(ctx context.Context, req IssueRequest) (IssuedPayment, error)
+}
+
+// IssueRequest describes a payment to issue.
+type IssueRequest struct {
+	PaymentID    string
+	Method       string // boleto or pix
+	AmountCents  int64
+	DueDate      time.Time // the boleto's due date; the Pix charge's expiry
+	NossoNumero  int64     // unique per boleto
+	WithPix      bool      // bolepix: the boleto also carries a Pix code
+	MerchantName string
+	MerchantCity string
+	MerchantKey  string // the company's Pix key at the bank
+}
+
+// IssuedPayment is what the bank returns: the codes a customer pays with.
+type IssuedPayment struct {
+	Barcode       *string // linha digitável (boleto) or BR Code (pix)
+	BarcodeDigits *string // the 44-digit boleto barcode
+	PixCode       *string // bolepix: the boleto's Pix code
+	NossoNumero   *string
+}
