@@ -89,7 +89,7 @@ func (pc *PaymentConfiguration) PaymentMethod() string {
 
 // OfferRequest is the body of POST /offers.
 type OfferRequest struct {
-	Offer                 OfferFields                   `json:"offer"`
+	Offer                 OfferFields                    `json:"offer"`
 	PaymentConfigurations *[]PaymentConfigurationRequest `json:"payment_configurations"`
 }
 

@@ -116,7 +116,10 @@ func TestOfferRules(t *testing.T) {
 			{"installments below 2", nil, []any{financed(func(m map[string]any) { m["max_installments"] = 1 })}, "payment_configurations[0].max_installments", "too_small"},
 			{"down payment below company min", nil, []any{financed(func(m map[string]any) { m["down_payment_value"] = json.Number("0.05") })}, "payment_configurations[0].down_payment_value", "too_small"},
 			{"percentage of 1 or more", nil, []any{financed(func(m map[string]any) { m["down_payment_value"] = json.Number("1") })}, "payment_configurations[0].down_payment_value", "too_large"},
-			{"absolute not whole", nil, []any{financed(func(m map[string]any) { m["down_payment_type"] = "absolute"; m["down_payment_value"] = json.Number("100.5") })}, "payment_configurations[0].down_payment_value", "invalid"},
+			{"absolute not whole", nil, []any{financed(func(m map[string]any) {
+				m["down_payment_type"] = "absolute"
+				m["down_payment_value"] = json.Number("100.5")
+			})}, "payment_configurations[0].down_payment_value", "invalid"},
 			{"absolute above amount", nil, []any{financed(func(m map[string]any) { m["down_payment_type"] = "absolute"; m["down_payment_value"] = 120000 })}, "payment_configurations[0].down_payment_value", "too_large"},
 			{"absolute below min rate", nil, []any{financed(func(m map[string]any) { m["down_payment_type"] = "absolute"; m["down_payment_value"] = 1000 })}, "payment_configurations[0].down_payment_value", "too_small"},
 			{"down payment type missing", nil, []any{financed(func(m map[string]any) { delete(m, "down_payment_type") })}, "payment_configurations[0].down_payment_type", "required"},

@@ -183,7 +183,11 @@ func TestChargeRules(t *testing.T) {
 				return m
 			}(), "signature.remote_ip"},
 			{"no signature", func() map[string]any { m := chargeBody(fin, "boleto", 4); delete(m, "signature"); return m }(), "signature"},
-			{"no configuration", func() map[string]any { m := chargeBody(fin, "boleto", 4); delete(m, "payment_configuration_id"); return m }(), "payment_configuration_id"},
+			{"no configuration", func() map[string]any {
+				m := chargeBody(fin, "boleto", 4)
+				delete(m, "payment_configuration_id")
+				return m
+			}(), "payment_configuration_id"},
 		}
 		for _, c := range cases {
 			got := fieldCodes(t, charge(c.body))

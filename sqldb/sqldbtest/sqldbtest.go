@@ -218,4 +218,3 @@ func Token(t testing.TB, db *sqldb.DB, companyID string, env parcela.Environment
 	}
 	return plain
 }
-
