@@ -53,6 +53,7 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	workers := river.NewWorkers()
 	deps := &deps{db: db, clock: db.Clock, log: cfg.Logger}
 	river.AddWorker(workers, &cleanupIdempotencyWorker{deps: deps})
+	addSweepWorkers(workers, deps)
 	if cfg.Register != nil {
 		cfg.Register(workers)
 	}
@@ -116,9 +117,7 @@ type deps struct {
 }
 
 func periodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(10*time.Minute),
-			func() (river.JobArgs, *river.InsertOpts) { return CleanupIdempotencyArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true}),
-	}
+	return append(sweepJobs(), river.NewPeriodicJob(river.PeriodicInterval(10*time.Minute),
+		func() (river.JobArgs, *river.InsertOpts) { return CleanupIdempotencyArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true}))
 }

@@ -1,6 +1,10 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"parcela"
+)
 
 // routes is every route of the API, on one page.
 func (s *Server) routes(mux *http.ServeMux) {
@@ -26,6 +30,16 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.Handle("GET "+v1+"/billings/{id}", s.api(s.handleGetBilling))
 	mux.Handle("POST "+v1+"/billings/{id}/cancel", s.api(s.handleCancelBilling))
+
+	mux.Handle("GET "+v1+"/bills", s.api(s.handleListBills))
+	mux.Handle("GET "+v1+"/bills/{id}", s.api(s.handleGetBill))
+	mux.Handle("PATCH "+v1+"/bills/{id}", s.api(s.handleUpdateBill))
+
+	// The sandbox plays the bank; production has no such routes (404).
+	if s.env == parcela.Sandbox {
+		mux.Handle("POST "+v1+"/sandbox/payments/{id}/pay", s.api(s.handleSandboxPay))
+		mux.Handle("POST "+v1+"/sandbox/payments/{id}/expire", s.api(s.handleSandboxExpire))
+	}
 
 	// Public: images are linked from e-mails and checkout pages.
 	mux.HandleFunc("GET "+v1+"/payments/{id}/barcode.png", s.handlePaymentImage(false))

@@ -1,0 +1,300 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// eventLog returns "entity:event" for every event of the bundle's company.
+func (b *bundle) eventLog(t *testing.T) []string {
+	t.Helper()
+	evs, err := b.db.CompanyEvents(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, e.Entity+":"+e.Event)
+	}
+	return out
+}
+
+func (b *bundle) bill(t *testing.T, id string) map[string]any {
+	t.Helper()
+	return b.call("GET", "/external_api/v1/bills/"+id, nil).want(t, 200).JSON(t)
+}
+
+// openPayment returns the bill's unpaid payment.
+func openPayment(t *testing.T, bill map[string]any) map[string]any {
+	t.Helper()
+	for _, p := range bill["payments"].([]any) {
+		if m := p.(map[string]any); m["status"] == "unpaid" {
+			return m
+		}
+	}
+	t.Fatalf("bill %v has no unpaid payment: %v", bill["id"], bill["payments"])
+	return nil
+}
+
+func (b *bundle) pay(t *testing.T, paymentID string) map[string]any {
+	t.Helper()
+	return b.call("POST", "/external_api/v1/sandbox/payments/"+paymentID+"/pay", nil).want(t, 200).JSON(t)
+}
+
+func (b *bundle) sweep(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for _, f := range []func(context.Context) (int, error){b.db.ExpireDuePayments, b.db.MarkOverdue, b.db.IssueDueInstallments} {
+		if _, err := f(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (b *bundle) at(t *testing.T, when string) {
+	t.Helper()
+	ts, err := time.ParseInLocation("2006-01-02 15:04", when, parcela.SaoPaulo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Set(ts)
+	b.sweep(t)
+}
+
+func billIDs(order map[string]any) []string {
+	var ids []string
+	for _, x := range order["billings"].([]any)[0].(map[string]any)["bills"].([]any) {
+		ids = append(ids, x.(map[string]any)["id"].(string))
+	}
+	return ids
+}
+
+func TestLifecycleFinanced(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"boleto", "pix"} {
+		t.Run(method, func(t *testing.T) {
+			each(t, func(t *testing.T, b *bundle) {
+				offer, order := b.order()
+				_, fin := configs(offer)
+				oid := order["id"].(string)
+				charged := b.call("POST", "/external_api/v1/orders/"+oid+"/charge", chargeBody(fin, method, 4)).want(t, 200).JSON(t)
+				bills := billIDs(charged)
+
+				// Down payment paid on time: the billing activates.
+				dp := b.bill(t, bills[0])
+				paid := b.pay(t, openPayment(t, dp)["id"].(string))
+				if paid["status"] != "paid" || paid["billing"].(map[string]any)["status"] != "active" || paid["paid_at"] == nil {
+					t.Fatalf("after down payment: %v / %v", paid["status"], paid["billing"])
+				}
+				// Paying it again changes nothing and writes nothing.
+				before := len(b.eventLog(t))
+				b.pay(t, openPaymentOrPaid(t, b.bill(t, bills[0])))
+				if len(b.eventLog(t)) != before {
+					t.Fatal("a second payment wrote events")
+				}
+				// Installment 1 (Dec 10) is issued ten days before, as bolepix.
+				if ps := b.bill(t, bills[1])["payments"].([]any); len(ps) != 0 {
+					t.Fatalf("installment issued too early: %v", ps)
+				}
+				b.at(t, "2026-12-01 08:00")
+				i1 := b.bill(t, bills[1])
+				p1 := openPayment(t, i1)
+				if p1["payment_method"] != "boleto" || p1["pix_code"] == nil || p1["barcode_image_url"] == nil {
+					t.Fatalf("installment payment %v", p1)
+				}
+				checkCode(t, "boleto", p1["barcode"].(string), int64(i1["amount_cents"].(float64)))
+				checkCode(t, "pix", p1["pix_code"].(string), int64(i1["amount_cents"].(float64)))
+				b.pay(t, p1["id"].(string))
+
+				// Installment 2 is due Sunday Jan 10, 2027: effectively Monday the 11th.
+				b.at(t, "2027-01-01 09:00")
+				i2 := b.bill(t, bills[2])
+				orig := int64(i2["amount_cents"].(float64))
+				if !strings.HasPrefix(i2["effective_due_date"].(string), "2027-01-11T23:59:59.999") {
+					t.Fatalf("effective due date %v", i2["effective_due_date"])
+				}
+				b.at(t, "2027-01-11 22:00")
+				if got := b.bill(t, bills[2]); got["status"] != "pending" || got["current_amount_cents"] != float64(orig) {
+					t.Fatalf("on the effective due date: %v %v", got["status"], got["current_amount_cents"])
+				}
+				// One day late: overdue, 2% fine and one day of 1%/month interest.
+				b.at(t, "2027-01-12 10:00")
+				late := b.bill(t, bills[2])
+				want := orig + parcela.MustRate("0.02").MulCents(orig) + parcela.RoundCents(parcela.MustRate("0.01").Decimal().Div(parcela.RateFromInt(30).Decimal()).Mul(parcela.RateFromInt(orig).Decimal()))
+				if late["status"] != "overdue" || late["current_amount_cents"] != float64(want) {
+					t.Fatalf("one day late: status %v current %v, want %d", late["status"], late["current_amount_cents"], want)
+				}
+				// The expired boleto was re-issued for the current amount.
+				p2 := openPayment(t, late)
+				if p2["amount_cents"] != float64(want) {
+					t.Fatalf("re-issued boleto for %v, want %d", p2["amount_cents"], want)
+				}
+				paidLate := b.pay(t, p2["id"].(string))
+				lp := paidLate["payments"].([]any)
+				if last := lp[len(lp)-1].(map[string]any); last["paid_amount_cents"] != float64(want) || paidLate["status"] != "paid" {
+					t.Fatalf("paid late: %v", paidLate)
+				}
+
+				// The last installment finishes the billing and the order.
+				b.at(t, "2027-02-02 09:00")
+				b.pay(t, openPayment(t, b.bill(t, bills[3]))["id"].(string))
+				done := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t)
+				billing := done["billings"].([]any)[0].(map[string]any)
+				if done["status"] != "finished" || billing["status"] != "finished" || billing["finished_at"] == nil {
+					t.Fatalf("finished? order %v billing %v", done["status"], billing["status"])
+				}
+				wantLog := []string{"order:in_progress", "billing:waiting_payment", "bill:pending", "bill:pending", "bill:pending", "bill:pending",
+					"bill:paid", "billing:active", "bill:paid", "bill:overdue", "bill:paid", "bill:paid", "billing:finished", "order:finished"}
+				if got := b.eventLog(t); !slices.Equal(got, wantLog) {
+					t.Fatalf("events:\n got %v\nwant %v", got, wantLog)
+				}
+				// Paid bills cannot be waived or canceled.
+				b.call("PATCH", "/external_api/v1/bills/"+bills[3], map[string]any{"bill": map[string]any{"disable_penalties_until": nil}}).want(t, 409)
+			})
+		})
+	}
+}
+
+// openPaymentOrPaid returns the bill's paid payment id.
+func openPaymentOrPaid(t *testing.T, bill map[string]any) string {
+	for _, p := range bill["payments"].([]any) {
+		if m := p.(map[string]any); m["status"] == "paid" {
+			return m["id"].(string)
+		}
+	}
+	t.Fatalf("no paid payment on %v", bill["id"])
+	return ""
+}
+
+func TestLifecycleUpfront(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"pix", "boleto"} {
+		t.Run(method, func(t *testing.T) {
+			each(t, func(t *testing.T, b *bundle) {
+				offer, order := b.order()
+				up, _ := configs(offer)
+				charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, method, 1)).want(t, 200).JSON(t)
+				bill := billIDs(charged)[0]
+				b.at(t, "2026-11-22 12:00")
+				paid := b.pay(t, openPayment(t, b.bill(t, bill))["id"].(string))
+				if paid["billing"].(map[string]any)["status"] != "finished" {
+					t.Fatalf("upfront billing after payment: %v", paid["billing"])
+				}
+				want := []string{"order:in_progress", "billing:waiting_payment", "bill:pending", "bill:paid", "billing:finished", "order:finished"}
+				if got := b.eventLog(t); !slices.Equal(got, want) {
+					t.Fatalf("events:\n got %v\nwant %v", got, want)
+				}
+			})
+		})
+	}
+}
+
+func TestDownPaymentExpires(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		oid := order["id"].(string)
+		b.call("POST", "/external_api/v1/orders/"+oid+"/charge", chargeBody(fin, "pix", 3)).want(t, 200)
+		b.at(t, "2026-11-24 15:29") // a minute before the 72 h expiry
+		if o := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t); o["status"] != "in_progress" {
+			t.Fatalf("expired early: %v", o["status"])
+		}
+		b.at(t, "2026-11-24 15:31")
+		o := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t)
+		billing := o["billings"].([]any)[0].(map[string]any)
+		if o["status"] != "canceled" || o["cancelation_reason"] != "expired" || billing["status"] != "canceled" || billing["cancelation_reason"] != "down_payment_not_paid" {
+			t.Fatalf("after expiry: order %v (%v), billing %v (%v)", o["status"], o["cancelation_reason"], billing["status"], billing["cancelation_reason"])
+		}
+		for _, x := range billing["bills"].([]any) {
+			bill := x.(map[string]any)
+			if bill["status"] != "canceled" {
+				t.Fatalf("bill %v", bill["status"])
+			}
+			for _, p := range bill["payments"].([]any) {
+				if s := p.(map[string]any)["status"]; s != "expired" && s != "canceled" {
+					t.Fatalf("payment %v", s)
+				}
+			}
+		}
+		want := []string{"order:in_progress", "billing:waiting_payment", "bill:pending", "bill:pending", "bill:pending",
+			"bill:canceled", "bill:canceled", "bill:canceled", "billing:canceled", "order:canceled"}
+		if got := b.eventLog(t); !slices.Equal(got, want) {
+			t.Fatalf("events:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+func TestSandboxActions(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "boleto", 3)).want(t, 200).JSON(t)
+		bills := billIDs(charged)
+		pid := openPayment(t, b.bill(t, bills[0]))["id"].(string)
+		// Production has no sandbox routes.
+		b.send(b.production.URL, b.prodToken, "POST", "/external_api/v1/sandbox/payments/"+pid+"/pay", nil, nil).want(t, 404)
+		b.send(b.sandbox.URL, b.otherToken, "POST", "/external_api/v1/sandbox/payments/"+pid+"/pay", nil, nil).want(t, 404)
+		fieldCodes(t, b.call("POST", "/external_api/v1/sandbox/payments/"+pid+"/pay", map[string]any{"paid_amount_cents": 0}))
+		// Expire the down payment by hand: the order is canceled.
+		got := b.call("POST", "/external_api/v1/sandbox/payments/"+pid+"/expire", nil).want(t, 200).JSON(t)
+		if got["status"] != "canceled" || got["billing"].(map[string]any)["cancelation_reason"] != "down_payment_not_paid" {
+			t.Fatalf("expired down payment: %v %v", got["status"], got["billing"])
+		}
+		if r := b.call("POST", "/external_api/v1/sandbox/payments/"+pid+"/pay", nil).want(t, 409); r.JSON(t)["code"] != "invalid_state" {
+			t.Fatalf("paying an expired payment: %s", r.Body)
+		}
+	})
+}
+
+func TestPenaltyWaiverAndBillingCancel(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+		bills := billIDs(charged)
+		b.pay(t, openPayment(t, b.bill(t, bills[0]))["id"].(string))
+		// Waive penalties on installment 1 (Dec 10) until Dec 20.
+		r := b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2026-12-20T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
+		if r["disable_penalties_until"] != "2026-12-20T23:59:59.999-03:00" {
+			t.Fatalf("waiver %v", r["disable_penalties_until"])
+		}
+		b.at(t, "2026-12-18 10:00")
+		if got := b.bill(t, bills[1]); got["status"] != "overdue" || got["current_amount_cents"] != got["original_amount_cents"] {
+			t.Fatalf("waived bill: %v %v of %v", got["status"], got["current_amount_cents"], got["original_amount_cents"])
+		}
+		b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": nil}}).want(t, 200)
+		if got := b.bill(t, bills[1]); got["current_amount_cents"].(float64) <= got["original_amount_cents"].(float64) {
+			t.Fatalf("cleared waiver still waives: %v", got["current_amount_cents"])
+		}
+		fieldCodes(t, b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{}}))
+
+		billingID := charged["billings"].([]any)[0].(map[string]any)["id"].(string)
+		fieldCodes(t, b.call("POST", "/external_api/v1/billings/"+billingID+"/cancel", map[string]any{"cancelation_reason": "because"}))
+		c := b.call("POST", "/external_api/v1/billings/"+billingID+"/cancel", map[string]any{"cancelation_reason": "refunded_by_company"}).want(t, 200).JSON(t)
+		if c["status"] != "canceled" {
+			t.Fatalf("billing %v", c["status"])
+		}
+		statuses := []string{}
+		for _, x := range c["bills"].([]any) {
+			statuses = append(statuses, x.(map[string]any)["status"].(string))
+		}
+		if fmt.Sprint(statuses) != "[paid canceled canceled]" {
+			t.Fatalf("bill statuses after cancel: %v (a paid bill stays paid)", statuses)
+		}
+		o := b.call("GET", "/external_api/v1/orders/"+order["id"].(string), nil).want(t, 200).JSON(t)
+		if o["status"] != "canceled" {
+			t.Fatalf("order after billing cancel: %v", o["status"])
+		}
+		b.call("POST", "/external_api/v1/billings/"+billingID+"/cancel", map[string]any{"cancelation_reason": "refunded_by_company"}).want(t, 409)
+		b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/billings/"+billingID, nil, nil).want(t, 404)
+	})
+}

@@ -1,0 +1,122 @@
+package sqldb
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"parcela"
+)
+
+// Bill returns one of the caller's bills with its payments and billing
+// summary, and the company whose rates price its penalties.
+func (db *DB) Bill(ctx context.Context, a parcela.Auth, id string) (*parcela.Bill, *parcela.Company, error) {
+	return loadBill(ctx, db.read, db, a, id)
+}
+
+// BillFilter selects bills; zero values do not filter. Dates are São Paulo
+// calendar days, inclusive.
+type BillFilter struct {
+	BillingID, OrderID, Status string
+	DueFrom, DueTo             *time.Time // midnight of the first day, midnight after the last
+	PaidFrom, PaidTo           *time.Time
+	Page, PerPage              int
+}
+
+// ListBills returns a page of the caller's bills ordered by due date then id,
+// each with its payments and billing summary, and the total count.
+func (db *DB) ListBills(ctx context.Context, a parcela.Auth, f BillFilter) ([]*parcela.Bill, int, *parcela.Company, error) {
+	where := []string{"b.company_id = ?", "b.environment = ?"}
+	args := []any{a.CompanyID, string(a.Environment)}
+	add := func(cond string, v any) {
+		where = append(where, cond)
+		args = append(args, v)
+	}
+	if f.BillingID != "" {
+		add("b.billing_id = ?", f.BillingID)
+	}
+	if f.OrderID != "" {
+		add("b.order_id = ?", f.OrderID)
+	}
+	if f.Status != "" {
+		add("b.status = ?", f.Status)
+	}
+	if f.DueFrom != nil {
+		add("b.due_date >= ?", ms64(*f.DueFrom))
+	}
+	if f.DueTo != nil {
+		add("b.due_date < ?", ms64(*f.DueTo))
+	}
+	if f.PaidFrom != nil {
+		add("b.paid_at >= ?", ms64(*f.PaidFrom))
+	}
+	if f.PaidTo != nil {
+		add("b.paid_at < ?", ms64(*f.PaidTo))
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM bills b WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, nil, err
+	}
+	c, err := companyRates(ctx, db.read, db, a.CompanyID)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if (f.Page-1)*f.PerPage >= total {
+		return []*parcela.Bill{}, total, c, nil
+	}
+	bills, err := queryBills(ctx, db.read, db, billSelect+` WHERE `+cond+` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`,
+		append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if err := attachBillings(ctx, db, bills); err != nil {
+		return nil, 0, nil, err
+	}
+	return bills, total, c, nil
+}
+
+// attachBillings loads the billing summaries of bills in one query.
+func attachBillings(ctx context.Context, db *DB, bills []*parcela.Bill) error {
+	byID := map[string][]*parcela.Bill{}
+	var args []any
+	for _, b := range bills {
+		if _, ok := byID[b.BillingID]; !ok {
+			args = append(args, b.BillingID)
+		}
+		byID[b.BillingID] = append(byID[b.BillingID], b)
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	rows, err := db.query(ctx, billingSelect+` WHERE id IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		bl, err := scanBilling(rows)
+		if err != nil {
+			return err
+		}
+		for _, b := range byID[bl.ID] {
+			b.Billing = bl
+		}
+	}
+	return rows.Err()
+}
+
+// SetPenaltyWaiver sets or clears disable_penalties_until on an open bill.
+func (db *DB) SetPenaltyWaiver(ctx context.Context, a parcela.Auth, id string, until *time.Time) error {
+	return db.inTx(ctx, func(tx *Tx) error {
+		b, _, err := loadBill(ctx, tx.q, db, a, id)
+		if err != nil {
+			return err
+		}
+		if b.Status != parcela.BillPending && b.Status != parcela.BillOverdue {
+			return parcela.Errorf(parcela.EINVALIDSTATE, "bill is %s; penalties can only be waived on a pending or overdue bill", b.Status)
+		}
+		_, err = tx.exec(ctx, `UPDATE bills SET disable_penalties_until = ?, updated_at = ? WHERE id = ?`, msPtr(until), ms64(tx.Now), id)
+		return err
+	})
+}
