@@ -1,0 +1,109 @@
+package server_test
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"testing"
+)
+
+func TestListBills(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		// Two financed orders: 4 + 3 bills; the first down payment paid.
+		offer, o1 := b.order()
+		_, fin := configs(offer)
+		c1 := b.call("POST", "/external_api/v1/orders/"+o1["id"].(string)+"/charge", chargeBody(fin, "boleto", 4)).want(t, 200).JSON(t)
+		o2 := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+		body := chargeBody(fin, "pix", 3)
+		body["due_day"] = 25
+		c2 := b.call("POST", "/external_api/v1/orders/"+o2["id"].(string)+"/charge", body).want(t, 200).JSON(t)
+		bills1, bills2 := billIDs(c1), billIDs(c2)
+		b.at(t, "2026-11-23 11:00")
+		b.pay(t, openPayment(t, b.bill(t, bills1[0]))["id"].(string))
+		billing1 := c1["billings"].([]any)[0].(map[string]any)["id"].(string)
+
+		list := func(q string) map[string]any {
+			t.Helper()
+			return b.call("GET", "/external_api/v1/bills?"+q, nil).want(t, 200).JSON(t)
+		}
+		ids := func(page map[string]any) []string {
+			var out []string
+			for _, r := range page["results"].([]any) {
+				out = append(out, r.(map[string]any)["id"].(string))
+			}
+			return out
+		}
+		count := func(q string) int { return int(list(q)["total_items"].(float64)) }
+
+		all := list("")
+		if all["total_items"] != float64(7) || all["total_pages"] != float64(1) {
+			t.Fatalf("all bills: %v %v", all["total_items"], all["total_pages"])
+		}
+		// Ordered by due date, then id.
+		var dues []string
+		for _, r := range all["results"].([]any) {
+			dues = append(dues, r.(map[string]any)["due_date"].(string))
+		}
+		if !sort.StringsAreSorted(dues) {
+			t.Fatalf("not ordered by due date: %v", dues)
+		}
+		for q, want := range map[string]int{
+			"billing_id=" + billing1:        4,
+			"order_id=" + o2["id"].(string): 3,
+			"status=paid":                   1,
+			"status=pending":                6,
+			"status=overdue":                0,
+			"due_date_start=2026-12-01&due_date_end=2026-12-31":                      2, // Dec 10 and Dec 25
+			"due_date_start=2026-12-10&due_date_end=2026-12-10":                      1, // inclusive end, São Paulo days
+			"due_date_end=2026-11-30":                                                2, // the two down payments
+			"paid_at_start=2026-11-23&paid_at_end=2026-11-23":                        1,
+			"paid_at_start=2026-11-24":                                               0,
+			"status=pending&billing_id=" + billing1:                                  3,
+			"status=pending&due_date_start=2027-01-01&order_id=" + o2["id"].(string): 1,
+			"billing_id=" + billing1 + "&paid_at_end=2026-11-30&status=paid":         1,
+		} {
+			if got := count(q); got != want {
+				t.Errorf("%s: %d bills, want %d", q, got, want)
+			}
+		}
+		// Page boundaries: 7 bills, 3 a page.
+		p1, p2, p3, p4 := list("per_page=3&page=1"), list("per_page=3&page=2"), list("per_page=3&page=3"), list("per_page=3&page=4")
+		if p1["total_pages"] != float64(3) || len(ids(p1)) != 3 || len(ids(p2)) != 3 || len(ids(p3)) != 1 || len(ids(p4)) != 0 || p4["total_items"] != float64(7) {
+			t.Fatalf("pages: %d %d %d %d (total pages %v)", len(ids(p1)), len(ids(p2)), len(ids(p3)), len(ids(p4)), p1["total_pages"])
+		}
+		seen := map[string]bool{}
+		for _, id := range append(append(ids(p1), ids(p2)...), ids(p3)...) {
+			if seen[id] {
+				t.Fatalf("bill %s on two pages", id)
+			}
+			seen[id] = true
+		}
+		list("per_page=1000")
+		for q, field := range map[string]string{"per_page=1001": "per_page", "page=0": "page", "status=late": "status"} {
+			if got := fieldCodes(t, b.call("GET", "/external_api/v1/bills?"+q, nil)); got[field] == "" {
+				t.Errorf("%s: %v", q, got)
+			}
+		}
+		for q, field := range map[string]string{"due_date_start=2026-13-01": "due_date_start", "paid_at_end=yesterday": "paid_at_end", "per_page=ten": "per_page"} {
+			r := b.call("GET", "/external_api/v1/bills?"+q, nil).want(t, 400)
+			if p := r.JSON(t); p["errors"].([]any)[0].(map[string]any)["field"] != field {
+				t.Errorf("%s: %s", q, r.Body)
+			}
+		}
+		// Foreign and other-environment bills are never listed or read.
+		for name, r := range map[string]resp{
+			"other company":     b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/bills?billing_id="+url.QueryEscape(billing1), nil, nil),
+			"other environment": b.send(b.production.URL, b.prodToken, "GET", "/external_api/v1/bills", nil, nil),
+		} {
+			if got := r.want(t, 200).JSON(t); got["total_items"] != float64(0) {
+				t.Errorf("%s sees %v bills", name, got["total_items"])
+			}
+		}
+		for _, id := range bills2 {
+			b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/bills/"+id, nil, nil).want(t, 404)
+			b.send(b.production.URL, b.prodToken, "GET", "/external_api/v1/bills/"+id, nil, nil).want(t, 404)
+		}
+		_ = fmt.Sprint
+	})
+}

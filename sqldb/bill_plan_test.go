@@ -1,0 +1,108 @@
+package sqldb_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// Every filter combination of GET /bills is served by an index: no plan
+// reads the whole bills table. On PostgreSQL sequential scans are disabled
+// for the check, so a plan shows a Seq Scan only when no index applies.
+func TestBillListingUsesIndexes(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		a := parcela.Auth{CompanyID: "c", Environment: parcela.Sandbox}
+		day := time.Date(2026, 12, 1, 0, 0, 0, 0, parcela.SaoPaulo)
+		next := day.AddDate(0, 1, 0)
+		filters := map[string]func(f *sqldb.BillFilter){
+			"billing_id": func(f *sqldb.BillFilter) { f.BillingID = "b" },
+			"order_id":   func(f *sqldb.BillFilter) { f.OrderID = "o" },
+			"status":     func(f *sqldb.BillFilter) { f.Status = "pending" },
+			"due":        func(f *sqldb.BillFilter) { f.DueFrom, f.DueTo = &day, &next },
+			"paid":       func(f *sqldb.BillFilter) { f.PaidFrom, f.PaidTo = &day, &next },
+		}
+		names := []string{"billing_id", "order_id", "status", "due", "paid"}
+		for mask := 0; mask < 1<<len(names); mask++ {
+			f := sqldb.BillFilter{Page: 2, PerPage: 100}
+			var used []string
+			for i, n := range names {
+				if mask&(1<<i) != 0 {
+					filters[n](&f)
+					used = append(used, n)
+				}
+			}
+			count, page, args := sqldb.BillListQueries(db, a, f)
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{{count, args}, {page, append(append([]any{}, args...), 100, 100)}} {
+				plan := explain(t, ctx, db, q.sql, q.args)
+				if scansBills(db.Dialect(), plan) {
+					t.Errorf("filters %v scan the bills table:\n%s\n%s", used, q.sql, plan)
+				}
+			}
+		}
+	})
+}
+
+func explain(t *testing.T, ctx context.Context, db *sqldb.DB, q string, args []any) string {
+	t.Helper()
+	conn, err := db.SQLDB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	prefix := "EXPLAIN QUERY PLAN "
+	if db.Dialect() == sqldb.Postgres {
+		prefix = "EXPLAIN "
+		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+		defer conn.ExecContext(ctx, "RESET enable_seqscan")
+	}
+	rows, err := conn.QueryContext(ctx, prefix+q, args...)
+	if err != nil {
+		t.Fatalf("explain %s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		// SQLite: (id, parent, notused, detail); PostgreSQL: one text column.
+		switch v := vals[len(vals)-1].(type) {
+		case string:
+			lines = append(lines, v)
+		case []byte:
+			lines = append(lines, string(v))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func scansBills(d sqldb.Dialect, plan string) bool {
+	for _, l := range strings.Split(plan, "\n") {
+		l = strings.TrimSpace(l)
+		if d == sqldb.SQLite && (l == "SCAN b" || l == "SCAN bills") {
+			return true
+		}
+		if d == sqldb.Postgres && strings.Contains(l, "Seq Scan on bills") {
+			return true
+		}
+	}
+	return false
+}
