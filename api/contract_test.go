@@ -74,7 +74,7 @@ func TestBearerSecurityEverywhereButPublicPaths(t *testing.T) {
 	doc := mustContract(t).Doc()
 	public := map[string]bool{
 		"GET /healthz": false, "GET /readyz": false, "GET /openapi.yaml": false,
-		"GET /external_api/v1/payments/{id}/barcode.png": false,
+		"GET /external_api/v1/payments/{id}/barcode.png": false, "GET /external_api/v1/payments/{id}/pix.png": false,
 	}
 	forEachOperation(doc, func(key string, op *openapi3.Operation) {
 		security := doc.Security
