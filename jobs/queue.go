@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -19,6 +20,7 @@ import (
 
 	"parcela"
 	"parcela/sqldb"
+	"parcela/webhook"
 )
 
 // Config tunes the queue. Zero values take production defaults.
@@ -30,6 +32,15 @@ type Config struct {
 	Register func(*river.Workers)
 	// NoPeriodic leaves out the periodic sweeps (tests that drive them by hand).
 	NoPeriodic bool
+	// WebhookAllowedCIDRs opens private ranges to webhook delivery
+	// (PARCELA_WEBHOOK_ALLOWED_CIDRS; development and tests only).
+	WebhookAllowedCIDRs string
+	// WebhookTimeout bounds one delivery attempt (default 15 s).
+	WebhookTimeout time.Duration
+	// Metrics, when set, receives the delivery metrics.
+	Metrics prometheus.Registerer
+	// NoJitter makes retry delays exact (tests).
+	NoJitter bool
 }
 
 // Queue is a River client on whichever database the store uses.
@@ -54,6 +65,18 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	deps := &deps{db: db, clock: db.Clock, log: cfg.Logger}
 	river.AddWorker(workers, &cleanupIdempotencyWorker{deps: deps})
 	addSweepWorkers(workers, deps)
+	policy, err := webhook.NewAddressPolicy(cfg.WebhookAllowedCIDRs)
+	if err != nil {
+		return nil, fmt.Errorf("PARCELA_WEBHOOK_ALLOWED_CIDRS: %w", err)
+	}
+	if cfg.WebhookTimeout == 0 {
+		cfg.WebhookTimeout = webhook.DefaultTimeout
+	}
+	dw := &deliverWorker{deps: deps, sender: webhook.NewSender(policy, cfg.WebhookTimeout), metrics: newDeliveryMetrics(cfg.Metrics, db), jitter: webhook.RandomJitter}
+	if cfg.NoJitter {
+		dw.jitter = nil
+	}
+	river.AddWorker(workers, dw)
 	if cfg.Register != nil {
 		cfg.Register(workers)
 	}
@@ -64,12 +87,14 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
 		Workers:           workers,
 		JobTimeout:        time.Minute,
+		// A job whose process died mid-run is retried after this long, so a
+		// crash during a delivery delays it but never loses it.
+		RescueStuckJobsAfter: 2 * time.Minute,
 	}
 	if !cfg.NoPeriodic {
 		rc.PeriodicJobs = periodicJobs()
 	}
 	var q *Queue
-	var err error
 	if db.Dialect() == sqldb.Postgres {
 		q, err = newQueue(riverpgxv5.New(db.PgxPool()), rc, func(tx *sqldb.Tx) pgx.Tx { return tx.PgxTx() })
 	} else {

@@ -35,6 +35,15 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET "+v1+"/bills/{id}", s.api(s.handleGetBill))
 	mux.Handle("PATCH "+v1+"/bills/{id}", s.api(s.handleUpdateBill))
 
+	mux.Handle("GET "+v1+"/webhooks", s.api(s.handleListWebhooks))
+	mux.Handle("POST "+v1+"/webhooks", s.api(s.handleCreateWebhook))
+	mux.Handle("GET "+v1+"/webhooks/{id}", s.api(s.handleGetWebhook))
+	mux.Handle("PATCH "+v1+"/webhooks/{id}", s.api(s.handleUpdateWebhook))
+	mux.Handle("DELETE "+v1+"/webhooks/{id}", s.api(s.handleDeleteWebhook))
+	mux.Handle("POST "+v1+"/webhooks/{id}/rotate_secret", s.api(s.handleRotateSecret))
+	mux.Handle("GET "+v1+"/webhook_deliveries", s.api(s.handleListDeliveries))
+	mux.Handle("POST "+v1+"/webhook_deliveries/{id}/retry", s.api(s.handleRetryDelivery))
+
 	// The sandbox plays the bank; production has no such routes (404).
 	if s.env == parcela.Sandbox {
 		mux.Handle("POST "+v1+"/sandbox/payments/{id}/pay", s.api(s.handleSandboxPay))

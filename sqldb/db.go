@@ -49,9 +49,6 @@ type DB struct {
 	Payments parcela.PaymentProvider
 	// Links are each environment's public addresses, used in event payloads.
 	Links map[parcela.Environment]parcela.Links
-	// OnEvent, when set, runs in the transaction of every event written
-	// (webhook fan-out).
-	OnEvent func(ctx context.Context, tx *Tx, e *Event) error
 
 	rebindCache sync.Map
 	numbers     numberBlock

@@ -7,13 +7,6 @@ import (
 	"parcela"
 )
 
-// Entities that emit events, and their events (DESIGN §7).
-var EntityEvents = map[string][]string{
-	"order":   {"in_progress", "finished", "canceled"},
-	"billing": {"waiting_payment", "active", "finished", "canceled"},
-	"bill":    {"pending", "paid", "overdue", "canceled"},
-}
-
 // Event is a state change, stored with the entity as its GET returned it at
 // that moment.
 type Event struct {
@@ -44,10 +37,7 @@ func writeEvent(ctx context.Context, tx *Tx, companyID string, env parcela.Envir
 		e.ID, e.CompanyID, string(e.Environment), e.Entity, e.EntityID, e.Event, string(e.Data), e.CreatedAt); err != nil {
 		return err
 	}
-	if tx.db.OnEvent != nil {
-		return tx.db.OnEvent(ctx, tx, &e)
-	}
-	return nil
+	return fanOut(ctx, tx, &e)
 }
 
 // Events lists the events of one entity in order, for tests and audits.

@@ -41,6 +41,8 @@ type Tx struct {
 	Now time.Time
 
 	jobs []river.InsertManyParams
+	// hooks caches the subscriptions fan-out looked up in this transaction.
+	hooks map[string][]subscription
 }
 
 // Begin starts a write transaction.

@@ -142,16 +142,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	db.Links = map[parcela.Environment]parcela.Links{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
 	db.Payments = bank.NewSimulated()
-	queue, err := jobs.New(db, jobs.Config{Logger: log.With("component", "jobs")})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	queue, err := jobs.New(db, jobs.Config{Logger: log.With("component", "jobs"), WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
-	if err := queue.Start(ctx); err != nil {
+	// Workers stop through Stop below, after the listeners drained; a
+	// canceled Start context would cancel running jobs instead.
+	if err := queue.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start jobs: %w", err)
 	}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := server.NewMetrics(reg)
 	prod := &http.Server{Handler: server.New(db, server.Config{Environment: parcela.Production, Logger: log, RateLimit: cfg.rateLimit,
 		PublicURL: cfg.publicURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}), ReadHeaderTimeout: 10 * time.Second}

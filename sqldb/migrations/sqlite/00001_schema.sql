@@ -311,11 +311,16 @@ CREATE TABLE webhook_deliveries (
   event_id TEXT NOT NULL REFERENCES events (id),
   status TEXT NOT NULL,
   attempt_count INTEGER NOT NULL DEFAULT 0,
+  -- A manual retry bumps the generation so a retry already scheduled
+  -- by the worker stands down instead of sending twice.
+  generation INTEGER NOT NULL DEFAULT 0,
   next_attempt_at BIGINT,
   created_at BIGINT NOT NULL,
   updated_at BIGINT NOT NULL
 );
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
+CREATE INDEX webhook_deliveries_owner ON webhook_deliveries (company_id, environment, created_at, id);
+CREATE INDEX webhook_deliveries_open ON webhook_deliveries (status) WHERE status IN ('pending', 'retrying');
 
 CREATE TABLE webhook_attempts (
   id TEXT PRIMARY KEY,
