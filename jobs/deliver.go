@@ -117,5 +117,9 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[sqldb.DeliveryA
 			r.NextAt = &next
 		}
 	}
-	return w.deps.db.RecordAttempt(ctx, work, r)
+	// Record even when the job was canceled mid-request (shutdown): the
+	// attempt happened, and its retry must be scheduled.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return w.deps.db.RecordAttempt(rctx, work, r)
 }

@@ -47,6 +47,7 @@ type Config struct {
 type Queue struct {
 	start  func(context.Context) error
 	stop   func(context.Context) error
+	cancel func(context.Context) error
 	insert func(context.Context, *sqldb.Tx, []river.InsertManyParams) error
 }
 
@@ -115,8 +116,9 @@ func newQueue[TTx any](driver riverdriver.Driver[TTx], rc *river.Config, unwrap 
 		return nil, err
 	}
 	return &Queue{
-		start: c.Start,
-		stop:  c.Stop,
+		start:  c.Start,
+		stop:   c.Stop,
+		cancel: c.StopAndCancel,
 		insert: func(ctx context.Context, tx *sqldb.Tx, p []river.InsertManyParams) error {
 			_, err := c.InsertManyTx(ctx, unwrap(tx), p)
 			return err
@@ -134,6 +136,10 @@ func (q *Queue) Start(ctx context.Context) error { return q.start(ctx) }
 
 // Stop lets running jobs finish (bounded by ctx) and stops fetching new ones.
 func (q *Queue) Stop(ctx context.Context) error { return q.stop(ctx) }
+
+// StopAndCancel cancels running jobs and waits for them to return; jobs
+// cut short stay in the queue and run again on the next start.
+func (q *Queue) StopAndCancel(ctx context.Context) error { return q.cancel(ctx) }
 
 type deps struct {
 	db    *sqldb.DB

@@ -41,6 +41,8 @@ type testServer struct {
 	prod, sandbox, ops string
 	dsn                string
 	stdout, stderr     *syncBuffer
+	// stop cancels run's context and waits for a clean exit (once).
+	stop func()
 }
 
 // env builds a getenv from a map.
@@ -67,17 +69,21 @@ func startServer(t *testing.T, dsn string, extra map[string]string, args ...stri
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, append([]string{"serve"}, args...), env(vars), ts.stdout, ts.stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve returned %v", err)
+	var once sync.Once
+	ts.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("serve returned %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("serve did not stop within 30 s")
 			}
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop within 30 s")
-		}
-	})
+		})
+	}
+	t.Cleanup(ts.stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for ts.prod == "" || ts.sandbox == "" || ts.ops == "" {
 		select {

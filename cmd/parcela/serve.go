@@ -30,19 +30,21 @@ type serveConfig struct {
 	publicURL, sandboxURL      string
 	rateLimit, sandboxLimit    float64
 	tokenCacheTTL              time.Duration
+	shutdownTimeout            time.Duration
 	logLevel                   slog.Level
 	allowedCIDRs               string
 }
 
 func readServeConfig(getenv func(string) string) (serveConfig, error) {
 	c := serveConfig{
-		addr:          envOr(getenv, "PARCELA_ADDR", "127.0.0.1:8080"),
-		sandboxAddr:   envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081"),
-		opsAddr:       envOr(getenv, "PARCELA_OPS_ADDR", "127.0.0.1:9090"),
-		publicURL:     strings.TrimRight(getenv("PARCELA_PUBLIC_URL"), "/"),
-		sandboxURL:    strings.TrimRight(getenv("PARCELA_SANDBOX_PUBLIC_URL"), "/"),
-		allowedCIDRs:  getenv("PARCELA_WEBHOOK_ALLOWED_CIDRS"),
-		tokenCacheTTL: 2 * time.Second,
+		addr:            envOr(getenv, "PARCELA_ADDR", "127.0.0.1:8080"),
+		sandboxAddr:     envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081"),
+		opsAddr:         envOr(getenv, "PARCELA_OPS_ADDR", "127.0.0.1:9090"),
+		publicURL:       strings.TrimRight(getenv("PARCELA_PUBLIC_URL"), "/"),
+		sandboxURL:      strings.TrimRight(getenv("PARCELA_SANDBOX_PUBLIC_URL"), "/"),
+		allowedCIDRs:    getenv("PARCELA_WEBHOOK_ALLOWED_CIDRS"),
+		tokenCacheTTL:   2 * time.Second,
+		shutdownTimeout: 20 * time.Second,
 	}
 	var err error
 	if c.rateLimit, err = envFloat(getenv, "PARCELA_RATE_LIMIT", 100); err != nil {
@@ -54,6 +56,11 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 	if s := getenv("PARCELA_TOKEN_CACHE_TTL"); s != "" {
 		if c.tokenCacheTTL, err = time.ParseDuration(s); err != nil {
 			return c, fmt.Errorf("PARCELA_TOKEN_CACHE_TTL: %q is not a duration", s)
+		}
+	}
+	if s := getenv("PARCELA_SHUTDOWN_TIMEOUT"); s != "" {
+		if c.shutdownTimeout, err = time.ParseDuration(s); err != nil {
+			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration", s)
 		}
 	}
 	if s := getenv("PARCELA_LOG_LEVEL"); s != "" {
@@ -182,7 +189,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("shutting down: draining requests")
 	// Drain in-flight requests, then let running jobs finish.
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.shutdownTimeout)
 	defer cancel()
 	for _, s := range []*http.Server{prod, sandbox, ops} {
 		if err := s.Shutdown(shutdownCtx); err != nil {
@@ -190,7 +197,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 	if err := queue.Stop(shutdownCtx); err != nil {
-		log.Error("stop jobs", "error", err.Error())
+		// Jobs still running past the grace period are canceled; they stay
+		// queued and run again after the next start.
+		log.Warn("jobs still running at the shutdown deadline; canceling them", "error", err.Error())
+		cancelCtx, done := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer done()
+		if err := queue.StopAndCancel(cancelCtx); err != nil {
+			log.Error("stop jobs", "error", err.Error())
+		}
 	}
 	log.Info("stopped")
 	return serveErr
