@@ -358,3 +358,35 @@ func TestWebhookSSRF(t *testing.T) {
 		}
 	})
 }
+
+// A webhook that fails everything for five days is disabled.
+func TestWebhookDisabledAfterFiveDaysOfFailures(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		rc := newReceiver(t, b)
+		rc.behavior = func(path string, n int32, w http.ResponseWriter) bool { w.WriteHeader(500); return true }
+		h := b.hook(t, rc.srv.URL+"/ok", "order", "in_progress")
+		b.startJobs(t, "127.0.0.0/8", time.Second)
+		offer, order := b.order()
+		up, _ := configs(offer)
+		b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "pix", 1)).want(t, 200)
+		var d map[string]any
+		log := func() bool {
+			ds := b.call("GET", "/external_api/v1/webhook_deliveries?webhook_id="+h["id"].(string), nil).want(t, 200).JSON(t)["results"].([]any)
+			if len(ds) == 1 {
+				d = ds[0].(map[string]any)
+			}
+			return d != nil
+		}
+		eventually(t, 10*time.Second, "first failure", func() bool { return log() && len(d["attempts"].([]any)) == 1 })
+		if w := b.call("GET", "/external_api/v1/webhooks/"+h["id"].(string), nil).want(t, 200).JSON(t); w["enabled"] != true {
+			t.Fatal("disabled after one failure")
+		}
+		b.clock.Advance(5*24*time.Hour + time.Minute)
+		b.call("POST", "/external_api/v1/webhook_deliveries/"+d["id"].(string)+"/retry", nil).want(t, 200)
+		eventually(t, 10*time.Second, "disabled after five days", func() bool {
+			w := b.call("GET", "/external_api/v1/webhooks/"+h["id"].(string), nil).want(t, 200).JSON(t)
+			return w["enabled"] == false && strings.Contains(w["disabled_reason"].(string), "5 days")
+		})
+	})
+}
