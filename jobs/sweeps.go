@@ -9,7 +9,7 @@ import (
 
 // Each sweep is a periodic job over the store. They find their rows by the
 // injected clock, so tests drive them by moving the clock and calling the
-// store methods, or by inserting these jobs.
+// store methods.
 
 // ExpirePaymentsArgs expires unpaid payments past their expiry.
 type ExpirePaymentsArgs struct{}
@@ -17,37 +17,11 @@ type ExpirePaymentsArgs struct{}
 // Kind names the job.
 func (ExpirePaymentsArgs) Kind() string { return "expire_payments" }
 
-type expirePaymentsWorker struct {
-	river.WorkerDefaults[ExpirePaymentsArgs]
-	deps *deps
-}
-
-func (w *expirePaymentsWorker) Work(ctx context.Context, _ *river.Job[ExpirePaymentsArgs]) error {
-	n, err := w.deps.db.ExpireDuePayments(ctx)
-	if n > 0 {
-		w.deps.log.Info("payments expired", "count", n)
-	}
-	return err
-}
-
 // MarkOverdueArgs moves unpaid installments past due to overdue.
 type MarkOverdueArgs struct{}
 
 // Kind names the job.
 func (MarkOverdueArgs) Kind() string { return "mark_overdue" }
-
-type markOverdueWorker struct {
-	river.WorkerDefaults[MarkOverdueArgs]
-	deps *deps
-}
-
-func (w *markOverdueWorker) Work(ctx context.Context, _ *river.Job[MarkOverdueArgs]) error {
-	n, err := w.deps.db.MarkOverdue(ctx)
-	if n > 0 {
-		w.deps.log.Info("bills overdue", "count", n)
-	}
-	return err
-}
 
 // IssueInstallmentsArgs issues installment payments inside their window.
 type IssueInstallmentsArgs struct{}
@@ -55,23 +29,26 @@ type IssueInstallmentsArgs struct{}
 // Kind names the job.
 func (IssueInstallmentsArgs) Kind() string { return "issue_installments" }
 
-type issueInstallmentsWorker struct {
-	river.WorkerDefaults[IssueInstallmentsArgs]
-	deps *deps
+// sweepWorker runs one store sweep and logs how much it did.
+type sweepWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	deps  *deps
+	what  string
+	sweep func(context.Context) (int, error)
 }
 
-func (w *issueInstallmentsWorker) Work(ctx context.Context, _ *river.Job[IssueInstallmentsArgs]) error {
-	n, err := w.deps.db.IssueDueInstallments(ctx)
+func (w *sweepWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
+	n, err := w.sweep(ctx)
 	if n > 0 {
-		w.deps.log.Info("installment payments issued", "count", n)
+		w.deps.log.Info(w.what, "count", n)
 	}
 	return err
 }
 
 func addSweepWorkers(w *river.Workers, d *deps) {
-	river.AddWorker(w, &expirePaymentsWorker{deps: d})
-	river.AddWorker(w, &markOverdueWorker{deps: d})
-	river.AddWorker(w, &issueInstallmentsWorker{deps: d})
+	river.AddWorker(w, &sweepWorker[ExpirePaymentsArgs]{deps: d, what: "payments expired", sweep: d.db.ExpireDuePayments})
+	river.AddWorker(w, &sweepWorker[MarkOverdueArgs]{deps: d, what: "bills overdue", sweep: d.db.MarkOverdue})
+	river.AddWorker(w, &sweepWorker[IssueInstallmentsArgs]{deps: d, what: "installment payments issued", sweep: d.db.IssueDueInstallments})
 }
 
 func sweepJobs() []*river.PeriodicJob {

@@ -66,6 +66,7 @@ func setup(t *testing.T, e sqldb.Dialect) *bundle {
 	t.Cleanup(b.sandbox.Close)
 	t.Cleanup(b.production.Close)
 	b.company = sqldbtest.Company(t, db)
+	db.SweepScope = b.company.ID
 	b.token = sqldbtest.Token(t, db, b.company.ID, parcela.Sandbox)
 	b.prodToken = sqldbtest.Token(t, db, b.company.ID, parcela.Production)
 	other := sqldbtest.Company(t, db)

@@ -45,6 +45,10 @@ type DB struct {
 	Clock   parcela.Clock
 	// Enqueue, when set, inserts background jobs inside a store transaction.
 	Enqueue Enqueuer
+	// SweepScope, when set, limits the sweeps to one company. Tests that
+	// share a database set it so that moving their clock touches only their
+	// own rows; production leaves it empty.
+	SweepScope string
 	// Payments issues boletos and Pix charges.
 	Payments parcela.PaymentProvider
 	// Links are each environment's public addresses, used in event payloads.

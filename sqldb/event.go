@@ -42,29 +42,17 @@ func writeEvent(ctx context.Context, tx *Tx, companyID string, env parcela.Envir
 
 // Events lists the events of one entity in order, for tests and audits.
 func (db *DB) Events(ctx context.Context, a parcela.Auth, entityID string) ([]Event, error) {
-	rows, err := db.query(ctx, `SELECT id, company_id, environment, entity, entity_id, event, data, created_at FROM events
-		WHERE entity_id = ? AND company_id = ? AND environment = ? ORDER BY created_at, id`, entityID, a.CompanyID, string(a.Environment))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		var e Event
-		var env, data string
-		if err := rows.Scan(&e.ID, &e.CompanyID, &env, &e.Entity, &e.EntityID, &e.Event, &data, &e.CreatedAt); err != nil {
-			return nil, err
-		}
-		e.Environment, e.Data = parcela.Environment(env), json.RawMessage(data)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return db.events(ctx, ` AND entity_id = ?`, a.CompanyID, string(a.Environment), entityID)
 }
 
 // CompanyEvents lists every event of a company in an environment, oldest first.
 func (db *DB) CompanyEvents(ctx context.Context, a parcela.Auth) ([]Event, error) {
+	return db.events(ctx, ``, a.CompanyID, string(a.Environment))
+}
+
+func (db *DB) events(ctx context.Context, cond string, args ...any) ([]Event, error) {
 	rows, err := db.query(ctx, `SELECT id, company_id, environment, entity, entity_id, event, data, created_at FROM events
-		WHERE company_id = ? AND environment = ? ORDER BY created_at, id`, a.CompanyID, string(a.Environment))
+		WHERE company_id = ? AND environment = ?`+cond+` ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, err
 	}

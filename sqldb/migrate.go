@@ -13,14 +13,17 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 )
 
-//go:embed migrations
+// The schema is portable SQL, so both engines run the same migrations; a
+// migration that must differ would go in a dialect's own directory.
+//
+//go:embed migrations/*.sql
 var migrations embed.FS
 
 // Migrate applies parcela's migrations, then River's, then loads the
 // reference data (IBGE states and municipalities, product kinds and shifts).
 // It is safe to run on every start.
 func (db *DB) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migrations/"+string(db.dialect))
+	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"strings"
 
 	"parcela"
 )
@@ -14,7 +15,15 @@ type ownedID struct {
 	auth parcela.Auth
 }
 
-func (db *DB) ownedIDs(ctx context.Context, q string, args ...any) ([]ownedID, error) {
+// ownedIDs runs a sweep's selection. q holds one %s where the optional
+// company scope goes (see DB.SweepScope).
+func (db *DB) ownedIDs(ctx context.Context, companyColumn, q string, args ...any) ([]ownedID, error) {
+	scope := ""
+	if db.SweepScope != "" {
+		scope = " AND " + companyColumn + " = ?"
+		args = append([]any{db.SweepScope}, args...)
+	}
+	q = strings.Replace(q, "%s", scope, 1)
 	rows, err := db.write.QueryContext(ctx, db.rebind(q), args...)
 	if err != nil {
 		return nil, err
@@ -36,7 +45,7 @@ func (db *DB) ownedIDs(ctx context.Context, q string, args ...any) ([]ownedID, e
 // ExpireDuePayments expires unpaid payments past their expiry: each in its
 // own transaction, so one failure does not hold back the rest.
 func (db *DB) ExpireDuePayments(ctx context.Context) (int, error) {
-	ids, err := db.ownedIDs(ctx, `SELECT id, company_id, environment FROM payments WHERE status = 'unpaid' AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+	ids, err := db.ownedIDs(ctx, "company_id", `SELECT id, company_id, environment FROM payments WHERE status = 'unpaid'%s AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
 		ms64(db.Clock.Now()), sweepBatch)
 	if err != nil {
 		return 0, err
@@ -57,7 +66,7 @@ func (db *DB) ExpireDuePayments(ctx context.Context) (int, error) {
 // MarkOverdue moves unpaid installments past their effective due date to
 // overdue. Down payments are not swept here: they expire instead.
 func (db *DB) MarkOverdue(ctx context.Context) (int, error) {
-	ids, err := db.ownedIDs(ctx, `SELECT id, company_id, environment FROM bills WHERE status = 'pending' AND effective_due_date < ? AND bill_type = 'installment'
+	ids, err := db.ownedIDs(ctx, "company_id", `SELECT id, company_id, environment FROM bills WHERE status = 'pending'%s AND effective_due_date < ? AND bill_type = 'installment'
 		ORDER BY effective_due_date LIMIT ?`, ms64(db.Clock.Now()), sweepBatch)
 	if err != nil {
 		return 0, err
@@ -91,9 +100,9 @@ func (db *DB) MarkOverdue(ctx context.Context) (int, error) {
 // active billing whose due date is within the company's issue window and
 // that has no live payment yet.
 func (db *DB) IssueDueInstallments(ctx context.Context) (int, error) {
-	ids, err := db.ownedIDs(ctx, `SELECT b.id, b.company_id, b.environment FROM bills b
+	ids, err := db.ownedIDs(ctx, "b.company_id", `SELECT b.id, b.company_id, b.environment FROM bills b
 		JOIN billings bl ON bl.id = b.billing_id JOIN companies c ON c.id = b.company_id
-		WHERE b.status IN ('pending', 'overdue') AND b.bill_type = 'installment' AND bl.status = 'active'
+		WHERE b.status IN ('pending', 'overdue')%s AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND b.due_date - c.installment_issue_days * 86400000 <= ?
 		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))
 		ORDER BY b.due_date LIMIT ?`, ms64(db.Clock.Now()), sweepBatch)

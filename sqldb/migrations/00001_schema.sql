@@ -1,7 +1,8 @@
 -- +goose Up
--- SQLite copy of the PostgreSQL schema. Timestamps are BIGINT milliseconds since the Unix epoch so that the same
--- SQL orders and filters them identically on SQLite and PostgreSQL; rates are
--- TEXT decimals so they stay exact.
+-- One schema for SQLite and PostgreSQL: both accept these types (SQLite
+-- gives BOOLEAN and BIGINT numeric affinity). Timestamps are BIGINT
+-- milliseconds since the Unix epoch so that the same SQL orders and filters
+-- them identically on both; rates are TEXT decimals so they stay exact.
 CREATE TABLE states (
   id TEXT PRIMARY KEY,
   ibge_code INTEGER NOT NULL UNIQUE,
