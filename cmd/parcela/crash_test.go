@@ -101,6 +101,16 @@ func TestNoDeliveryLostAcrossAStop(t *testing.T) {
 	blocked = false
 	mu.Unlock()
 
+	// The access log saw the order and charge requests; it holds no personal data or token.
+	for _, secret := range []string{"52998224725", "ana@example.com", "11987654321", "1990-01-01", token} {
+		if strings.Contains(a.stderr.String(), secret) {
+			t.Fatalf("the log holds %q", secret)
+		}
+	}
+	if !strings.Contains(a.stderr.String(), `"route":"POST /external_api/v1/orders/{id}/charge"`) {
+		t.Fatalf("no access log line for the charge:\n%s", a.stderr.String())
+	}
+
 	startServer(t, dsn, env)
 	deadline := time.Now().Add(45 * time.Second)
 	for {
