@@ -192,5 +192,5 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 	return db.read.QueryContext(ctx, db.rebind(q), args...)
 }
 
-// pgxTxBeginner is implemented by pgx connections reached through database/sql.
+// pgxConn is what a pgx connection reached through database/sql offers.
 type pgxConn interface{ Conn() *pgx.Conn }

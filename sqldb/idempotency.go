@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"time"
 
 	"parcela"
@@ -99,8 +98,5 @@ func (db *DB) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error) {
 		n, err = res.RowsAffected()
 		return err
 	})
-	if err != nil && errors.Is(err, context.Canceled) {
-		return 0, err
-	}
 	return n, err
 }
