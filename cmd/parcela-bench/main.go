@@ -1,0 +1,203 @@
+// Command parcela-bench seeds a database at a chosen scale, starts the real
+// parcela binary against it and measures the API under load: a bare
+// net/http baseline, GET /bills/{id}, the filtered bill listing (and how
+// its cost grows with the number of bills), order + financed charge, and
+// webhook delivery when the server has it. It prints a markdown table, or
+// one JSON object with --json.
+//
+//	go run ./cmd/parcela-bench                       # SQLite, 1,000,000 bills, 10 s per scenario
+//	go run ./cmd/parcela-bench --smoke               # 2,000 bills, ~1 s per scenario
+//	go run ./cmd/parcela-bench --postgres postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+//
+// Every request goes to 127.0.0.1.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if baselineChild() {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "parcela-bench:", err)
+		stop()
+		code := 1
+		if errors.Is(err, errUsage) {
+			code = 2
+		}
+		os.Exit(code)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// config is the command line.
+type config struct {
+	database    string // SQLite file; empty: a temporary one
+	postgres    string // admin URL; a fresh database is created and dropped
+	reuse       bool   // reuse an already seeded --database
+	scale       int    // bills in the main database
+	growth      []int  // scales the listing is also measured at
+	companies   int
+	duration    time.Duration
+	warmup      time.Duration
+	getConns    int
+	listConns   int
+	chargeConns int
+	webhookRate int
+	smoke       bool
+	json        bool
+	parcelaBin  string
+	profileDir  string
+	args        []string
+}
+
+func parseConfig(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("parcela-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &config{args: args}
+	fs.StringVar(&c.database, "database", "", "SQLite file to seed and keep (default: a temporary file, removed after the run)")
+	fs.StringVar(&c.postgres, "postgres", "", "PostgreSQL admin URL: also run every scenario on a fresh database created there (dropped after)")
+	fs.BoolVar(&c.reuse, "reuse", false, "reuse --database if it was already seeded by parcela-bench (skips seeding)")
+	fs.IntVar(&c.scale, "scale", 1_000_000, "bills to seed (about 12 per billing)")
+	growth := fs.String("growth", "10000,100000", "extra scales (bills) at which the listing is measured; the main scale is always included")
+	fs.IntVar(&c.companies, "companies", 5, "companies seeded; the benchmarked one holds ~80% of the rows")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "measured time per scenario")
+	fs.DurationVar(&c.warmup, "warmup", 0, "unmeasured warm-up per scenario (default: duration/5, at most 2s)")
+	conns := fs.String("connections", "64,16,16", "connections for GET /bills/{id}, GET /bills and order+charge")
+	fs.IntVar(&c.webhookRate, "webhook-rate", 500, "events per second in the webhook scenario")
+	fs.BoolVar(&c.smoke, "smoke", false, "tiny run: 2,000 bills, 1 s per scenario, listing growth at 500 and 2,000 (for tests)")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of markdown")
+	fs.StringVar(&c.parcelaBin, "parcela-bin", "", "parcela binary to run (default: go build ./cmd/parcela into a temporary directory)")
+	fs.StringVar(&c.profileDir, "profile", "", "directory to save a CPU profile of the server during each scenario (from the ops listener)")
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.smoke {
+		if !set["scale"] {
+			c.scale = 2000
+		}
+		if !set["duration"] {
+			c.duration = time.Second
+		}
+		if !set["growth"] {
+			*growth = "500"
+		}
+		if !set["companies"] {
+			c.companies = 3
+		}
+	}
+	var err error
+	if c.growth, err = intList(*growth); err != nil {
+		return nil, fmt.Errorf("%w: --growth: %v", errUsage, err)
+	}
+	cs, err := intList(*conns)
+	if err != nil || len(cs) != 3 {
+		return nil, fmt.Errorf("%w: --connections wants three numbers, like 64,16,16", errUsage)
+	}
+	c.getConns, c.listConns, c.chargeConns = cs[0], cs[1], cs[2]
+	if c.scale < 24 || c.companies < 1 || c.duration <= 0 || c.webhookRate <= 0 {
+		return nil, fmt.Errorf("%w: --scale must be at least 24, --companies at least 1, --duration and --webhook-rate positive", errUsage)
+	}
+	for _, n := range cs {
+		if n < 1 {
+			return nil, fmt.Errorf("%w: connections must be positive", errUsage)
+		}
+	}
+	if c.warmup == 0 {
+		c.warmup = min(c.duration/5, 2*time.Second)
+	}
+	if c.reuse && c.database == "" {
+		return nil, fmt.Errorf("%w: --reuse needs --database", errUsage)
+	}
+	if c.postgres != "" && !strings.HasPrefix(c.postgres, "postgres://") && !strings.HasPrefix(c.postgres, "postgresql://") {
+		return nil, fmt.Errorf("%w: --postgres wants a postgres:// URL", errUsage)
+	}
+	return c, nil
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(strings.ReplaceAll(f, "_", ""))
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q is not a count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// run is the whole program.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, stderr)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
+	tmp, err := os.MkdirTemp("", "parcela-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	bin := cfg.parcelaBin
+	if bin == "" {
+		logf("building ./cmd/parcela")
+		if bin, err = buildParcela(ctx, tmp); err != nil {
+			return err
+		}
+	}
+	if cfg.profileDir != "" {
+		if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
+	rep := newReport(cfg)
+	b := &bench{cfg: cfg, bin: bin, tmp: tmp, logf: logf, report: rep}
+
+	engines := []engineTarget{sqliteTarget(cfg, tmp)}
+	if cfg.postgres != "" {
+		engines = append(engines, postgresTarget(cfg))
+	}
+	for _, e := range engines {
+		er, err := b.runEngine(ctx, e)
+		if er != nil {
+			rep.Engines = append(rep.Engines, er)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.name, err)
+		}
+	}
+	rep.evaluate()
+	if cfg.json {
+		return rep.writeJSON(stdout)
+	}
+	rep.writeMarkdown(stdout)
+	return nil
+}

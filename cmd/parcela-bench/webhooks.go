@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"parcela"
+)
+
+// Webhook delivery: three webhooks of the benchmarked company (order
+// in_progress, billing waiting_payment, bill pending) point at a receiver
+// on 127.0.0.1, so every financed charge makes 14 events, each one
+// delivery. Two runs:
+//
+//   - fixed rate: charges paced so events are written at --webhook-rate per
+//     second; the latency is from the event's created_at (in its body) to
+//     its arrival at the receiver;
+//   - saturated: charges back to back on the charge scenario's connections,
+//     then the queue drains; deliveries/s is over the whole run, and the
+//     drain rate (after the charges stop) is the delivery side alone.
+const (
+	scWebhookRate = "webhook delivery, fixed event rate"
+	scWebhookMax  = "webhook delivery, saturated (charges back to back, then drain)"
+	eventsPerSale = 14 // order in_progress, billing waiting_payment, 12 × bill pending
+)
+
+// receiver accepts notifications and remembers when each event arrived.
+type receiver struct {
+	url string
+	srv *http.Server
+	mu  sync.Mutex
+	got map[string]arrival // by webhook-id (the event id)
+	bad atomic.Int64
+}
+
+type arrival struct {
+	created, received time.Time
+}
+
+func startReceiver() (*receiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &receiver{url: "http://" + ln.Addr().String(), got: map[string]arrival{}}
+	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
+	go r.srv.Serve(ln)
+	return r, nil
+}
+
+func (r *receiver) close() { r.srv.Close() }
+
+var createdAtKey = []byte(`"created_at":"`)
+
+func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+	now := time.Now()
+	body, err := io.ReadAll(req.Body)
+	id := req.Header.Get("webhook-id")
+	if err != nil || id == "" {
+		r.bad.Add(1)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	// The envelope's own created_at comes before its data.
+	var created time.Time
+	if i := bytes.Index(body, createdAtKey); i >= 0 {
+		rest := body[i+len(createdAtKey):]
+		if j := bytes.IndexByte(rest, '"'); j > 0 {
+			created, err = time.Parse(parcela.TimestampLayout, string(rest[:j]))
+		}
+	}
+	if created.IsZero() || err != nil {
+		var env struct {
+			CreatedAt time.Time `json:"created_at"`
+		}
+		if json.Unmarshal(body, &env) != nil {
+			r.bad.Add(1)
+		}
+		created = env.CreatedAt
+	}
+	r.mu.Lock()
+	if _, dup := r.got[id]; !dup {
+		r.got[id] = arrival{created: created, received: now}
+	}
+	r.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// since returns the arrivals of events created at or after t.
+func (r *receiver) since(t time.Time) []arrival {
+	// created_at has millisecond precision.
+	t = t.Truncate(time.Millisecond)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []arrival
+	for _, a := range r.got {
+		if !a.created.Before(t) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// waitFor waits until n events created since t arrived, for at most max.
+func (r *receiver) waitFor(ctx context.Context, t time.Time, n int, max time.Duration) []arrival {
+	deadline := time.Now().Add(max)
+	for {
+		got := r.since(t)
+		if len(got) >= n || time.Now().After(deadline) || ctx.Err() != nil {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// webhooks runs both webhook scenarios, or reports them unavailable when
+// the server has no webhook routes.
+func (b *bench) webhooks(ctx context.Context, srv *parcelaServer, s *seeded) []Result {
+	unavailable := func(note string) []Result {
+		b.logf("%s: %s", scWebhookRate, note)
+		return []Result{{Name: scWebhookRate, Note: note}, {Name: scWebhookMax, Note: note}}
+	}
+	rec, err := startReceiver()
+	if err != nil {
+		return unavailable("receiver: " + err.Error())
+	}
+	defer rec.close()
+	w := &worker{client: newClient()}
+	defer w.client.CloseIdleConnections()
+	for _, h := range []struct{ entity, event string }{{"order", "in_progress"}, {"billing", "waiting_payment"}, {"bill", "pending"}} {
+		body := fmt.Appendf(nil, `{"name": "bench %s", "url": %q, "entity": %q, "events": [%q], "verb": "post"}`,
+			h.entity, rec.url+"/"+h.entity, h.entity, h.event)
+		resp, err := w.do(ctx, "POST", srv.sandbox+"/external_api/v1/webhooks", s.token, body, 201)
+		if err != nil {
+			if bytes.Contains([]byte(err.Error()), []byte("status 404")) {
+				return unavailable("not available yet: the server has no POST /external_api/v1/webhooks")
+			}
+			return unavailable("could not subscribe: " + err.Error())
+		}
+		var created struct{ ID string }
+		if err := json.Unmarshal(resp, &created); err != nil || created.ID == "" {
+			return unavailable(fmt.Sprintf("webhook created without an id: %.200s", resp))
+		}
+		// Leave the database as it was found (--reuse): later charges must
+		// not fan out to a receiver that is gone.
+		defer w.do(context.WithoutCancel(ctx), "DELETE", srv.sandbox+"/external_api/v1/webhooks/"+created.ID, s.token, nil, 204)
+	}
+	charge := chargeOp(srv.sandbox, s.token, s.offerID, s.financedID)
+	drainMax := max(30*time.Second, 12*b.cfg.duration)
+
+	// Fixed rate.
+	b.logf("%s: %d events/s for %s", scWebhookRate, b.cfg.webhookRate, b.cfg.duration)
+	resetPeakRSS(srv.pid())
+	b.profile(ctx, srv, scWebhookRate)
+	cpu := startCPU(srv.pid())
+	start := time.Now()
+	sales, errs, firstErr := paced(ctx, charge, float64(b.cfg.webhookRate)/eventsPerSale, b.cfg.duration, b.cfg.chargeConns)
+	want := int(sales) * eventsPerSale
+	got := rec.waitFor(ctx, start, want, drainMax)
+	r1 := deliveryResult(scWebhookRate, b.cfg.chargeConns, start, got, want, errs, firstErr)
+	r1.ServerCPU = cpu.percent()
+	r1.Extra["events_per_second_target"] = float64(b.cfg.webhookRate)
+	r1.Extra["events_per_second_written"] = float64(want) / b.cfg.duration.Seconds()
+	r1.PeakRSSMB = peakRSS(srv.pid())
+	b.logf("%s:   %.0f deliveries/s, event to receipt p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors",
+		scWebhookRate, r1.RPS, r1.P50ms, r1.P99ms, len(got), want, r1.Errors)
+
+	// Saturated: as many charges as the server takes, then the drain.
+	b.logf("%s: %d connections for %s", scWebhookMax, b.cfg.chargeConns, b.cfg.duration)
+	resetPeakRSS(srv.pid())
+	start = time.Now()
+	cpu = startCPU(srv.pid())
+	lr := runLoad(ctx, scWebhookMax, loadSpec{conns: b.cfg.chargeConns, duration: b.cfg.duration, op: charge})
+	stopped := time.Now()
+	want = int(lr.Requests) * eventsPerSale
+	b.profile(ctx, srv, scWebhookMax+" drain")
+	drainCPU := startCPU(srv.pid())
+	got = rec.waitFor(ctx, start, want, drainMax)
+	r2 := deliveryResult(scWebhookMax, b.cfg.chargeConns, start, got, want, lr.Errors, lr.FirstError)
+	r2.Extra["charges_per_second"] = lr.RPS
+	r2.Extra["drain_server_cpu_percent"] = drainCPU.percent()
+	r2.ServerCPU = cpu.percent()
+	r2.Extra["events_per_second_written"] = float64(want) / lr.Seconds
+	var before, drainEnd int
+	drainLast := stopped
+	for _, a := range got {
+		if a.received.Before(stopped) {
+			before++
+		} else {
+			drainEnd++
+			if a.received.After(drainLast) {
+				drainLast = a.received
+			}
+		}
+	}
+	r2.Extra["backlog_at_stop"] = float64(want - before)
+	if d := drainLast.Sub(stopped).Seconds(); drainEnd >= 100 && d > 0 {
+		r2.Extra["drain_deliveries_per_second"] = float64(drainEnd) / d
+	}
+	r2.PeakRSSMB = peakRSS(srv.pid())
+	b.logf("%s:   %.0f deliveries/s (%.0f charges/s, %.0f events/s written, drain %.0f/s), p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors",
+		scWebhookMax, r2.RPS, lr.RPS, r2.Extra["events_per_second_written"], r2.Extra["drain_deliveries_per_second"], r2.P50ms, r2.P99ms, len(got), want, r2.Errors)
+	if n := rec.bad.Load(); n > 0 {
+		r2.Errors += n
+		r2.FirstError = fmt.Sprintf("%d notifications without webhook-id or created_at", n)
+	}
+	return []Result{r1, r2}
+}
+
+// deliveryResult summarizes arrivals: deliveries/s from start to the last
+// arrival, event-to-receipt percentiles, and every missing delivery as an
+// error.
+func deliveryResult(name string, conns int, start time.Time, got []arrival, want int, errs int64, firstErr string) Result {
+	r := Result{Name: name, Connections: conns, Available: true, Requests: int64(len(got)), Errors: errs, FirstError: firstErr,
+		Extra: map[string]float64{"deliveries_expected": float64(want)}}
+	if missing := want - len(got); missing > 0 {
+		r.Errors += int64(missing)
+		if r.FirstError == "" {
+			r.FirstError = fmt.Sprintf("%d of %d deliveries had not arrived when the wait ended", missing, want)
+		}
+	}
+	lat := make([]time.Duration, 0, len(got))
+	last := start
+	for _, a := range got {
+		lat = append(lat, a.received.Sub(a.created))
+		if a.received.After(last) {
+			last = a.received
+		}
+	}
+	slices.Sort(lat)
+	r.Seconds = last.Sub(start).Seconds()
+	if r.Seconds > 0 {
+		r.RPS = float64(len(got)) / r.Seconds
+	}
+	r.P50ms, r.P99ms = msOf(percentile(lat, 0.5)), msOf(percentile(lat, 0.99))
+	if len(lat) > 0 {
+		r.MaxMs = msOf(lat[len(lat)-1])
+	}
+	return r
+}
+
+// paced runs o at rate per second for d (open loop) on conns workers and
+// returns how many succeeded. A tick that finds every worker busy is an
+// error: the server fell behind the rate.
+func paced(ctx context.Context, o op, rate float64, d time.Duration, conns int) (ok, errs int64, firstErr string) {
+	jobs := make(chan struct{}, conns)
+	var mu sync.Mutex
+	fail := func(err string) {
+		mu.Lock()
+		errs++
+		if firstErr == "" {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{id: i, client: newClient(), record: true}
+			defer w.client.CloseIdleConnections()
+			for range jobs {
+				if _, err := o(ctx, w); err != nil {
+					fail(err.Error())
+					continue
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	interval := time.Duration(float64(time.Second) / rate)
+	start := time.Now()
+	for i := 0; ; i++ {
+		next := start.Add(time.Duration(i) * interval)
+		if next.Sub(start) >= d || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Until(next))
+		select {
+		case jobs <- struct{}{}:
+		default:
+			fail("the server fell behind the event rate (every sender busy)")
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return done.Load(), errs, firstErr
+}
