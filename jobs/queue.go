@@ -28,6 +28,8 @@ type Config struct {
 	Logger       *slog.Logger
 	PollInterval time.Duration // how often workers look for new jobs
 	Workers      int           // concurrent jobs on the default queue
+	// DeliveryWorkers is how many webhook deliveries run at once (default 100).
+	DeliveryWorkers int
 	// Register adds workers beyond parcela's own (tests use it).
 	Register func(*river.Workers)
 	// NoPeriodic leaves out the periodic sweeps (tests that drive them by hand).
@@ -62,6 +64,9 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	if cfg.Workers == 0 {
 		cfg.Workers = 16
 	}
+	if cfg.DeliveryWorkers == 0 {
+		cfg.DeliveryWorkers = 100
+	}
 	workers := river.NewWorkers()
 	deps := &deps{db: db, clock: db.Clock, log: cfg.Logger}
 	river.AddWorker(workers, &cleanupIdempotencyWorker{deps: deps})
@@ -84,10 +89,15 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	rc := &river.Config{
 		Logger:            cfg.Logger,
 		FetchPollInterval: cfg.PollInterval,
-		FetchCooldown:     min(cfg.PollInterval, 50*time.Millisecond),
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
-		Workers:           workers,
-		JobTimeout:        time.Minute,
+		// A short cooldown lets a busy queue fetch again soon: River fetches
+		// at most its free workers' worth of jobs per fetch.
+		FetchCooldown: min(cfg.PollInterval, 10*time.Millisecond),
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault:  {MaxWorkers: cfg.Workers},
+			sqldb.DeliveryQueue: {MaxWorkers: cfg.DeliveryWorkers},
+		},
+		Workers:    workers,
+		JobTimeout: time.Minute,
 		// A job whose process died mid-run is retried after this long, so a
 		// crash during a delivery delays it but never loses it.
 		RescueStuckJobsAfter: 2 * time.Minute,

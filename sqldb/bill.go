@@ -11,7 +11,7 @@ import (
 // Bill returns one of the caller's bills with its payments and billing
 // summary, and the company whose rates price its penalties.
 func (db *DB) Bill(ctx context.Context, a parcela.Auth, id string) (*parcela.Bill, *parcela.Company, error) {
-	return loadBill(ctx, db.read, db, a, id)
+	return loadBill(ctx, db.reader, db, a, id)
 }
 
 // BillFilter selects bills; zero values do not filter. Dates are São Paulo
@@ -31,14 +31,14 @@ func (db *DB) ListBills(ctx context.Context, a parcela.Auth, f BillFilter) ([]*p
 	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM bills b WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, nil, err
 	}
-	c, err := companyRates(ctx, db.read, db, a.CompanyID)
+	c, err := companyRates(ctx, db.reader, db, a.CompanyID)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	if (f.Page-1)*f.PerPage >= total {
 		return []*parcela.Bill{}, total, c, nil
 	}
-	bills, err := queryBills(ctx, db.read, db, billSelect+` WHERE `+cond+billListOrder, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	bills, err := queryBills(ctx, db.reader, db, billSelect+` WHERE `+cond+billListOrder, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -106,3 +106,23 @@ func scansBills(d sqldb.Dialect, plan string) bool {
 	}
 	return false
 }
+
+// The reads behind every order, charge and bill response use indexes.
+func TestLookupsUseIndexes(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		for name, q := range sqldb.LookupQueries {
+			args := []any{"x"}
+			if strings.Count(q, "?") == 3 {
+				args = []any{"c", "sandbox", "x"}
+			}
+			plan := explain(t, context.Background(), db, sqldb.Rebind(db, q), args)
+			for _, l := range strings.Split(plan, "\n") {
+				l = strings.TrimSpace(l)
+				if (strings.HasPrefix(l, "SCAN ") && !strings.Contains(l, "INDEX")) || strings.Contains(l, "Seq Scan") {
+					t.Errorf("%s scans a table:\n%s", name, plan)
+				}
+			}
+		}
+	})
+}

@@ -153,7 +153,7 @@ func loadBilling(ctx context.Context, q querier, db *DB, a parcela.Auth, id stri
 
 // Billing returns one of the caller's billings.
 func (db *DB) Billing(ctx context.Context, a parcela.Auth, id string) (*parcela.Billing, error) {
-	return loadBilling(ctx, db.read, db, a, id)
+	return loadBilling(ctx, db.reader, db, a, id)
 }
 
 // CancelBilling cancels an open billing and, since an order cannot be

@@ -73,7 +73,7 @@ func (db *DB) Company(ctx context.Context, id string) (*parcela.Company, error) 
 		return nil, err
 	}
 	if addressID.Valid {
-		a, err := db.address(ctx, db.read, addressID.String)
+		a, err := db.address(ctx, db.reader, addressID.String)
 		if err != nil {
 			return nil, err
 		}

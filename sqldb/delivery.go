@@ -94,7 +94,7 @@ func (db *DB) RecordAttempt(ctx context.Context, w *DeliveryWork, r AttemptResul
 			return err
 		}
 		if newStatus == "retrying" {
-			tx.Enqueue(DeliveryArgs{DeliveryID: w.Delivery.ID, Generation: gen}, &river.InsertOpts{ScheduledAt: *r.NextAt})
+			tx.Enqueue(DeliveryArgs{DeliveryID: w.Delivery.ID, Generation: gen}, &river.InsertOpts{Queue: DeliveryQueue, ScheduledAt: *r.NextAt})
 		}
 		if r.SkipReason != "" {
 			return nil

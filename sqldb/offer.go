@@ -156,7 +156,7 @@ func loadOffer(ctx context.Context, q querier, db *DB, a parcela.Auth, id string
 
 // Offer returns one of the caller's offers with its product and configurations.
 func (db *DB) Offer(ctx context.Context, a parcela.Auth, id string) (*parcela.Offer, error) {
-	return loadOffer(ctx, db.read, db, a, id)
+	return loadOffer(ctx, db.reader, db, a, id)
 }
 
 // CompanySlug returns the slug used in offer URLs.

@@ -110,7 +110,7 @@ func loadOrder(ctx context.Context, q querier, db *DB, a parcela.Auth, id string
 
 // Order returns one of the caller's orders with its offer and billings.
 func (db *DB) Order(ctx context.Context, a parcela.Auth, id string) (*parcela.Order, error) {
-	return loadOrder(ctx, db.read, db, a, id)
+	return loadOrder(ctx, db.reader, db, a, id)
 }
 
 // CancelOrder cancels a pending or in-progress order, and with it its open

@@ -103,7 +103,7 @@ func (db *DB) CreateProduct(ctx context.Context, a parcela.Auth, in parcela.Prod
 
 // Product returns one of the caller's products; anyone else's is not found.
 func (db *DB) Product(ctx context.Context, a parcela.Auth, id string) (*parcela.Product, error) {
-	return productByID(ctx, db.read, db, a, id)
+	return productByID(ctx, db.reader, db, a, id)
 }
 
 func productByID(ctx context.Context, q querier, db *DB, a parcela.Auth, id string) (*parcela.Product, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"parcela"
 	"parcela/webhook"
 )
@@ -83,7 +85,7 @@ func webhookByID(ctx context.Context, q querier, db *DB, a parcela.Auth, id stri
 
 // Webhook returns one of the caller's webhooks.
 func (db *DB) Webhook(ctx context.Context, a parcela.Auth, id string) (*parcela.Webhook, error) {
-	return webhookByID(ctx, db.read, db, a, id)
+	return webhookByID(ctx, db.reader, db, a, id)
 }
 
 // UpdateWebhook patches a webhook; enabling it clears its failure record.
@@ -154,6 +156,14 @@ type DeliveryArgs struct {
 
 // Kind names the job in River's table.
 func (DeliveryArgs) Kind() string { return "deliver_webhook" }
+
+// DeliveryQueue is the River queue of webhook deliveries: its own, so slow
+// receivers never hold up the sweeps, and wide, because deliveries mostly wait
+// on the network.
+const DeliveryQueue = "webhooks"
+
+// InsertOpts routes deliveries to their queue.
+func (DeliveryArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: DeliveryQueue} }
 
 // fanOut creates a delivery, and its job, for every enabled webhook of the
 // event's company, environment and entity that subscribes to the event.
