@@ -41,8 +41,8 @@ type DB struct {
 	dialect Dialect
 	write   *sql.DB
 	read    *sql.DB
-	reader  querier    // reads outside transactions; statement-cached on SQLite
-	cache   *stmtCache // SQLite only
+	reader  querier       // reads outside transactions; statement-cached on SQLite
+	cache   *stmtCache    // SQLite only
 	pool    *pgxpool.Pool // PostgreSQL only; River and transactions use it
 	Clock   parcela.Clock
 	// Enqueue, when set, inserts background jobs inside a store transaction.
