@@ -8,29 +8,51 @@ import (
 	"parcela"
 )
 
-const billingSelect = `SELECT id, company_id, environment, order_id, payment_configuration_id, origin_billing_id, amount_cents, due_day,
-	installments, status, cancelation_reason, finished_at, signature_remote_ip, signature_user_agent, created_at, updated_at FROM billings`
+const billingColumns = `id, company_id, environment, order_id, payment_configuration_id, origin_billing_id, amount_cents, due_day,
+	installments, status, cancelation_reason, finished_at, signature_remote_ip, signature_user_agent, created_at, updated_at`
 
-func scanBilling(row rowScanner) (*parcela.Billing, error) {
-	var b parcela.Billing
+const billingSelect = `SELECT ` + billingColumns + ` FROM billings`
+
+// billingFields returns the scan destinations of billingColumns and the
+// step that converts them once scanned, so a billing can share a row with
+// other tables.
+func billingFields(b *parcela.Billing) ([]any, func()) {
 	var env string
 	var origin, reason sql.NullString
 	var finished sql.NullInt64
 	var created, updated int64
-	err := row.Scan(&b.ID, &b.CompanyID, &env, &b.OrderID, &b.PaymentConfigurationID, &origin, &b.AmountCents, &b.DueDay, &b.Installments,
-		&b.Status, &reason, &finished, &b.SignatureRemoteIP, &b.SignatureUserAgent, &created, &updated)
-	if err != nil {
+	dests := []any{&b.ID, &b.CompanyID, &env, &b.OrderID, &b.PaymentConfigurationID, &origin, &b.AmountCents, &b.DueDay, &b.Installments,
+		&b.Status, &reason, &finished, &b.SignatureRemoteIP, &b.SignatureUserAgent, &created, &updated}
+	return dests, func() {
+		b.Environment = parcela.Environment(env)
+		b.OriginBillingID, b.CancelationReason, b.FinishedAt = nullString(origin), nullString(reason), fromNullMS(finished)
+		b.CreatedAt, b.UpdatedAt = fromMS(created), fromMS(updated)
+	}
+}
+
+func scanBilling(row rowScanner) (*parcela.Billing, error) {
+	var b parcela.Billing
+	dests, finish := billingFields(&b)
+	if err := row.Scan(dests...); err != nil {
 		return nil, err
 	}
-	b.Environment = parcela.Environment(env)
-	b.OriginBillingID, b.CancelationReason, b.FinishedAt = nullString(origin), nullString(reason), fromNullMS(finished)
-	b.CreatedAt, b.UpdatedAt = fromMS(created), fromMS(updated)
+	finish()
 	return &b, nil
 }
 
-const billSelect = `SELECT b.id, b.company_id, b.environment, b.billing_id, b.order_id, b.number, b.bill_type, b.status, b.amount_cents, b.due_date,
+// withTail appends more destinations to a scan: a joined row's extra columns.
+type withTail struct {
+	row  rowScanner
+	tail []any
+}
+
+func (w withTail) Scan(dests ...any) error { return w.row.Scan(append(dests, w.tail...)...) }
+
+const billColumns = `b.id, b.company_id, b.environment, b.billing_id, b.order_id, b.number, b.bill_type, b.status, b.amount_cents, b.due_date,
 	b.effective_due_date, b.disable_penalties_until, b.paid_at, b.authentication_code, b.down_payment_cents, b.registration_fee_cents,
-	b.amortization_cents, b.interest_cents, b.created_at, b.updated_at FROM bills b`
+	b.amortization_cents, b.interest_cents, b.created_at, b.updated_at`
+
+const billSelect = `SELECT ` + billColumns + ` FROM bills b`
 
 func scanBill(row rowScanner) (*parcela.Bill, error) {
 	var b parcela.Bill

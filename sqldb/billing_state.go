@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"parcela"
 )
@@ -19,20 +20,35 @@ func billForm(ctx context.Context, tx *Tx, a parcela.Auth, billID string) (parce
 
 // loadBill reads one bill of the caller with its payments, billing summary
 // and the company whose rates price its penalties.
+//
+// The bill, its billing and the rates come in one joined row; the payments
+// in a second query.
 func loadBill(ctx context.Context, q querier, db *DB, a parcela.Auth, id string) (*parcela.Bill, *parcela.Company, error) {
-	bills, err := queryBills(ctx, q, db, billSelect+` WHERE b.id = ? AND b.company_id = ? AND b.environment = ?`, id, a.CompanyID, string(a.Environment))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(bills) == 0 {
+	var billing parcela.Billing
+	c := &parcela.Company{ID: a.CompanyID}
+	tail, finish := billingFields(&billing)
+	tail = append(tail, rate(&c.FineRate), rate(&c.MonthlyInterestRate))
+	row := q.QueryRowContext(ctx, db.rebind(`SELECT `+billColumns+`, `+prefixed("bl.", billingColumns)+`, c.fine_rate, c.monthly_interest_rate
+		FROM bills b JOIN billings bl ON bl.id = b.billing_id JOIN companies c ON c.id = b.company_id
+		WHERE b.id = ? AND b.company_id = ? AND b.environment = ?`), id, a.CompanyID, string(a.Environment))
+	b, err := scanBill(withTail{row, tail})
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, parcela.NotFound("bill")
-	}
-	b := bills[0]
-	if b.Billing, err = scanBilling(q.QueryRowContext(ctx, db.rebind(billingSelect+` WHERE id = ?`), b.BillingID)); err != nil {
+	} else if err != nil {
 		return nil, nil, err
 	}
-	c, err := companyRates(ctx, q, db, a.CompanyID)
-	return b, c, err
+	finish()
+	b.Billing, b.Payments = &billing, []*parcela.Payment{}
+	return b, c, attachPayments(ctx, q, db, []*parcela.Bill{b})
+}
+
+// prefixed qualifies every column of a comma-separated list with p.
+func prefixed(p, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // companyRates reads the penalty rates of a company (all a bill form needs).
