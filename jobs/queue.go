@@ -69,7 +69,6 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	}
 	workers := river.NewWorkers()
 	deps := &deps{db: db, clock: db.Clock, log: cfg.Logger}
-	river.AddWorker(workers, &cleanupIdempotencyWorker{deps: deps})
 	addSweepWorkers(workers, deps)
 	policy, err := webhook.NewAddressPolicy(cfg.WebhookAllowedCIDRs)
 	if err != nil {
@@ -103,7 +102,7 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 		RescueStuckJobsAfter: 2 * time.Minute,
 	}
 	if !cfg.NoPeriodic {
-		rc.PeriodicJobs = periodicJobs()
+		rc.PeriodicJobs = sweepJobs()
 	}
 	var q *Queue
 	if db.Dialect() == sqldb.Postgres {
@@ -155,10 +154,4 @@ type deps struct {
 	db    *sqldb.DB
 	clock parcela.Clock
 	log   *slog.Logger
-}
-
-func periodicJobs() []*river.PeriodicJob {
-	return append(sweepJobs(), river.NewPeriodicJob(river.PeriodicInterval(10*time.Minute),
-		func() (river.JobArgs, *river.InsertOpts) { return CleanupIdempotencyArgs{}, nil },
-		&river.PeriodicJobOpts{RunOnStart: true}))
 }

@@ -49,7 +49,14 @@ func addSweepWorkers(w *river.Workers, d *deps) {
 	river.AddWorker(w, &sweepWorker[ExpirePaymentsArgs]{deps: d, what: "payments expired", sweep: d.db.ExpireDuePayments})
 	river.AddWorker(w, &sweepWorker[MarkOverdueArgs]{deps: d, what: "bills overdue", sweep: d.db.MarkOverdue})
 	river.AddWorker(w, &sweepWorker[IssueInstallmentsArgs]{deps: d, what: "installment payments issued", sweep: d.db.IssueDueInstallments})
+	river.AddWorker(w, &sweepWorker[CleanupIdempotencyArgs]{deps: d, what: "expired idempotency keys deleted", sweep: d.db.DeleteExpiredIdempotencyKeys})
 }
+
+// CleanupIdempotencyArgs deletes idempotency records past their 24 hours.
+type CleanupIdempotencyArgs struct{}
+
+// Kind names the job.
+func (CleanupIdempotencyArgs) Kind() string { return "cleanup_idempotency_keys" }
 
 func sweepJobs() []*river.PeriodicJob {
 	every := func(d time.Duration, args river.JobArgs) *river.PeriodicJob {
@@ -61,5 +68,6 @@ func sweepJobs() []*river.PeriodicJob {
 		every(time.Minute, ExpirePaymentsArgs{}),
 		every(time.Minute, MarkOverdueArgs{}),
 		every(10*time.Minute, IssueInstallmentsArgs{}),
+		every(10*time.Minute, CleanupIdempotencyArgs{}),
 	}
 }

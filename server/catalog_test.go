@@ -173,6 +173,19 @@ func TestOfferRules(t *testing.T) {
 			pc["expires_in"] != float64(72) || pc["financed_type"] != "bolepix" || pc["take_rate_type"] != "percentage" {
 			t.Errorf("company defaults not applied: %v", pc)
 		}
+		// The list carries each offer exactly as its own GET does.
+		list := b.call("GET", "/external_api/v1/offers?per_page=10", nil).want(t, 200)
+		var page struct{ Results []json.RawMessage }
+		if err := json.Unmarshal(list.Body, &page); err != nil || len(page.Results) != 2 {
+			t.Fatalf("offer list: %v %s", err, list.Body)
+		}
+		for _, r := range page.Results {
+			var o struct{ ID string }
+			json.Unmarshal(r, &o)
+			if one := b.call("GET", "/external_api/v1/offers/"+o.ID, nil).want(t, 200); string(one.Body) != string(r) {
+				t.Errorf("listed offer differs from its GET:\n%s\n%s", r, one.Body)
+			}
+		}
 	})
 }
 

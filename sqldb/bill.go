@@ -96,7 +96,7 @@ func attachBillings(ctx context.Context, db *DB, bills []*parcela.Bill) error {
 	if len(args) == 0 {
 		return nil
 	}
-	rows, err := db.query(ctx, billingSelect+` WHERE id IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args...)
+	rows, err := db.query(ctx, billingSelect+` WHERE id IN (`+placeholders(len(args))+`)`, args...)
 	if err != nil {
 		return err
 	}

@@ -173,16 +173,11 @@ func attachPayments(ctx context.Context, q querier, db *DB, bills []*parcela.Bil
 	}
 	byID := make(map[string]*parcela.Bill, len(bills))
 	args := make([]any, 0, len(bills))
-	ph := make([]byte, 0, len(bills)*3)
-	for i, b := range bills {
+	for _, b := range bills {
 		byID[b.ID] = b
 		args = append(args, b.ID)
-		if i > 0 {
-			ph = append(ph, ',', ' ')
-		}
-		ph = append(ph, '?')
 	}
-	rows, err := q.QueryContext(ctx, db.rebind(paymentSelect+` WHERE p.bill_id IN (`+string(ph)+`) ORDER BY p.created_at, p.id`), args...)
+	rows, err := q.QueryContext(ctx, db.rebind(paymentSelect+` WHERE p.bill_id IN (`+placeholders(len(args))+`) ORDER BY p.created_at, p.id`), args...)
 	if err != nil {
 		return err
 	}

@@ -65,19 +65,22 @@ func scanCompany(row rowScanner, c *parcela.Company) (addressID sql.NullString, 
 
 // Company returns one company by id.
 func (db *DB) Company(ctx context.Context, id string) (*parcela.Company, error) {
+	return companyByID(ctx, db.reader, db, id)
+}
+
+// companyByID loads a company with its address, inside or outside a transaction.
+func companyByID(ctx context.Context, q querier, db *DB, id string) (*parcela.Company, error) {
 	var c parcela.Company
-	addressID, err := scanCompany(db.queryRow(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = ?`, id), &c)
+	addressID, err := scanCompany(q.QueryRowContext(ctx, db.rebind(`SELECT `+companyColumns+` FROM companies WHERE id = ?`), id), &c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, parcela.NotFound("company")
 	} else if err != nil {
 		return nil, err
 	}
 	if addressID.Valid {
-		a, err := db.address(ctx, db.reader, addressID.String)
-		if err != nil {
+		if c.Address, err = db.address(ctx, q, addressID.String); err != nil {
 			return nil, err
 		}
-		c.Address = a
 	}
 	return &c, nil
 }

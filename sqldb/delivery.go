@@ -44,12 +44,12 @@ func (db *DB) LoadDeliveryWork(ctx context.Context, id string) (*DeliveryWork, e
 	d.Entity, d.Event = w.Event.Entity, w.Event.Event
 	d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = fromNullMS(next), fromMS(created), fromMS(updated)
 	var deleted sql.NullInt64
-	if err := db.queryRow(ctx, `SELECT deleted_at FROM webhooks WHERE id = ?`, d.WebhookID).Scan(&deleted); err != nil {
+	row := db.queryRow(ctx, `SELECT `+webhookColumns+`, deleted_at FROM webhooks WHERE id = ?`, d.WebhookID)
+	if w.Webhook, err = scanWebhook(withTail{row, []any{&deleted}}); err != nil {
 		return nil, err
 	}
 	w.Deleted = deleted.Valid
-	w.Webhook, err = scanWebhook(db.queryRow(ctx, webhookSelect+` WHERE id = ?`, d.WebhookID))
-	return &w, err
+	return &w, nil
 }
 
 // AttemptResult is the outcome of one delivery attempt, as the worker saw it.
@@ -142,30 +142,36 @@ func scanDelivery(row rowScanner) (*parcela.Delivery, error) {
 }
 
 func (db *DB) attachAttempts(ctx context.Context, ds []*parcela.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	byID := make(map[string]*parcela.Delivery, len(ds))
+	args := make([]any, 0, len(ds))
 	for _, d := range ds {
-		rows, err := db.query(ctx, `SELECT attempted_at, response_status, duration_ms, error, response_body FROM webhook_attempts
-			WHERE delivery_id = ? ORDER BY attempted_at, id`, d.ID)
-		if err != nil {
+		byID[d.ID] = d
+		args = append(args, d.ID)
+	}
+	rows, err := db.query(ctx, `SELECT delivery_id, attempted_at, response_status, duration_ms, error, response_body FROM webhook_attempts
+		WHERE delivery_id IN (`+placeholders(len(args))+`) ORDER BY attempted_at, id`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a parcela.DeliveryAttempt
+		var deliveryID string
+		var at int64
+		var status sql.NullInt64
+		var errText, body sql.NullString
+		if err := rows.Scan(&deliveryID, &at, &status, &a.DurationMS, &errText, &body); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var a parcela.DeliveryAttempt
-			var at int64
-			var status sql.NullInt64
-			var errText, body sql.NullString
-			if err := rows.Scan(&at, &status, &a.DurationMS, &errText, &body); err != nil {
-				rows.Close()
-				return err
-			}
-			a.AttemptedAt, a.ResponseStatus, a.Error, a.ResponseBody = fromMS(at), nullInt(status), nullString(errText), nullString(body)
+		a.AttemptedAt, a.ResponseStatus, a.Error, a.ResponseBody = fromMS(at), nullInt(status), nullString(errText), nullString(body)
+		if d := byID[deliveryID]; d != nil {
 			d.Attempts = append(d.Attempts, a)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
 	}
-	return nil
+	return rows.Err()
 }
 
 // Deliveries lists the caller's deliveries, newest first, optionally of one webhook.

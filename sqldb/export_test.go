@@ -15,7 +15,7 @@ var LookupQueries = map[string]string{
 	"bills of a billing":   billSelect + ` WHERE b.billing_id = ? ORDER BY b.number`,
 	"payments of a bill":   paymentSelect + ` WHERE p.bill_id IN (?) ORDER BY p.created_at, p.id`,
 	"events of an entity":  `SELECT id FROM events WHERE company_id = ? AND environment = ? AND entity_id = ? ORDER BY created_at, id`,
-	"attempts":             `SELECT attempted_at FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempted_at, id`,
+	"attempts":             `SELECT attempted_at FROM webhook_attempts WHERE delivery_id IN (?) ORDER BY attempted_at, id`,
 }
 
 // Rebind exposes placeholder rebinding.

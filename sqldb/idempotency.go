@@ -88,14 +88,15 @@ func (db *DB) ReleaseIdempotencyKey(ctx context.Context, a parcela.Auth, key str
 }
 
 // DeleteExpiredIdempotencyKeys removes records past their 24 hours.
-func (db *DB) DeleteExpiredIdempotencyKeys(ctx context.Context) (int64, error) {
-	var n int64
+func (db *DB) DeleteExpiredIdempotencyKeys(ctx context.Context) (int, error) {
+	var n int
 	err := db.inTx(ctx, func(tx *Tx) error {
 		res, err := tx.exec(ctx, `DELETE FROM idempotency_keys WHERE expires_at <= ?`, ms64(tx.Now))
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		rows, err := res.RowsAffected()
+		n = int(rows)
 		return err
 	})
 	return n, err

@@ -185,7 +185,7 @@ func expirePayment(ctx context.Context, tx *Tx, a parcela.Auth, paymentID string
 		return bill.ID, nil
 	}
 	// An installment keeps its bill open: issue a fresh boleto.
-	c, err := companyTx(ctx, tx, a.CompanyID)
+	c, err := companyByID(ctx, tx.q, tx.db, a.CompanyID)
 	if err != nil {
 		return "", err
 	}

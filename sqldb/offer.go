@@ -67,7 +67,7 @@ func splitList(s string) []string {
 func (db *DB) CreateOffer(ctx context.Context, a parcela.Auth, req parcela.OfferRequest) (*parcela.Offer, error) {
 	var o *parcela.Offer
 	err := db.inTx(ctx, func(tx *Tx) error {
-		c, err := companyTx(ctx, tx, a.CompanyID)
+		c, err := companyByID(ctx, tx.q, tx.db, a.CompanyID)
 		if err != nil {
 			return err
 		}
@@ -112,23 +112,7 @@ func (db *DB) CreateOffer(ctx context.Context, a parcela.Auth, req parcela.Offer
 	return o, err
 }
 
-func companyTx(ctx context.Context, tx *Tx, id string) (*parcela.Company, error) {
-	var c parcela.Company
-	addressID, err := scanCompany(tx.queryRow(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = ?`, id), &c)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, parcela.NotFound("company")
-	} else if err != nil {
-		return nil, err
-	}
-	if addressID.Valid {
-		if c.Address, err = tx.db.address(ctx, tx.q, addressID.String); err != nil {
-			return nil, err
-		}
-	}
-	return &c, nil
-}
-
-// loadOffer reads an offer of the caller with its product (and company) and configurations.
+// loadOffer reads an offer of the caller with its product and configurations.
 func loadOffer(ctx context.Context, q querier, db *DB, a parcela.Auth, id string) (*parcela.Offer, error) {
 	o, err := scanOffer(q.QueryRowContext(ctx, db.rebind(offerSelect+` WHERE id = ? AND company_id = ? AND environment = ?`), id, a.CompanyID, string(a.Environment)))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -136,22 +120,59 @@ func loadOffer(ctx context.Context, q querier, db *DB, a parcela.Auth, id string
 	} else if err != nil {
 		return nil, err
 	}
-	if o.Product, err = productByID(ctx, q, db, a, o.ProductID); err != nil {
-		return nil, err
+	return o, attachOfferParts(ctx, q, db, a, []*parcela.Offer{o})
+}
+
+// attachOfferParts loads the products and configurations of offers in two
+// queries, however many offers there are.
+func attachOfferParts(ctx context.Context, q querier, db *DB, a parcela.Auth, offers []*parcela.Offer) error {
+	if len(offers) == 0 {
+		return nil
 	}
-	rows, err := q.QueryContext(ctx, db.rebind(configurationSelect+` WHERE offer_id = ? ORDER BY position`), o.ID)
+	byID := make(map[string]*parcela.Offer, len(offers))
+	byProduct := map[string][]*parcela.Offer{}
+	var offerIDs, productIDs []any
+	for _, o := range offers {
+		byID[o.ID] = o
+		offerIDs = append(offerIDs, o.ID)
+		if _, seen := byProduct[o.ProductID]; !seen {
+			productIDs = append(productIDs, o.ProductID)
+		}
+		byProduct[o.ProductID] = append(byProduct[o.ProductID], o)
+	}
+	rows, err := q.QueryContext(ctx, db.rebind(productSelect+` WHERE p.id IN (`+placeholders(len(productIDs))+`) AND p.company_id = ? AND p.environment = ?`),
+		append(productIDs, a.CompanyID, string(a.Environment))...)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	for rows.Next() {
+		p, err := scanProduct(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		for _, o := range byProduct[p.ID] {
+			o.Product = p
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = q.QueryContext(ctx, db.rebind(configurationSelect+` WHERE offer_id IN (`+placeholders(len(offerIDs))+`) ORDER BY offer_id, position`), offerIDs...)
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		pc, err := scanConfiguration(rows)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		o := byID[pc.OfferID]
 		o.PaymentConfigurations = append(o.PaymentConfigurations, pc)
 	}
-	return o, rows.Err()
+	return rows.Err()
 }
 
 // Offer returns one of the caller's offers with its product and configurations.
@@ -172,30 +193,25 @@ func (db *DB) Offers(ctx context.Context, a parcela.Auth, page, perPage int) ([]
 	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM offers WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := db.query(ctx, `SELECT id FROM offers WHERE company_id = ? AND environment = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+	rows, err := db.query(ctx, offerSelect+` WHERE company_id = ? AND environment = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
 		a.CompanyID, string(a.Environment), perPage, (page-1)*perPage)
 	if err != nil {
 		return nil, 0, err
 	}
-	var ids []string
+	out := []*parcela.Offer{}
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, 0, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	out := make([]*parcela.Offer, 0, len(ids))
-	for _, id := range ids {
-		o, err := db.Offer(ctx, a, id)
+		o, err := scanOffer(rows)
 		if err != nil {
+			rows.Close()
 			return nil, 0, err
 		}
 		out = append(out, o)
 	}
-	return out, total, nil
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	return out, total, attachOfferParts(ctx, db.reader, db, a, out)
 }
 
 // UpdateOffer changes an offer's name, availability, expiry or seats.

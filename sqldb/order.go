@@ -62,7 +62,7 @@ func (db *DB) CreateOrder(ctx context.Context, a parcela.Auth, req parcela.Order
 			return err
 		}
 		o.Offer = offer
-		if offer.Product.Company, err = companyTx(ctx, tx, a.CompanyID); err != nil {
+		if offer.Product.Company, err = companyByID(ctx, tx.q, tx.db, a.CompanyID); err != nil {
 			return err
 		}
 		o.Billings = []*parcela.Billing{}
@@ -88,17 +88,9 @@ func loadOrder(ctx context.Context, q querier, db *DB, a parcela.Auth, id string
 	if o.Offer, err = loadOffer(ctx, q, db, a, o.OfferID); err != nil {
 		return nil, err
 	}
-	var c parcela.Company
-	companyAddress, err := scanCompany(q.QueryRowContext(ctx, db.rebind(`SELECT `+companyColumns+` FROM companies WHERE id = ?`), a.CompanyID), &c)
-	if err != nil {
+	if o.Offer.Product.Company, err = companyByID(ctx, q, db, a.CompanyID); err != nil {
 		return nil, err
 	}
-	if companyAddress.Valid {
-		if c.Address, err = db.address(ctx, q, companyAddress.String); err != nil {
-			return nil, err
-		}
-	}
-	o.Offer.Product.Company = &c
 	if o.Billings, err = loadBillings(ctx, q, db, o.ID); err != nil {
 		return nil, err
 	}

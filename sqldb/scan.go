@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,11 @@ func nullInt(n sql.NullInt64) *int {
 	}
 	v := int(n.Int64)
 	return &v
+}
+
+// placeholders returns "?, ?, …" for an IN list of n values (n > 0).
+func placeholders(n int) string {
+	return strings.Repeat("?, ", n-1) + "?"
 }
 
 // newID returns a time-ordered UUID (v7), which keeps primary-key indexes

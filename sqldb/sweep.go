@@ -124,7 +124,7 @@ func (db *DB) IssueDueInstallments(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			c, err := companyTx(ctx, tx, o.auth.CompanyID)
+			c, err := companyByID(ctx, tx.q, tx.db, o.auth.CompanyID)
 			if err != nil {
 				return err
 			}

@@ -14,8 +14,10 @@ import (
 	"parcela/webhook"
 )
 
-const webhookSelect = `SELECT id, company_id, environment, name, url, entity, events, verb, secret, previous_secret, previous_secret_until,
-	enabled, disabled_reason, failing_since, created_at, updated_at FROM webhooks`
+const webhookColumns = `id, company_id, environment, name, url, entity, events, verb, secret, previous_secret, previous_secret_until,
+	enabled, disabled_reason, failing_since, created_at, updated_at`
+
+const webhookSelect = `SELECT ` + webhookColumns + ` FROM webhooks`
 
 func scanWebhook(row rowScanner) (*parcela.Webhook, error) {
 	var w parcela.Webhook
