@@ -56,23 +56,32 @@ func NewPaymentBillForm(p *Payment, l Links) PaymentBillForm {
 	return f
 }
 
+// billBase is what both bill forms share.
+type billBase struct {
+	ID          string      `json:"id"`
+	AmountCents int64       `json:"amount_cents"`
+	CreatedAt   Timestamp   `json:"created_at"`
+	UpdatedAt   Timestamp   `json:"updated_at"`
+	Status      string      `json:"status"`
+	DueDate     Timestamp   `json:"due_date"`
+	BillType    BillType    `json:"bill_type"`
+	BillDetails BillDetails `json:"bill_details"`
+}
+
+func newBillBase(b *Bill) billBase {
+	return billBase{ID: b.ID, AmountCents: b.AmountCents, CreatedAt: ts(b.CreatedAt), UpdatedAt: ts(b.UpdatedAt), Status: b.Status,
+		DueDate: ts(b.DueDate), BillType: b.Type, BillDetails: b.Details}
+}
+
 // BillOrderForm is spec 2.7 inside an order, with the bill_details extension.
 type BillOrderForm struct {
-	ID          string             `json:"id"`
-	AmountCents int64              `json:"amount_cents"`
-	CreatedAt   Timestamp          `json:"created_at"`
-	UpdatedAt   Timestamp          `json:"updated_at"`
-	Status      string             `json:"status"`
-	DueDate     Timestamp          `json:"due_date"`
-	BillType    BillType           `json:"bill_type"`
-	Payments    []PaymentOrderForm `json:"payments"`
-	BillDetails BillDetails        `json:"bill_details"`
+	billBase
+	Payments []PaymentOrderForm `json:"payments"`
 }
 
 // NewBillOrderForm renders a bill as it appears inside an order.
 func NewBillOrderForm(b *Bill, l Links) BillOrderForm {
-	f := BillOrderForm{ID: b.ID, AmountCents: b.AmountCents, CreatedAt: ts(b.CreatedAt), UpdatedAt: ts(b.UpdatedAt), Status: b.Status,
-		DueDate: ts(b.DueDate), BillType: b.Type, Payments: make([]PaymentOrderForm, 0, len(b.Payments)), BillDetails: b.Details}
+	f := BillOrderForm{billBase: newBillBase(b), Payments: make([]PaymentOrderForm, 0, len(b.Payments))}
 	for _, p := range b.Payments {
 		f.Payments = append(f.Payments, NewPaymentOrderForm(p, l))
 	}
@@ -124,13 +133,7 @@ type BillingSummaryForm struct {
 
 // BillEndpointForm is spec 2.7 on the bill endpoints.
 type BillEndpointForm struct {
-	ID                    string             `json:"id"`
-	AmountCents           int64              `json:"amount_cents"`
-	CreatedAt             Timestamp          `json:"created_at"`
-	UpdatedAt             Timestamp          `json:"updated_at"`
-	Status                string             `json:"status"`
-	DueDate               Timestamp          `json:"due_date"`
-	BillType              BillType           `json:"bill_type"`
+	billBase
 	Payments              []PaymentBillForm  `json:"payments"`
 	AuthenticationCode    string             `json:"authentication_code"`
 	Billing               BillingSummaryForm `json:"billing"`
@@ -140,21 +143,18 @@ type BillEndpointForm struct {
 	DisablePenaltiesUntil *Timestamp         `json:"disable_penalties_until"`
 	EffectiveDueDate      Timestamp          `json:"effective_due_date"`
 	PaidAt                *Timestamp         `json:"paid_at"`
-	BillDetails           BillDetails        `json:"bill_details"`
 }
 
 // NewBillEndpointForm renders a bill (with b.Billing loaded) at time now,
 // its current amount carrying the company's late penalties.
 func NewBillEndpointForm(b *Bill, c *Company, now time.Time, l Links) BillEndpointForm {
 	f := BillEndpointForm{
-		ID: b.ID, AmountCents: b.AmountCents, CreatedAt: ts(b.CreatedAt), UpdatedAt: ts(b.UpdatedAt), Status: b.Status,
-		DueDate: ts(b.DueDate), BillType: b.Type, Payments: make([]PaymentBillForm, 0, len(b.Payments)),
+		billBase: newBillBase(b), Payments: make([]PaymentBillForm, 0, len(b.Payments)),
 		AuthenticationCode: b.AuthenticationCode,
 		Billing:            BillingSummaryForm{billingBase: newBillingBase(b.Billing), OrderID: b.Billing.OrderID, OriginBillingID: b.Billing.OriginBillingID},
 		CheckoutURL:        l.PublicURL + "/checkout/bills/" + b.ID + "?code=" + b.AuthenticationCode,
 		CurrentAmountCents: b.Penalty(now, c).Total(b.AmountCents), OriginalAmountCents: b.AmountCents,
 		DisablePenaltiesUntil: tsPtr(b.DisablePenaltiesUntil), EffectiveDueDate: ts(b.EffectiveDueDate), PaidAt: tsPtr(b.PaidAt),
-		BillDetails: b.Details,
 	}
 	for _, p := range b.Payments {
 		f.Payments = append(f.Payments, NewPaymentBillForm(p, l))

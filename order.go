@@ -147,14 +147,26 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	return o, nil
 }
 
-// CancelReason validates the reason given to cancel an order.
+// CancelReason validates the optional reason given to cancel an order.
 func CancelReason(reason *string) (string, error) {
 	if reason == nil || *reason == "" {
 		return "customer_dropout", nil
 	}
-	if !slices.Contains(CancelationReasons, *reason) {
-		return "", &Error{Code: EINVALID, Message: "reason must be one of " + strings.Join(CancelationReasons, ", "),
-			Fields: []FieldError{{Field: "reason", Code: "invalid", Message: "must be one of " + strings.Join(CancelationReasons, ", ")}}}
+	return validReason("reason", *reason)
+}
+
+// BillingCancelReason validates the required reason to cancel a billing.
+func BillingCancelReason(reason *string) (string, error) {
+	if reason == nil {
+		return validReason("cancelation_reason", "")
 	}
-	return *reason, nil
+	return validReason("cancelation_reason", *reason)
+}
+
+func validReason(field, reason string) (string, error) {
+	if !slices.Contains(CancelationReasons, reason) {
+		msg := "must be one of " + strings.Join(CancelationReasons, ", ")
+		return "", &Error{Code: EINVALID, Message: field + " " + msg, Fields: []FieldError{{Field: field, Code: "invalid", Message: msg}}}
+	}
+	return reason, nil
 }

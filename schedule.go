@@ -56,6 +56,16 @@ type ScheduledBill struct {
 	Details     BillDetails
 }
 
+// EffectiveDueDate is when the bill becomes late. The first bill is due
+// when its payment expires, to the millisecond; installments move to the
+// next business day.
+func (b ScheduledBill) EffectiveDueDate() time.Time {
+	if b.Number == 0 {
+		return b.DueDate
+	}
+	return EffectiveDueDate(b.DueDate)
+}
+
 // Schedule is the full set of bills of a billing and its totals.
 type Schedule struct {
 	Bills                []ScheduledBill

@@ -416,3 +416,21 @@ func schedCheck(in ScheduleInput, s Schedule) string {
 	}
 	return ""
 }
+
+func TestScheduledBillEffectiveDueDate(t *testing.T) {
+	// Charged Friday 2026-11-20 (a holiday) at 10:00 with 24 h to pay: the
+	// first bill is late the moment its payment expires, Saturday 10:00,
+	// weekend or not. Installment 1 falls on Sunday 2026-12-20 and is late
+	// only after Monday the 21st.
+	s, err := BuildSchedule(ScheduleInput{AmountCents: 100000, DownPaymentType: DownPaymentPercentage, DownPaymentValue: MustRate("0.2"),
+		InterestRate: MustRate("0.01"), Installments: 3, DueDay: 20, ChargedAt: time.Date(2026, 11, 20, 10, 0, 0, 0, SaoPaulo), ExpiresIn: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Bills[0].EffectiveDueDate(), time.Date(2026, 11, 21, 10, 0, 0, 0, SaoPaulo); !got.Equal(want) {
+		t.Errorf("first bill effective due %v, want %v", got, want)
+	}
+	if got, want := s.Bills[1].EffectiveDueDate(), time.Date(2026, 12, 21, 23, 59, 59, 999e6, SaoPaulo); !got.Equal(want) {
+		t.Errorf("installment effective due %v, want %v", got, want)
+	}
+}

@@ -2,8 +2,6 @@ package server
 
 import (
 	"net/http"
-	"slices"
-	"strings"
 
 	"parcela"
 )
@@ -61,10 +59,11 @@ func (s *Server) handleCancelBilling(r *http.Request, body []byte) (int, any, er
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	if req.CancelationReason == nil || !slices.Contains(parcela.CancelationReasons, *req.CancelationReason) {
-		return 0, nil, fieldErr("cancelation_reason", "invalid", "must be one of "+strings.Join(parcela.CancelationReasons, ", "))
+	reason, err := parcela.BillingCancelReason(req.CancelationReason)
+	if err != nil {
+		return 0, nil, err
 	}
-	b, err := s.db.CancelBilling(r.Context(), authOf(r), pathID(r), *req.CancelationReason)
+	b, err := s.db.CancelBilling(r.Context(), authOf(r), pathID(r), reason)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -116,12 +116,21 @@ func cancelBilling(ctx context.Context, tx *Tx, a parcela.Auth, billingID, reaso
 		billIDs = append(billIDs, id)
 	}
 	rows.Close()
-	for _, id := range billIDs {
-		if _, err := tx.exec(ctx, `UPDATE bills SET status = ?, updated_at = ? WHERE id = ?`, parcela.BillCanceled, now, id); err != nil {
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(billIDs) > 0 {
+		ids := make([]any, len(billIDs))
+		for i, id := range billIDs {
+			ids[i] = id
+		}
+		in := placeholders(len(ids))
+		if _, err := tx.exec(ctx, `UPDATE payments SET status = ?, updated_at = ? WHERE status = ? AND bill_id IN (`+in+`)`,
+			append([]any{parcela.PaymentCanceled, now, parcela.PaymentUnpaid}, ids...)...); err != nil {
 			return err
 		}
-		if _, err := tx.exec(ctx, `UPDATE payments SET status = ?, updated_at = ? WHERE bill_id = ? AND status = ?`,
-			parcela.PaymentCanceled, now, id, parcela.PaymentUnpaid); err != nil {
+		if _, err := tx.exec(ctx, `UPDATE bills SET status = ?, updated_at = ? WHERE id IN (`+in+`)`,
+			append([]any{parcela.BillCanceled, now}, ids...)...); err != nil {
 			return err
 		}
 	}

@@ -109,13 +109,8 @@ func insertBilling(ctx context.Context, tx *Tx, a parcela.Auth, o *parcela.Order
 	for _, s := range plan.Schedule.Bills {
 		bill := &parcela.Bill{
 			ID: newID(), CompanyID: a.CompanyID, Environment: a.Environment, BillingID: b.ID, OrderID: o.ID, Number: s.Number, Type: s.Type,
-			Status: parcela.BillPending, AmountCents: s.AmountCents, DueDate: s.DueDate, EffectiveDueDate: parcela.EffectiveDueDate(s.DueDate),
+			Status: parcela.BillPending, AmountCents: s.AmountCents, DueDate: s.DueDate, EffectiveDueDate: s.EffectiveDueDate(),
 			AuthenticationCode: authenticationCode(), Details: s.Details, CreatedAt: tx.Now, UpdatedAt: tx.Now, Payments: []*parcela.Payment{},
-		}
-		// The first bill is due when its payment expires, to the millisecond;
-		// it is not moved to a business day.
-		if s.Number == 0 {
-			bill.EffectiveDueDate = s.DueDate
 		}
 		_, err := tx.exec(ctx, `INSERT INTO bills (id, company_id, environment, billing_id, order_id, number, bill_type, status, amount_cents, due_date,
 			effective_due_date, authentication_code, down_payment_cents, registration_fee_cents, amortization_cents, interest_cents, created_at, updated_at)

@@ -111,7 +111,7 @@ func TestNoDeliveryLostAcrossAStop(t *testing.T) {
 		t.Fatalf("no access log line for the charge:\n%s", a.stderr.String())
 	}
 
-	startServer(t, dsn, env)
+	b := startServer(t, dsn, env)
 	deadline := time.Now().Add(45 * time.Second)
 	for {
 		mu.Lock()
@@ -124,5 +124,12 @@ func TestNoDeliveryLostAcrossAStop(t *testing.T) {
 			t.Fatalf("after the restart %d of %d events were delivered", n, want)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	// The delivery metrics are exported on the operations listener.
+	m := do(t, "GET", b.ops+"/metrics", "", nil, nil)
+	for _, name := range []string{`parcela_webhook_deliveries_total{outcome="delivered"}`, "parcela_webhook_attempt_duration_seconds_count", "parcela_webhook_queue_depth"} {
+		if !strings.Contains(string(m.body), name) {
+			t.Errorf("metrics lack %s", name)
+		}
 	}
 }
