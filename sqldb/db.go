@@ -21,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
 
 	"parcela"
 )
@@ -84,10 +84,7 @@ func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, err
 		}
 	}
 	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	write, err := sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate")
-	if err != nil {
-		return nil, err
-	}
+	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
