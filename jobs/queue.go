@@ -43,6 +43,9 @@ type Config struct {
 	Metrics prometheus.Registerer
 	// NoJitter makes retry delays exact (tests).
 	NoJitter bool
+	// CountCompaction is how often bill count deltas are folded into the
+	// per-day counts (default 1 s; negative: never, for tests that fold by hand).
+	CountCompaction time.Duration
 }
 
 // Queue is a River client on whichever database the store uses.
@@ -51,6 +54,8 @@ type Queue struct {
 	stop   func(context.Context) error
 	cancel func(context.Context) error
 	insert func(context.Context, *sqldb.Tx, []river.InsertManyParams) error
+	// compactor is nil when compaction is off.
+	compactor *countCompactor
 }
 
 // New builds the queue and makes it the store's enqueuer.
@@ -115,6 +120,12 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
+	if cfg.CountCompaction == 0 {
+		cfg.CountCompaction = time.Second
+	}
+	if cfg.CountCompaction > 0 {
+		q.compactor = &countCompactor{db: db, log: cfg.Logger, every: cfg.CountCompaction}
+	}
 	db.Enqueue = q
 	return q, nil
 }
@@ -141,14 +152,32 @@ func (q *Queue) InsertTx(ctx context.Context, tx *sqldb.Tx, p []river.InsertMany
 }
 
 // Start begins working jobs until Stop.
-func (q *Queue) Start(ctx context.Context) error { return q.start(ctx) }
+func (q *Queue) Start(ctx context.Context) error {
+	if err := q.start(ctx); err != nil {
+		return err
+	}
+	if q.compactor != nil {
+		q.compactor.start()
+	}
+	return nil
+}
 
 // Stop lets running jobs finish (bounded by ctx) and stops fetching new ones.
-func (q *Queue) Stop(ctx context.Context) error { return q.stop(ctx) }
+func (q *Queue) Stop(ctx context.Context) error {
+	if q.compactor != nil {
+		q.compactor.stop()
+	}
+	return q.stop(ctx)
+}
 
 // StopAndCancel cancels running jobs and waits for them to return; jobs
 // cut short stay in the queue and run again on the next start.
-func (q *Queue) StopAndCancel(ctx context.Context) error { return q.cancel(ctx) }
+func (q *Queue) StopAndCancel(ctx context.Context) error {
+	if q.compactor != nil {
+		q.compactor.stop()
+	}
+	return q.cancel(ctx)
+}
 
 type deps struct {
 	db    *sqldb.DB

@@ -27,8 +27,8 @@ type BillFilter struct {
 // each with its payments and billing summary, and the total count.
 func (db *DB) ListBills(ctx context.Context, a parcela.Auth, f BillFilter) ([]*parcela.Bill, int, *parcela.Company, error) {
 	cond, args := billListWhere(a, f)
-	var total int
-	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM bills b WHERE `+cond, args...).Scan(&total); err != nil {
+	total, err := db.countBills(ctx, f, cond, args)
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	c, err := companyRates(ctx, db.reader, db, a.CompanyID)

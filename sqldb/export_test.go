@@ -3,9 +3,10 @@ package sqldb
 import "parcela"
 
 // BillListQueries exposes the listing's SQL to the query-plan test.
-func BillListQueries(db *DB, a parcela.Auth, f BillFilter) (count, page string, args []any) {
+func BillListQueries(db *DB, a parcela.Auth, f BillFilter) (count, page string, countArgs, args []any) {
 	cond, args := billListWhere(a, f)
-	return db.rebind(`SELECT COUNT(*) FROM bills b WHERE ` + cond), db.rebind(billSelect + ` WHERE ` + cond + billListOrder), args
+	countSQL, countArgs := billCountQuery(f, cond, args)
+	return db.rebind(countSQL), db.rebind(billSelect + ` WHERE ` + cond + billListOrder), countArgs, args
 }
 
 // LookupQueries are the hot single-entity reads, for the query-plan test.

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -13,17 +14,53 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 )
 
-// The schema is portable SQL, so both engines run the same migrations; a
-// migration that must differ would go in a dialect's own directory.
+// The schema is portable SQL in migrations/; what cannot be (triggers) is in
+// migrations/sqlite and migrations/postgres, numbered in the same sequence.
 //
-//go:embed migrations/*.sql
+//go:embed migrations
 var migrations embed.FS
+
+// migrationFS lays a dialect's own migrations over the portable ones.
+type migrationFS struct{ portable, own fs.FS }
+
+func (m migrationFS) Open(name string) (fs.File, error) {
+	if f, err := m.own.Open(name); err == nil {
+		return f, nil
+	}
+	return m.portable.Open(name)
+}
+
+func (m migrationFS) Glob(pattern string) ([]string, error) {
+	a, err := fs.Glob(m.portable, pattern)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fs.Glob(m.own, pattern)
+	if err != nil {
+		return nil, err
+	}
+	out := append(a, b...)
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func (db *DB) migrationFiles() (fs.FS, error) {
+	portable, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	own, err := fs.Sub(portable, string(db.dialect))
+	if err != nil {
+		return nil, err
+	}
+	return migrationFS{portable: portable, own: own}, nil
+}
 
 // Migrate applies parcela's migrations, then River's, then loads the
 // reference data (IBGE states and municipalities, product kinds and shifts).
 // It is safe to run on every start.
 func (db *DB) Migrate(ctx context.Context) error {
-	sub, err := fs.Sub(migrations, "migrations")
+	sub, err := db.migrationFiles()
 	if err != nil {
 		return err
 	}

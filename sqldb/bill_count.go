@@ -1,0 +1,76 @@
+package sqldb
+
+import (
+	"context"
+	"strings"
+)
+
+// countBills counts the bills a listing's filter matches. Filters on status
+// and due days are answered from the per-day counts (migration 00003), whose
+// cost is the days in the range, not the bills; the others select few bills
+// (a billing's, an order's) or none of the counts' keys (paid_at), and count
+// the bills themselves.
+func (db *DB) countBills(ctx context.Context, f BillFilter, cond string, args []any) (int, error) {
+	q, args := billCountQuery(f, cond, args)
+	var total int
+	err := db.queryRow(ctx, q, args...).Scan(&total)
+	return total, err
+}
+
+func billCountQuery(f BillFilter, cond string, args []any) (string, []any) {
+	if f.BillingID != "" || f.OrderID != "" || f.PaidFrom != nil || f.PaidTo != nil {
+		return `SELECT COUNT(*) FROM bills b WHERE ` + cond, args
+	}
+	// cond names only company, environment, status and due_date here, all
+	// columns of both count tables.
+	cond = strings.ReplaceAll(cond, "b.", "")
+	return `SELECT COALESCE(SUM(n), 0) FROM (
+		SELECT bills AS n FROM bill_day_counts WHERE ` + cond + `
+		UNION ALL
+		SELECT delta AS n FROM bill_count_deltas WHERE ` + cond + `) c`, append(args[:len(args):len(args)], args...)
+}
+
+// CompactBillCounts folds the count deltas written since the last run into
+// the per-day counts, and drops days whose count fell to zero. It returns
+// how many deltas it folded. A count reads both tables in one statement, so
+// it is exact before, during and after a compaction.
+func (db *DB) CompactBillCounts(ctx context.Context) (int, error) {
+	// Most seconds there is nothing to fold: check on a reader, so that an
+	// idle compactor neither waits for SQLite's writer nor writes a page.
+	var pending bool
+	if err := db.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bill_count_deltas)`).Scan(&pending); err != nil || !pending {
+		return 0, err
+	}
+	var n int
+	err := db.inTx(ctx, func(tx *Tx) error {
+		var res interface{ RowsAffected() (int64, error) }
+		var err error
+		if db.dialect == Postgres {
+			// One statement: it folds exactly the deltas it deletes, while
+			// other transactions keep appending.
+			res, err = tx.exec(ctx, `WITH moved AS (DELETE FROM bill_count_deltas RETURNING company_id, environment, status, due_date, delta)
+				INSERT INTO bill_day_counts (company_id, environment, status, due_date, bills)
+				SELECT company_id, environment, status, due_date, SUM(delta) FROM moved GROUP BY company_id, environment, status, due_date
+				ON CONFLICT (company_id, environment, status, due_date) DO UPDATE SET bills = bill_day_counts.bills + excluded.bills`)
+		} else {
+			// SQLite has one writer: nothing is appended between the two.
+			if _, err = tx.exec(ctx, `INSERT INTO bill_day_counts (company_id, environment, status, due_date, bills)
+				SELECT company_id, environment, status, due_date, SUM(delta) FROM bill_count_deltas WHERE true
+				GROUP BY company_id, environment, status, due_date
+				ON CONFLICT (company_id, environment, status, due_date) DO UPDATE SET bills = bill_day_counts.bills + excluded.bills`); err == nil {
+				res, err = tx.exec(ctx, `DELETE FROM bill_count_deltas`)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		folded, _ := res.RowsAffected()
+		n = int(folded)
+		if n == 0 {
+			return nil
+		}
+		_, err = tx.exec(ctx, `DELETE FROM bill_day_counts WHERE bills = 0`)
+		return err
+	})
+	return n, err
+}
