@@ -38,14 +38,43 @@ func (db *DB) ListBills(ctx context.Context, a parcela.Auth, f BillFilter) ([]*p
 	if (f.Page-1)*f.PerPage >= total {
 		return []*parcela.Bill{}, total, c, nil
 	}
-	bills, err := queryBills(ctx, db.reader, db, billSelect+` WHERE `+cond+billListOrder, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	bills, err := queryBillsWithBilling(ctx, db, billListSelect+cond+billListOrder, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if err := attachBillings(ctx, db, bills); err != nil {
-		return nil, 0, nil, err
-	}
 	return bills, total, c, nil
+}
+
+// billAndBillingColumns are a bill's columns followed by its billing's (bl).
+var billAndBillingColumns = billColumns + `, ` + prefixed("bl.", billingColumns)
+
+// billListSelect reads each bill with its billing summary in one joined row.
+var billListSelect = `SELECT ` + billAndBillingColumns + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id WHERE `
+
+// queryBillsWithBilling reads bills joined with their billing, then their payments.
+func queryBillsWithBilling(ctx context.Context, db *DB, query string, args ...any) ([]*parcela.Bill, error) {
+	rows, err := db.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var bills []*parcela.Bill
+	for rows.Next() {
+		bl := new(parcela.Billing)
+		tail, finish := billingFields(bl)
+		b, err := scanBill(withTail{rows, tail})
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		finish()
+		b.Billing, b.Payments = bl, []*parcela.Payment{}
+		bills = append(bills, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return bills, attachPayments(ctx, db.reader, db, bills)
 }
 
 const billListOrder = ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
@@ -81,36 +110,6 @@ func billListWhere(a parcela.Auth, f BillFilter) (string, []any) {
 		add("b.paid_at < ?", ms64(*f.PaidTo))
 	}
 	return strings.Join(where, " AND "), args
-}
-
-// attachBillings loads the billing summaries of bills in one query.
-func attachBillings(ctx context.Context, db *DB, bills []*parcela.Bill) error {
-	byID := map[string][]*parcela.Bill{}
-	var args []any
-	for _, b := range bills {
-		if _, ok := byID[b.BillingID]; !ok {
-			args = append(args, b.BillingID)
-		}
-		byID[b.BillingID] = append(byID[b.BillingID], b)
-	}
-	if len(args) == 0 {
-		return nil
-	}
-	rows, err := db.query(ctx, billingSelect+` WHERE id IN (`+placeholders(len(args))+`)`, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		bl, err := scanBilling(rows)
-		if err != nil {
-			return err
-		}
-		for _, b := range byID[bl.ID] {
-			b.Billing = bl
-		}
-	}
-	return rows.Err()
 }
 
 // SetPenaltyWaiver sets or clears disable_penalties_until on an open bill.

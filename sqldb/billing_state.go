@@ -28,7 +28,7 @@ func loadBill(ctx context.Context, q querier, db *DB, a parcela.Auth, id string)
 	c := &parcela.Company{ID: a.CompanyID}
 	tail, finish := billingFields(&billing)
 	tail = append(tail, rate(&c.FineRate), rate(&c.MonthlyInterestRate))
-	row := q.QueryRowContext(ctx, db.rebind(`SELECT `+billColumns+`, `+prefixed("bl.", billingColumns)+`, c.fine_rate, c.monthly_interest_rate
+	row := q.QueryRowContext(ctx, db.rebind(`SELECT `+billAndBillingColumns+`, c.fine_rate, c.monthly_interest_rate
 		FROM bills b JOIN billings bl ON bl.id = b.billing_id JOIN companies c ON c.id = b.company_id
 		WHERE b.id = ? AND b.company_id = ? AND b.environment = ?`), id, a.CompanyID, string(a.Environment))
 	b, err := scanBill(withTail{row, tail})

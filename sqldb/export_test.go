@@ -6,7 +6,7 @@ import "parcela"
 func BillListQueries(db *DB, a parcela.Auth, f BillFilter) (count, page string, countArgs, args []any) {
 	cond, args := billListWhere(a, f)
 	countSQL, countArgs := billCountQuery(f, cond, args)
-	return db.rebind(countSQL), db.rebind(billSelect + ` WHERE ` + cond + billListOrder), countArgs, args
+	return db.rebind(countSQL), db.rebind(billListSelect + cond + billListOrder), countArgs, args
 }
 
 // LookupQueries are the hot single-entity reads, for the query-plan test.
