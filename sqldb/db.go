@@ -84,7 +84,10 @@ func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, err
 		}
 	}
 	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
+	// temp_store(memory): a multi-row insert's statement journal (bills with
+	// their indexes and count trigger) outgrows 64 KB and would spill to a
+	// temporary file inside the writer's transaction.
+	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"parcela"
 )
@@ -25,19 +26,39 @@ func (db *DB) links(env parcela.Environment) parcela.Links {
 	return db.Links[env]
 }
 
+// newEvent renders an event at time at. Charges build theirs before their
+// transaction, so that it only writes.
+func newEvent(companyID string, env parcela.Environment, entity, entityID, event string, data any, at time.Time) (Event, error) {
+	body, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{ID: newID(), CompanyID: companyID, Environment: env, Entity: entity, EntityID: entityID, Event: event, Data: body, CreatedAt: ms64(at)}, nil
+}
+
 // writeEvent records an event in the transaction of the change it
 // describes, and queues its webhook deliveries there too.
 func writeEvent(ctx context.Context, tx *Tx, companyID string, env parcela.Environment, entity, entityID, event string, data any) error {
-	body, err := json.Marshal(data)
+	e, err := newEvent(companyID, env, entity, entityID, event, data, tx.Now)
 	if err != nil {
 		return err
 	}
-	e := Event{ID: newID(), CompanyID: companyID, Environment: env, Entity: entity, EntityID: entityID, Event: event, Data: body, CreatedAt: ms64(tx.Now)}
-	if _, err := tx.exec(ctx, `INSERT INTO events (id, company_id, environment, entity, entity_id, event, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, e.CompanyID, string(e.Environment), e.Entity, e.EntityID, e.Event, string(e.Data), e.CreatedAt); err != nil {
+	return writeEvents(ctx, tx, []Event{e})
+}
+
+// writeEvents is writeEvent for events built with newEvent, in one INSERT.
+// Their ids come from one process's monotonic UUIDv7s, so events built in
+// order keep that order under ORDER BY created_at, id.
+func writeEvents(ctx context.Context, tx *Tx, events []Event) error {
+	args := make([]any, 0, 8*len(events))
+	for _, e := range events {
+		args = append(args, e.ID, e.CompanyID, string(e.Environment), e.Entity, e.EntityID, e.Event, string(e.Data), e.CreatedAt)
+	}
+	if err := tx.insertMany(ctx, `INSERT INTO events (id, company_id, environment, entity, entity_id, event, data, created_at)`,
+		`(?, ?, ?, ?, ?, ?, ?, ?)`, 8, args); err != nil {
 		return err
 	}
-	return fanOut(ctx, tx, &e)
+	return fanOut(ctx, tx, events)
 }
 
 // Events lists the events of one entity in order, for tests and audits.

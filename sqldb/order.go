@@ -26,25 +26,33 @@ func scanOrder(row rowScanner) (*parcela.Order, string, error) {
 	return &o, addressID, nil
 }
 
-// CreateOrder stores a pending order of a sellable offer of the caller.
+// CreateOrder stores a pending order of a sellable offer of the caller. The
+// offer and company are read before the write transaction, which on SQLite
+// holds the single writer; orders take no seat, so a stale read only means
+// an offer sold out meanwhile, which the charge's guarded UPDATE refuses.
 func (db *DB) CreateOrder(ctx context.Context, a parcela.Auth, req parcela.OrderRequest) (*parcela.Order, error) {
-	var o *parcela.Order
-	err := db.inTx(ctx, func(tx *Tx) error {
-		var err error
-		if o, err = parcela.BuildOrder(req, tx.Now); err != nil {
-			return err
-		}
-		offer, err := loadOffer(ctx, tx.q, db, a, o.OfferID)
-		if parcela.ErrorCode(err) == parcela.ENOTFOUND {
-			return &parcela.Error{Code: parcela.EINVALID, Message: "order.offer_id is not an offer of this company and environment",
-				Fields: []parcela.FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company and environment"}}}
-		} else if err != nil {
-			return err
-		}
-		if err := offer.Sellable(tx.Now); err != nil {
-			return &parcela.Error{Code: parcela.EINVALID, Message: "order.offer_id: " + parcela.ErrorMessage(err),
-				Fields: []parcela.FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: parcela.ErrorMessage(err)}}}
-		}
+	now := db.Clock.Now()
+	o, err := parcela.BuildOrder(req, now)
+	if err != nil {
+		return nil, err
+	}
+	offer, err := loadOffer(ctx, db.reader, db, a, o.OfferID)
+	if parcela.ErrorCode(err) == parcela.ENOTFOUND {
+		return nil, &parcela.Error{Code: parcela.EINVALID, Message: "order.offer_id is not an offer of this company and environment",
+			Fields: []parcela.FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company and environment"}}}
+	} else if err != nil {
+		return nil, err
+	}
+	if err := offer.Sellable(now); err != nil {
+		return nil, &parcela.Error{Code: parcela.EINVALID, Message: "order.offer_id: " + parcela.ErrorMessage(err),
+			Fields: []parcela.FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: parcela.ErrorMessage(err)}}}
+	}
+	if offer.Product.Company, err = companyByID(ctx, db.reader, db, a.CompanyID); err != nil {
+		return nil, err
+	}
+	o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = a.CompanyID, a.Environment, now, now
+	o.Offer, o.Billings = offer, []*parcela.Billing{}
+	err = db.inTxAt(ctx, now, func(tx *Tx) error {
 		if err := insertAddress(ctx, tx, &o.Address); err != nil {
 			e := err.(*parcela.Error)
 			if len(e.Fields) > 0 {
@@ -53,22 +61,17 @@ func (db *DB) CreateOrder(ctx context.Context, a parcela.Auth, req parcela.Order
 			}
 			return err
 		}
-		o.ID, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = newID(), a.CompanyID, a.Environment, tx.Now, tx.Now
-		_, err = tx.exec(ctx, `INSERT INTO orders (id, company_id, environment, offer_id, status, customer_name, customer_birthdate, customer_document,
+		o.ID = newID()
+		_, err := tx.exec(ctx, `INSERT INTO orders (id, company_id, environment, offer_id, status, customer_name, customer_birthdate, customer_document,
 			email, phone, address_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			o.ID, o.CompanyID, string(o.Environment), offer.ID, o.Status, o.CustomerName, o.CustomerBirthdate, o.CustomerDocument,
 			o.Email, o.Phone, o.Address.ID, ms64(o.CreatedAt), ms64(o.UpdatedAt))
-		if err != nil {
-			return err
-		}
-		o.Offer = offer
-		if offer.Product.Company, err = companyByID(ctx, tx.q, tx.db, a.CompanyID); err != nil {
-			return err
-		}
-		o.Billings = []*parcela.Billing{}
-		return nil
+		return err
 	})
-	return o, err
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // loadOrder reads one order of the caller with everything its form shows.

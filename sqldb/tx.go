@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,7 +48,12 @@ type Tx struct {
 
 // Begin starts a write transaction.
 func (db *DB) Begin(ctx context.Context) (*Tx, error) {
-	now := db.Clock.Now()
+	return db.beginAt(ctx, db.Clock.Now())
+}
+
+// beginAt starts a write transaction whose time is now, for callers that
+// build their rows before beginning, at the time they will carry.
+func (db *DB) beginAt(ctx context.Context, now time.Time) (*Tx, error) {
 	if db.dialect == SQLite {
 		t, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
@@ -131,6 +137,37 @@ func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 	return tx.q.ExecContext(ctx, tx.db.rebind(q), args...)
 }
 
+// maxParams bounds the bind parameters of one statement, far below
+// SQLite's (32,766) and PostgreSQL's (65,535) limits.
+const maxParams = 900
+
+// insertMany runs head + " VALUES " + row, row, … with args holding
+// len(args)/width rows, in as few statements as maxParams allows.
+func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args []any) error {
+	if width <= 0 || len(args)%width != 0 {
+		return fmt.Errorf("insertMany: %d arguments are not rows of %d", len(args), width)
+	}
+	per := maxParams / width
+	for len(args) > 0 {
+		n := min(len(args)/width, per)
+		var b strings.Builder
+		b.Grow(len(head) + 8 + n*(len(row)+2))
+		b.WriteString(head)
+		b.WriteString(" VALUES ")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(row)
+		}
+		if _, err := tx.exec(ctx, b.String(), args[:n*width]...); err != nil {
+			return err
+		}
+		args = args[n*width:]
+	}
+	return nil
+}
+
 func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return tx.q.QueryContext(ctx, tx.db.rebind(q), args...)
 }
@@ -141,7 +178,13 @@ func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // inTx runs fn in one transaction, committing on success.
 func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
-	tx, err := db.Begin(ctx)
+	return db.inTxAt(ctx, db.Clock.Now(), fn)
+}
+
+// inTxAt is inTx with the transaction's time given: the now its caller
+// already used to build what fn writes.
+func (db *DB) inTxAt(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
+	tx, err := db.beginAt(ctx, now)
 	if err != nil {
 		return err
 	}

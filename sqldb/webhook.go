@@ -167,48 +167,68 @@ const DeliveryQueue = "webhooks"
 // InsertOpts routes deliveries to their queue.
 func (DeliveryArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: DeliveryQueue} }
 
-// fanOut creates a delivery, and its job, for every enabled webhook of the
-// event's company, environment and entity that subscribes to the event.
-func fanOut(ctx context.Context, tx *Tx, e *Event) error {
-	key := e.CompanyID + "|" + string(e.Environment) + "|" + e.Entity
-	hooks, ok := tx.hooks[key]
-	if !ok {
-		rows, err := tx.query(ctx, `SELECT id, events FROM webhooks WHERE company_id = ? AND environment = ? AND entity = ? AND enabled = ? AND deleted_at IS NULL`,
-			e.CompanyID, string(e.Environment), e.Entity, true)
+// fanOut creates a delivery, and its job, for every enabled webhook of each
+// event's company, environment and entity that subscribes to the event; the
+// deliveries of all the events in one INSERT.
+func fanOut(ctx context.Context, tx *Tx, events []Event) error {
+	var ids []string
+	var args []any
+	for i := range events {
+		e := &events[i]
+		hooks, err := tx.subscriptions(ctx, e)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var h subscription
-			var events string
-			if err := rows.Scan(&h.id, &events); err != nil {
-				rows.Close()
-				return err
+		for _, h := range hooks {
+			if !slices.Contains(h.events, e.Event) {
+				continue
 			}
-			h.events = splitList(events)
-			hooks = append(hooks, h)
+			id := newID()
+			ids = append(ids, id)
+			args = append(args, id, e.CompanyID, string(e.Environment), h.id, e.ID, e.CreatedAt, e.CreatedAt)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if tx.hooks == nil {
-			tx.hooks = map[string][]subscription{}
-		}
-		tx.hooks[key] = hooks
 	}
-	for _, h := range hooks {
-		if !slices.Contains(h.events, e.Event) {
-			continue
-		}
-		id := newID()
-		if _, err := tx.exec(ctx, `INSERT INTO webhook_deliveries (id, company_id, environment, webhook_id, event_id, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`, id, e.CompanyID, string(e.Environment), h.id, e.ID, e.CreatedAt, e.CreatedAt); err != nil {
-			return err
-		}
+	if err := tx.insertMany(ctx, `INSERT INTO webhook_deliveries (id, company_id, environment, webhook_id, event_id, status, created_at, updated_at)`,
+		`(?, ?, ?, ?, ?, 'pending', ?, ?)`, 7, args); err != nil {
+		return err
+	}
+	for _, id := range ids {
 		tx.Enqueue(DeliveryArgs{DeliveryID: id}, nil)
 	}
 	return nil
+}
+
+// subscriptions returns the webhooks of e's company, environment and
+// entity, looked up once per transaction.
+func (tx *Tx) subscriptions(ctx context.Context, e *Event) ([]subscription, error) {
+	key := e.CompanyID + "|" + string(e.Environment) + "|" + e.Entity
+	if hooks, ok := tx.hooks[key]; ok {
+		return hooks, nil
+	}
+	rows, err := tx.query(ctx, `SELECT id, events FROM webhooks WHERE company_id = ? AND environment = ? AND entity = ? AND enabled = ? AND deleted_at IS NULL`,
+		e.CompanyID, string(e.Environment), e.Entity, true)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hooks []subscription
+	for rows.Next() {
+		var h subscription
+		var events string
+		if err := rows.Scan(&h.id, &events); err != nil {
+			return nil, err
+		}
+		h.events = splitList(events)
+		hooks = append(hooks, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if tx.hooks == nil {
+		tx.hooks = map[string][]subscription{}
+	}
+	tx.hooks[key] = hooks
+	return hooks, nil
 }
 
 // subscription is a webhook as fan-out needs it.
