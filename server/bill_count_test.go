@@ -54,6 +54,10 @@ func TestBillCountsStayExact(t *testing.T) {
 		check("canceled")
 		b.at(t, "2026-12-20 10:00") // the upfront boleto expires; installment 1 of c1 falls overdue
 		check("swept")
+		if err := b.db.RecountBills(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("recounted from the bills")
 		compact()
 		check("swept, compacted")
 		compact() // nothing to fold

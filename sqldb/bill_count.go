@@ -74,3 +74,24 @@ func (db *DB) CompactBillCounts(ctx context.Context) (int, error) {
 	})
 	return n, err
 }
+
+// RecountBills rebuilds the per-day counts from the bills themselves, for a
+// bulk load that ran without the count triggers, or a repair.
+func (db *DB) RecountBills(ctx context.Context) error {
+	return db.inTx(ctx, func(tx *Tx) error {
+		if db.dialect == Postgres {
+			// No bill may change between dropping the deltas and counting.
+			if _, err := tx.exec(ctx, `LOCK TABLE bills IN SHARE MODE`); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{`DELETE FROM bill_count_deltas`, `DELETE FROM bill_day_counts`,
+			`INSERT INTO bill_day_counts (company_id, environment, status, due_date, bills)
+			SELECT company_id, environment, status, due_date, COUNT(*) FROM bills GROUP BY company_id, environment, status, due_date`} {
+			if _, err := tx.exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

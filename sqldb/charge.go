@@ -65,6 +65,18 @@ func (db *DB) ChargeOrder(ctx context.Context, a parcela.Auth, orderID string, r
 		if n, _ := res.RowsAffected(); n == 0 {
 			return parcela.Errorf(parcela.EINVALIDSTATE, "order was charged or canceled by another request")
 		}
+		if err := insertBilling(ctx, tx, billing); err != nil {
+			return err
+		}
+		if err := insertPayment(ctx, tx, p); err != nil {
+			return err
+		}
+		if err := writeEvents(ctx, tx, events); err != nil {
+			return err
+		}
+		// Last: every charge of the offer takes this row's lock until its
+		// commit (on PostgreSQL; SQLite serializes writes anyway), so it is
+		// held for the commit alone.
 		res, err = tx.exec(ctx, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND (seats IS NULL OR seats_taken < seats)`, o.Offer.ID)
 		if err != nil {
 			return err
@@ -73,13 +85,7 @@ func (db *DB) ChargeOrder(ctx context.Context, a parcela.Auth, orderID string, r
 			return &parcela.Error{Code: parcela.EINVALID, Message: "offer is sold out",
 				Fields: []parcela.FieldError{{Field: "offer", Code: "not_sellable", Message: "the offer is sold out"}}}
 		}
-		if err := insertBilling(ctx, tx, billing); err != nil {
-			return err
-		}
-		if err := insertPayment(ctx, tx, p); err != nil {
-			return err
-		}
-		return writeEvents(ctx, tx, events)
+		return nil
 	})
 	if isUniqueViolation(err) {
 		return nil, parcela.Errorf(parcela.EINVALIDSTATE, "order was charged by another request")

@@ -41,9 +41,10 @@ type DB struct {
 	dialect Dialect
 	write   *sql.DB
 	read    *sql.DB
-	reader  querier       // reads outside transactions; statement-cached on SQLite
-	cache   *stmtCache    // SQLite only
-	pool    *pgxpool.Pool // PostgreSQL only; River and transactions use it
+	reader  querier          // reads outside transactions; statement-cached on SQLite
+	cache   *stmtCache       // SQLite only
+	ckpt    *walCheckpointer // SQLite only
+	pool    *pgxpool.Pool    // PostgreSQL only; River and transactions use it
 	Clock   parcela.Clock
 	// Enqueue, when set, inserts background jobs inside a store transaction.
 	Enqueue Enqueuer
@@ -87,7 +88,7 @@ func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, err
 	// temp_store(memory): a multi-row insert's statement journal (bills with
 	// their indexes and count trigger) outgrows 64 KB and would spill to a
 	// temporary file inside the writer's transaction.
-	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
+	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
@@ -107,8 +108,14 @@ func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, err
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
+	ckpt, err := startCheckpointer(base, 250*time.Millisecond)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, err
+	}
 	cache := &stmtCache{pool: read}
-	return &DB{dialect: SQLite, write: write, read: read, reader: cache, cache: cache, Clock: clock}, nil
+	return &DB{dialect: SQLite, write: write, read: read, reader: cache, cache: cache, ckpt: ckpt, Clock: clock}, nil
 }
 
 func openPostgres(ctx context.Context, dsn string, clock parcela.Clock) (*DB, error) {
@@ -153,6 +160,9 @@ func (db *DB) Close() error {
 		db.cache.close()
 	}
 	var err error
+	if db.ckpt != nil {
+		err = db.ckpt.stop()
+	}
 	if db.read != db.write {
 		err = db.read.Close()
 	}

@@ -239,10 +239,17 @@ func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, log
 	if err != nil {
 		return nil, err
 	}
+	// So are the bills' count triggers: the counts are rebuilt in one
+	// grouped pass (RecountBills) instead of a delta per bill.
+	triggers, err := dropTriggers(ctx, raw, db.Dialect())
+	if err != nil {
+		restoreIndexes(context.WithoutCancel(ctx), raw, indexes)
+		return nil, err
+	}
 	rebuilt := false
 	defer func() {
 		if !rebuilt {
-			restoreIndexes(context.WithoutCancel(ctx), raw, indexes)
+			restoreIndexes(context.WithoutCancel(ctx), raw, append(indexes, triggers...))
 		}
 	}()
 
@@ -294,19 +301,16 @@ func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, log
 		return nil, err
 	}
 	t0 := time.Now()
-	if err := restoreIndexes(ctx, raw, indexes); err != nil {
+	if err := restoreIndexes(ctx, raw, append(indexes, triggers...)); err != nil {
 		return nil, fmt.Errorf("rebuild indexes: %w", err)
 	}
 	rebuilt = true
-	logf("  %d indexes rebuilt in %.1f s", len(indexes), time.Since(t0).Seconds())
-	// The bills' triggers wrote a count delta per bill; fold them as the
-	// server's compactor would within its first second.
+	logf("  %d indexes and %d triggers rebuilt in %.1f s", len(indexes), len(triggers), time.Since(t0).Seconds())
 	t0 = time.Now()
-	folded, err := db.CompactBillCounts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("compact bill counts: %w", err)
+	if err := db.RecountBills(ctx); err != nil {
+		return nil, fmt.Errorf("count bills: %w", err)
 	}
-	logf("  %d bill count deltas folded in %.1f s", folded, time.Since(t0).Seconds())
+	logf("  bills counted by day in %.1f s", time.Since(t0).Seconds())
 	// Bookkeeping the server relies on: boleto numbers continue after the
 	// seeded ones, and the offers count their sold seats.
 	if _, err := raw.ExecContext(ctx, rebind(db.Dialect(), `UPDATE counters SET value = ? WHERE name = 'nosso_numero'`), g.nosso); err != nil {
@@ -364,6 +368,44 @@ func dropIndexes(ctx context.Context, raw *sql.DB, d sqldb.Dialect) ([]string, e
 	}
 	for i, name := range names {
 		if _, err := raw.ExecContext(ctx, "DROP INDEX "+name); err != nil {
+			restoreIndexes(context.WithoutCancel(ctx), raw, defs[:i])
+			return nil, err
+		}
+	}
+	return defs, nil
+}
+
+// dropTriggers drops the triggers of the bulk tables and returns their
+// definitions, for restoreIndexes to re-create.
+func dropTriggers(ctx context.Context, raw *sql.DB, d sqldb.Dialect) ([]string, error) {
+	q := `SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('` + strings.Join(bulkTables, "', '") + `') ORDER BY name`
+	if d == sqldb.Postgres {
+		q = `SELECT t.tgname, c.relname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+			WHERE NOT t.tgisinternal AND c.relname IN ('` + strings.Join(bulkTables, "', '") + `') ORDER BY t.tgname`
+	}
+	rows, err := raw.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var drops, defs []string
+	for rows.Next() {
+		var name, table, def string
+		if err := rows.Scan(&name, &table, &def); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		drop := "DROP TRIGGER " + name
+		if d == sqldb.Postgres {
+			drop += " ON " + table
+		}
+		drops, defs = append(drops, drop), append(defs, def)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, drop := range drops {
+		if _, err := raw.ExecContext(ctx, drop); err != nil {
 			restoreIndexes(context.WithoutCancel(ctx), raw, defs[:i])
 			return nil, err
 		}
