@@ -16,7 +16,10 @@ type ownedID struct {
 }
 
 // ownedIDs runs a sweep's selection. q holds one %s where the optional
-// company scope goes (see DB.SweepScope).
+// company scope goes (see DB.SweepScope). It reads on a reader: on SQLite
+// the writer is one connection, and a selection over a million bills held
+// it, and every charge behind it, for most of a second. Each sweep re-checks
+// its row inside the transaction that changes it.
 func (db *DB) ownedIDs(ctx context.Context, companyColumn, q string, args ...any) ([]ownedID, error) {
 	scope := ""
 	if db.SweepScope != "" {
@@ -24,7 +27,7 @@ func (db *DB) ownedIDs(ctx context.Context, companyColumn, q string, args ...any
 		args = append([]any{db.SweepScope}, args...)
 	}
 	q = strings.Replace(q, "%s", scope, 1)
-	rows, err := db.write.QueryContext(ctx, db.rebind(q), args...)
+	rows, err := db.reader.QueryContext(ctx, db.rebind(q), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -63,8 +63,12 @@ type config struct {
 	json        bool
 	parcelaBin  string
 	profileDir  string
+	only        map[string]bool // scenarios to run; empty: all
 	args        []string
 }
+
+// runs tells whether scenario (get, list, charge, webhooks) is to run.
+func (c *config) runs(scenario string) bool { return len(c.only) == 0 || c.only[scenario] }
 
 func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("parcela-bench", flag.ContinueOnError)
@@ -84,6 +88,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of markdown")
 	fs.StringVar(&c.parcelaBin, "parcela-bin", "", "parcela binary to run (default: go build ./cmd/parcela into a temporary directory)")
 	fs.StringVar(&c.profileDir, "profile", "", "directory to save a CPU profile of the server during each scenario (from the ops listener)")
+	only := fs.String("only", "", "run only these scenarios, comma-separated: get, list, charge, webhooks (default: all)")
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -104,6 +109,18 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 		}
 		if !set["companies"] {
 			c.companies = 3
+		}
+	}
+	for _, n := range strings.Split(*only, ",") {
+		switch n = strings.TrimSpace(n); n {
+		case "":
+		case "get", "list", "charge", "webhooks":
+			if c.only == nil {
+				c.only = map[string]bool{}
+			}
+			c.only[n] = true
+		default:
+			return nil, fmt.Errorf("%w: --only: unknown scenario %q (get, list, charge, webhooks)", errUsage, n)
 		}
 	}
 	var err error
