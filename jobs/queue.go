@@ -97,8 +97,8 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 		// at most its free workers' worth of jobs per fetch.
 		FetchCooldown: min(cfg.PollInterval, 10*time.Millisecond),
 		Queues: map[string]river.QueueConfig{
-			river.QueueDefault:  {MaxWorkers: cfg.Workers},
-			sqldb.DeliveryQueue: {MaxWorkers: cfg.DeliveryWorkers},
+			river.QueueDefault:     {MaxWorkers: cfg.Workers},
+			db.DeliveryQueueName(): {MaxWorkers: cfg.DeliveryWorkers},
 		},
 		Workers:    workers,
 		JobTimeout: time.Minute,

@@ -324,3 +324,36 @@ func TestPaymentImages(t *testing.T) {
 		}
 	})
 }
+
+// Offers without a seat limit keep no count while they sell (their charges
+// never queue on the offer's row); given a limit later, they count the seats
+// already sold, and the limit holds from there.
+func TestSeatLimitAddedAfterSales(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, o1 := b.order()
+		up, _ := configs(offer)
+		id := offer["id"].(string)
+		b.call("POST", "/external_api/v1/orders/"+o1["id"].(string)+"/charge", chargeBody(up, "pix", 1)).want(t, 200)
+		o2 := b.call("POST", "/external_api/v1/orders", orderBody(id)).want(t, 201).JSON(t)
+		b.call("POST", "/external_api/v1/orders/"+o2["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200)
+		o3 := b.call("POST", "/external_api/v1/orders", orderBody(id)).want(t, 201).JSON(t)
+
+		patch := func(seats int) resp {
+			return b.call("PATCH", "/external_api/v1/offers/"+id, map[string]any{"offer": map[string]any{"seats": seats}})
+		}
+		if got := fieldCodes(t, patch(1)); got["offer.seats"] != "too_small" {
+			t.Fatalf("a limit below the 2 seats sold: %v", got)
+		}
+		patch(3).want(t, 200)
+		b.call("POST", "/external_api/v1/orders/"+o3["id"].(string)+"/charge", chargeBody(up, "pix", 1)).want(t, 200)
+		o4 := b.call("POST", "/external_api/v1/orders", orderBody(id))
+		if o4.Status == 201 {
+			if got := fieldCodes(t, b.call("POST", "/external_api/v1/orders/"+o4.JSON(t)["id"].(string)+"/charge", chargeBody(up, "pix", 1))); got["offer"] == "" {
+				t.Fatalf("a fourth seat of three: %v", got)
+			}
+		} else if got := fieldCodes(t, o4); got["order.offer_id"] != "not_sellable" {
+			t.Fatalf("an order for a sold-out offer: %v", got)
+		}
+	})
+}

@@ -67,6 +67,7 @@ func setup(t *testing.T, e sqldb.Dialect) *bundle {
 	t.Cleanup(b.production.Close)
 	b.company = sqldbtest.Company(t, db)
 	db.SweepScope = b.company.ID
+	db.DeliveryQueue = "webhooks_" + sqldbtest.Suffix()
 	b.token = sqldbtest.Token(t, db, b.company.ID, parcela.Sandbox)
 	b.prodToken = sqldbtest.Token(t, db, b.company.ID, parcela.Production)
 	other := sqldbtest.Company(t, db)

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,7 +49,9 @@ func (db *DB) ChargeOrder(ctx context.Context, a parcela.Auth, orderID string, r
 		return nil, err
 	}
 	first.Payments = []*parcela.Payment{p}
-	o.Offer.SeatsTaken++
+	if o.Offer.Seats != nil {
+		o.Offer.SeatsTaken++ // offers without a limit keep no count (takeSeat)
+	}
 	o.Status, o.UpdatedAt = parcela.OrderInProgress, now
 	o.Billings = append(o.Billings, billing)
 	events, err := chargeEvents(a, o, billing, c, now, links)
@@ -74,18 +77,7 @@ func (db *DB) ChargeOrder(ctx context.Context, a parcela.Auth, orderID string, r
 		if err := writeEvents(ctx, tx, events); err != nil {
 			return err
 		}
-		// Last: every charge of the offer takes this row's lock until its
-		// commit (on PostgreSQL; SQLite serializes writes anyway), so it is
-		// held for the commit alone.
-		res, err = tx.exec(ctx, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND (seats IS NULL OR seats_taken < seats)`, o.Offer.ID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return &parcela.Error{Code: parcela.EINVALID, Message: "offer is sold out",
-				Fields: []parcela.FieldError{{Field: "offer", Code: "not_sellable", Message: "the offer is sold out"}}}
-		}
-		return nil
+		return takeSeat(ctx, tx, o.Offer)
 	})
 	if isUniqueViolation(err) {
 		return nil, parcela.Errorf(parcela.EINVALIDSTATE, "order was charged by another request")
@@ -94,6 +86,35 @@ func (db *DB) ChargeOrder(ctx context.Context, a parcela.Auth, orderID string, r
 		return nil, err
 	}
 	return o, nil
+}
+
+// takeSeat counts a sold seat on an offer with a seat limit, refusing the
+// charge when none is left. Offers without a limit (most) keep no count, so
+// their charges never queue on the offer's row: PostgreSQL would hold its
+// lock from the UPDATE to the commit. They only share-lock it, so that a
+// PATCH giving the offer a limit waits for them and then counts every seat
+// (UpdateOffer). SQLite serializes writes anyway.
+func takeSeat(ctx context.Context, tx *Tx, offer *parcela.Offer) error {
+	if offer.Seats == nil {
+		var seats sql.NullInt64
+		if err := tx.queryRow(ctx, `SELECT seats FROM offers WHERE id = ?`+tx.db.forShare(), offer.ID).Scan(&seats); err != nil {
+			return err
+		}
+		if !seats.Valid {
+			return nil
+		}
+		// A PATCH gave the offer a limit since it was read.
+		return parcela.Errorf(parcela.EINVALIDSTATE, "the offer's seats changed during the charge; retry it")
+	}
+	res, err := tx.exec(ctx, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND seats_taken < seats`, offer.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return &parcela.Error{Code: parcela.EINVALID, Message: "offer is sold out",
+			Fields: []parcela.FieldError{{Field: "offer", Code: "not_sellable", Message: "the offer is sold out"}}}
+	}
+	return nil
 }
 
 // chargeEvents renders the events of a charge, in the order they are listed.

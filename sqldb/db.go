@@ -52,6 +52,9 @@ type DB struct {
 	// share a database set it so that moving their clock touches only their
 	// own rows; production leaves it empty.
 	SweepScope string
+	// DeliveryQueue, when set, replaces the delivery queue's name, for the
+	// same reason.
+	DeliveryQueue string
 	// Payments issues boletos and Pix charges.
 	Payments parcela.PaymentProvider
 	// Links are each environment's public addresses, used in event payloads.

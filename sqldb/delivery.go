@@ -94,7 +94,7 @@ func (db *DB) RecordAttempt(ctx context.Context, w *DeliveryWork, r AttemptResul
 			return err
 		}
 		if newStatus == "retrying" {
-			tx.Enqueue(DeliveryArgs{DeliveryID: w.Delivery.ID, Generation: gen}, &river.InsertOpts{Queue: DeliveryQueue, ScheduledAt: *r.NextAt})
+			tx.Enqueue(DeliveryArgs{DeliveryID: w.Delivery.ID, Generation: gen}, &river.InsertOpts{Queue: tx.db.DeliveryQueueName(), ScheduledAt: *r.NextAt})
 		}
 		if r.SkipReason != "" {
 			return nil
@@ -242,7 +242,7 @@ func (db *DB) RetryDelivery(ctx context.Context, a parcela.Auth, id string) erro
 			gen+1, ms64(tx.Now), id); err != nil {
 			return err
 		}
-		tx.Enqueue(DeliveryArgs{DeliveryID: id, Generation: gen + 1}, nil)
+		tx.Enqueue(DeliveryArgs{DeliveryID: id, Generation: gen + 1}, &river.InsertOpts{Queue: tx.db.DeliveryQueueName()})
 		return nil
 	})
 }

@@ -218,9 +218,24 @@ func (db *DB) Offers(ctx context.Context, a parcela.Auth, page, perPage int) ([]
 func (db *DB) UpdateOffer(ctx context.Context, a parcela.Auth, id string, f parcela.OfferFields) (*parcela.Offer, error) {
 	var o *parcela.Offer
 	err := db.inTx(ctx, func(tx *Tx) error {
+		// Charges share-lock the offer (takeSeat); this waits for them, so
+		// that a count of seats taken below sees all their billings.
+		if db.dialect == Postgres {
+			if _, err := tx.exec(ctx, `SELECT id FROM offers WHERE id = ? FOR UPDATE`, id); err != nil {
+				return err
+			}
+		}
 		var err error
 		if o, err = loadOffer(ctx, tx.q, db, a, id); err != nil {
 			return err
+		}
+		if o.Seats == nil && f.Seats != nil {
+			// Offers without a limit keep no count: take it now.
+			if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM billings bl JOIN orders o ON o.id = bl.order_id
+				WHERE o.company_id = ? AND o.environment = ? AND o.offer_id = ? AND bl.origin_billing_id IS NULL`,
+				a.CompanyID, string(a.Environment), id).Scan(&o.SeatsTaken); err != nil {
+				return err
+			}
 		}
 		var v parcela.Validation
 		if f.Name != nil {
@@ -254,8 +269,8 @@ func (db *DB) UpdateOffer(ctx context.Context, a parcela.Auth, id string, f parc
 			return err
 		}
 		o.UpdatedAt = tx.Now
-		_, err = tx.exec(ctx, `UPDATE offers SET name = ?, availability = ?, expires_at = ?, seats = ?, updated_at = ? WHERE id = ?`,
-			o.Name, o.Availability, msPtr(o.ExpiresAt), o.Seats, ms64(o.UpdatedAt), o.ID)
+		_, err = tx.exec(ctx, `UPDATE offers SET name = ?, availability = ?, expires_at = ?, seats = ?, seats_taken = ?, updated_at = ? WHERE id = ?`,
+			o.Name, o.Availability, msPtr(o.ExpiresAt), o.Seats, o.SeatsTaken, ms64(o.UpdatedAt), o.ID)
 		return err
 	})
 	return o, err

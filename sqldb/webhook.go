@@ -167,6 +167,16 @@ const DeliveryQueue = "webhooks"
 // InsertOpts routes deliveries to their queue.
 func (DeliveryArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: DeliveryQueue} }
 
+// DeliveryQueueName is the queue this store sends deliveries to: DeliveryQueue
+// unless DB.DeliveryQueue names another (tests sharing one PostgreSQL
+// database each work their own).
+func (db *DB) DeliveryQueueName() string {
+	if db.DeliveryQueue != "" {
+		return db.DeliveryQueue
+	}
+	return DeliveryQueue
+}
+
 // fanOut creates a delivery, and its job, for every enabled webhook of each
 // event's company, environment and entity that subscribes to the event; the
 // deliveries of all the events in one INSERT.
@@ -193,7 +203,7 @@ func fanOut(ctx context.Context, tx *Tx, events []Event) error {
 		return err
 	}
 	for _, id := range ids {
-		tx.Enqueue(DeliveryArgs{DeliveryID: id}, nil)
+		tx.Enqueue(DeliveryArgs{DeliveryID: id}, &river.InsertOpts{Queue: tx.db.DeliveryQueueName()})
 	}
 	return nil
 }
