@@ -37,7 +37,7 @@ func TestCountCompactionRuns(t *testing.T) {
 				status string
 				delta  int
 			}{{"pending", 1}, {"pending", 1}, {"pending", -1}, {"paid", 1}} {
-				if _, err := db.SQLDB().ExecContext(ctx, rebind(db.Dialect(), `INSERT INTO bill_count_deltas (company_id, environment, status, due_date, delta) VALUES (?, 'sandbox', ?, 0, ?)`),
+				if _, err := db.SQLDB().ExecContext(ctx, rebind(db.Dialect(), `INSERT INTO bill_count_deltas (company_id, environment, status, due_hour, delta) VALUES (?, 'sandbox', ?, 0, ?)`),
 					company, d.status, d.delta); err != nil {
 					t.Fatal(err)
 				}

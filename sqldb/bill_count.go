@@ -21,9 +21,10 @@ func billCountQuery(f BillFilter, cond string, args []any) (string, []any) {
 	if f.BillingID != "" || f.OrderID != "" || f.PaidFrom != nil || f.PaidTo != nil {
 		return `SELECT COUNT(*) FROM bills b WHERE ` + cond, args
 	}
-	// cond names only company, environment, status and due_date here, all
-	// columns of both count tables.
-	cond = strings.ReplaceAll(cond, "b.", "")
+	// cond names only company, environment, status and due_date here; the
+	// due-date bounds are São Paulo midnights, whole UTC hours, so the hour
+	// buckets of the count tables answer them exactly.
+	cond = strings.ReplaceAll(strings.ReplaceAll(cond, "b.due_date", "due_hour"), "b.", "")
 	return `SELECT COALESCE(SUM(n), 0) FROM (
 		SELECT bills AS n FROM bill_day_counts WHERE ` + cond + `
 		UNION ALL
@@ -48,16 +49,16 @@ func (db *DB) CompactBillCounts(ctx context.Context) (int, error) {
 		if db.dialect == Postgres {
 			// One statement: it folds exactly the deltas it deletes, while
 			// other transactions keep appending.
-			res, err = tx.exec(ctx, `WITH moved AS (DELETE FROM bill_count_deltas RETURNING company_id, environment, status, due_date, delta)
-				INSERT INTO bill_day_counts (company_id, environment, status, due_date, bills)
-				SELECT company_id, environment, status, due_date, SUM(delta) FROM moved GROUP BY company_id, environment, status, due_date
-				ON CONFLICT (company_id, environment, status, due_date) DO UPDATE SET bills = bill_day_counts.bills + excluded.bills`)
+			res, err = tx.exec(ctx, `WITH moved AS (DELETE FROM bill_count_deltas RETURNING company_id, environment, status, due_hour, delta)
+				INSERT INTO bill_day_counts (company_id, environment, status, due_hour, bills)
+				SELECT company_id, environment, status, due_hour, SUM(delta) FROM moved GROUP BY company_id, environment, status, due_hour
+				ON CONFLICT (company_id, environment, status, due_hour) DO UPDATE SET bills = bill_day_counts.bills + excluded.bills`)
 		} else {
 			// SQLite has one writer: nothing is appended between the two.
-			if _, err = tx.exec(ctx, `INSERT INTO bill_day_counts (company_id, environment, status, due_date, bills)
-				SELECT company_id, environment, status, due_date, SUM(delta) FROM bill_count_deltas WHERE true
-				GROUP BY company_id, environment, status, due_date
-				ON CONFLICT (company_id, environment, status, due_date) DO UPDATE SET bills = bill_day_counts.bills + excluded.bills`); err == nil {
+			if _, err = tx.exec(ctx, `INSERT INTO bill_day_counts (company_id, environment, status, due_hour, bills)
+				SELECT company_id, environment, status, due_hour, SUM(delta) FROM bill_count_deltas WHERE true
+				GROUP BY company_id, environment, status, due_hour
+				ON CONFLICT (company_id, environment, status, due_hour) DO UPDATE SET bills = bill_day_counts.bills + excluded.bills`); err == nil {
 				res, err = tx.exec(ctx, `DELETE FROM bill_count_deltas`)
 			}
 		}
@@ -86,8 +87,9 @@ func (db *DB) RecountBills(ctx context.Context) error {
 			}
 		}
 		for _, q := range []string{`DELETE FROM bill_count_deltas`, `DELETE FROM bill_day_counts`,
-			`INSERT INTO bill_day_counts (company_id, environment, status, due_date, bills)
-			SELECT company_id, environment, status, due_date, COUNT(*) FROM bills GROUP BY company_id, environment, status, due_date`} {
+			`INSERT INTO bill_day_counts (company_id, environment, status, due_hour, bills)
+			SELECT company_id, environment, status, due_date - due_date % 3600000, COUNT(*) FROM bills
+			GROUP BY company_id, environment, status, due_date - due_date % 3600000`} {
 			if _, err := tx.exec(ctx, q); err != nil {
 				return err
 			}

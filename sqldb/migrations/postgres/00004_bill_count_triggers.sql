@@ -6,30 +6,32 @@
 -- +goose StatementBegin
 CREATE FUNCTION bill_count_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO bill_count_deltas (company_id, environment, status, due_date, delta)
-    SELECT company_id, environment, status, due_date, COUNT(*) FROM added GROUP BY company_id, environment, status, due_date;
+  INSERT INTO bill_count_deltas (company_id, environment, status, due_hour, delta)
+    SELECT company_id, environment, status, due_date - due_date % 3600000, COUNT(*) FROM added
+    GROUP BY company_id, environment, status, due_date - due_date % 3600000;
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE FUNCTION bill_count_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO bill_count_deltas (company_id, environment, status, due_date, delta)
-    SELECT company_id, environment, status, due_date, -COUNT(*) FROM removed GROUP BY company_id, environment, status, due_date;
+  INSERT INTO bill_count_deltas (company_id, environment, status, due_hour, delta)
+    SELECT company_id, environment, status, due_date - due_date % 3600000, -COUNT(*) FROM removed
+    GROUP BY company_id, environment, status, due_date - due_date % 3600000;
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
 -- +goose StatementBegin
 CREATE FUNCTION bill_count_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO bill_count_deltas (company_id, environment, status, due_date, delta)
-    SELECT b.company_id, b.environment, b.status, b.due_date, SUM(b.delta) FROM (
-      SELECT o.company_id, o.environment, o.status, o.due_date, -1 AS delta
+  INSERT INTO bill_count_deltas (company_id, environment, status, due_hour, delta)
+    SELECT b.company_id, b.environment, b.status, b.due_hour, SUM(b.delta) FROM (
+      SELECT o.company_id, o.environment, o.status, o.due_date - o.due_date % 3600000 AS due_hour, -1 AS delta
         FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE o.status <> n.status OR o.due_date <> n.due_date
       UNION ALL
-      SELECT n.company_id, n.environment, n.status, n.due_date, 1
+      SELECT n.company_id, n.environment, n.status, n.due_date - n.due_date % 3600000, 1
         FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE o.status <> n.status OR o.due_date <> n.due_date
-    ) b GROUP BY b.company_id, b.environment, b.status, b.due_date HAVING SUM(b.delta) <> 0;
+    ) b GROUP BY b.company_id, b.environment, b.status, b.due_hour HAVING SUM(b.delta) <> 0;
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
