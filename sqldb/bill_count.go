@@ -6,8 +6,8 @@ import (
 )
 
 // countBills counts the bills a listing's filter matches. Filters on status
-// and due days are answered from the per-day counts (migration 00003), whose
-// cost is the days in the range, not the bills; the others select few bills
+// and due days are answered from the per-hour counts (migration 00003), whose
+// cost is the hours in the range (at most 24 rows a day), not the bills; the others select few bills
 // (a billing's, an order's) or none of the counts' keys (paid_at), and count
 // the bills themselves.
 func (db *DB) countBills(ctx context.Context, f BillFilter, cond string, args []any) (int, error) {
@@ -32,7 +32,7 @@ func billCountQuery(f BillFilter, cond string, args []any) (string, []any) {
 }
 
 // CompactBillCounts folds the count deltas written since the last run into
-// the per-day counts, and drops days whose count fell to zero. It returns
+// the per-hour counts, and drops hours whose count fell to zero. It returns
 // how many deltas it folded. A count reads both tables in one statement, so
 // it is exact before, during and after a compaction.
 func (db *DB) CompactBillCounts(ctx context.Context) (int, error) {
@@ -76,7 +76,7 @@ func (db *DB) CompactBillCounts(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// RecountBills rebuilds the per-day counts from the bills themselves, for a
+// RecountBills rebuilds the per-hour counts from the bills themselves, for a
 // bulk load that ran without the count triggers, or a repair.
 func (db *DB) RecountBills(ctx context.Context) error {
 	return db.inTx(ctx, func(tx *Tx) error {
