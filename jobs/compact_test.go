@@ -22,7 +22,7 @@ func rebind(d sqldb.Dialect, q string) string {
 	return q
 }
 
-// The queue folds count deltas into the per-day counts on its own, and stops
+// The queue folds count deltas into the per-hour counts on its own, and stops
 // doing so when stopped.
 func TestCountCompactionRuns(t *testing.T) {
 	t.Parallel()
