@@ -97,7 +97,7 @@ func (db *DB) ChargeOrder(ctx context.Context, a parcela.Auth, orderID string, r
 func takeSeat(ctx context.Context, tx *Tx, offer *parcela.Offer) error {
 	if offer.Seats == nil {
 		var seats sql.NullInt64
-		if err := tx.queryRow(ctx, `SELECT seats FROM offers WHERE id = ?`+tx.db.forShare(), offer.ID).Scan(&seats); err != nil {
+		if err := tx.queryRow(ctx, `SELECT seats FROM offers WHERE id = ?`+tx.db.lockRows("SHARE"), offer.ID).Scan(&seats); err != nil {
 			return err
 		}
 		if !seats.Valid {

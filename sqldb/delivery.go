@@ -6,8 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"parcela"
 )
 
@@ -94,7 +92,7 @@ func (db *DB) RecordAttempt(ctx context.Context, w *DeliveryWork, r AttemptResul
 			return err
 		}
 		if newStatus == "retrying" {
-			tx.Enqueue(DeliveryArgs{DeliveryID: w.Delivery.ID, Generation: gen}, &river.InsertOpts{Queue: tx.db.DeliveryQueueName(), ScheduledAt: *r.NextAt})
+			tx.enqueueDelivery(DeliveryArgs{DeliveryID: w.Delivery.ID, Generation: gen}, r.NextAt)
 		}
 		if r.SkipReason != "" {
 			return nil
@@ -242,7 +240,7 @@ func (db *DB) RetryDelivery(ctx context.Context, a parcela.Auth, id string) erro
 			gen+1, ms64(tx.Now), id); err != nil {
 			return err
 		}
-		tx.Enqueue(DeliveryArgs{DeliveryID: id, Generation: gen + 1}, &river.InsertOpts{Queue: tx.db.DeliveryQueueName()})
+		tx.enqueueDelivery(DeliveryArgs{DeliveryID: id, Generation: gen + 1}, nil)
 		return nil
 	})
 }

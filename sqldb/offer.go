@@ -220,10 +220,8 @@ func (db *DB) UpdateOffer(ctx context.Context, a parcela.Auth, id string, f parc
 	err := db.inTx(ctx, func(tx *Tx) error {
 		// Charges share-lock the offer (takeSeat); this waits for them, so
 		// that a count of seats taken below sees all their billings.
-		if db.dialect == Postgres {
-			if _, err := tx.exec(ctx, `SELECT id FROM offers WHERE id = ? FOR UPDATE`, id); err != nil {
-				return err
-			}
+		if _, err := tx.exec(ctx, `SELECT id FROM offers WHERE id = ?`+db.lockRows("UPDATE"), id); err != nil {
+			return err
 		}
 		var err error
 		if o, err = loadOffer(ctx, tx.q, db, a, id); err != nil {

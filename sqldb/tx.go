@@ -195,11 +195,12 @@ func (db *DB) inTxAt(ctx context.Context, now time.Time, fn func(tx *Tx) error) 
 	return tx.Commit(ctx)
 }
 
-// forShare is the clause that share-locks the rows a SELECT reads, where
-// the engine has one (SQLite serializes writers instead).
-func (db *DB) forShare() string {
+// lockRows is the clause that locks the rows a SELECT reads, FOR SHARE or
+// FOR UPDATE (mode), where the engine has one: SQLite serializes writers
+// instead.
+func (db *DB) lockRows(mode string) string {
 	if db.dialect == Postgres {
-		return " FOR SHARE"
+		return " FOR " + mode
 	}
 	return ""
 }

@@ -164,9 +164,6 @@ func (DeliveryArgs) Kind() string { return "deliver_webhook" }
 // on the network.
 const DeliveryQueue = "webhooks"
 
-// InsertOpts routes deliveries to their queue.
-func (DeliveryArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: DeliveryQueue} }
-
 // DeliveryQueueName is the queue this store sends deliveries to: DeliveryQueue
 // unless DB.DeliveryQueue names another (tests sharing one PostgreSQL
 // database each work their own).
@@ -175,6 +172,16 @@ func (db *DB) DeliveryQueueName() string {
 		return db.DeliveryQueue
 	}
 	return DeliveryQueue
+}
+
+// enqueueDelivery queues a delivery's job on the delivery queue, to run at
+// at (nil: now).
+func (tx *Tx) enqueueDelivery(args DeliveryArgs, at *time.Time) {
+	opts := &river.InsertOpts{Queue: tx.db.DeliveryQueueName()}
+	if at != nil {
+		opts.ScheduledAt = *at
+	}
+	tx.Enqueue(args, opts)
 }
 
 // fanOut creates a delivery, and its job, for every enabled webhook of each
@@ -203,7 +210,7 @@ func fanOut(ctx context.Context, tx *Tx, events []Event) error {
 		return err
 	}
 	for _, id := range ids {
-		tx.Enqueue(DeliveryArgs{DeliveryID: id}, &river.InsertOpts{Queue: tx.db.DeliveryQueueName()})
+		tx.enqueueDelivery(DeliveryArgs{DeliveryID: id}, nil)
 	}
 	return nil
 }
