@@ -40,12 +40,18 @@ type Billing struct {
 	Status                 string
 	CancelationReason      *string
 	FinishedAt             *time.Time
+	Version                int64 // moves with every change of the billing, its bills or payments
 	SignatureRemoteIP      string
 	SignatureUserAgent     string
 	CreatedAt              time.Time
 	UpdatedAt              time.Time
 	PaymentConfiguration   *PaymentConfiguration
 	Bills                  []*Bill
+	// Disclosed is the plan's cost as computed when it was charged
+	// (Schedule's totals and CET), when the caller has it: stored with the
+	// billing, or from the ChargePlan. Without it, Cost derives the same
+	// figures from Bills.
+	Disclosed *Cost
 }
 
 // Bill is one amount due on a date: the down payment or an installment.
@@ -71,7 +77,8 @@ type Bill struct {
 	Billing               *Billing // the summary, on bill endpoints
 }
 
-// Payment is one way of paying a bill: a boleto or a Pix charge.
+// Payment is one way of paying a bill: a boleto, a Pix charge or a card
+// attempt.
 type Payment struct {
 	ID                       string
 	CompanyID                string
@@ -92,14 +99,17 @@ type Payment struct {
 	PixCode                  *string // the Pix code of a bolepix boleto
 	RefusedReason            *string
 	RefusedReasonDescription *string
+	Card                     *CardSummary // a card attempt's brand and last four digits
 	CreatedAt                time.Time
 	UpdatedAt                time.Time
 }
 
 // Penalty of the bill at now under the company's fine and interest rates.
+// A bill owes none unless it is open with a live payment to pay it with
+// (see lateFrom for when it starts).
 func (b *Bill) Penalty(now time.Time, c *Company) Penalty {
-	if b.Status == BillPaid || b.Status == BillCanceled {
+	if !b.open() || b.unpaidPayment() == nil {
 		return Penalty{}
 	}
-	return LatePenalty(b.AmountCents, b.EffectiveDueDate, b.DisablePenaltiesUntil, now, c.FineRate, c.MonthlyInterestRate)
+	return b.penaltyAt(now, c)
 }

@@ -2,6 +2,7 @@ package parcela
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	// Embedded so due dates do not depend on the host's zoneinfo files.
@@ -43,9 +44,11 @@ func Easter(year int) time.Time {
 	return time.Date(year, time.Month(month), day, 0, 0, 0, 0, SaoPaulo)
 }
 
-// NationalHolidays lists the Brazilian national bank holidays of year as
-// São Paulo midnights, sorted. Only days on which banks do not settle count;
-// state and municipal holidays are out of scope.
+// NationalHolidays lists the days of year on which Brazilian banks do not
+// settle, as São Paulo midnights, sorted: the national holidays (fixed ones;
+// Carnival Monday and Tuesday, Good Friday and Corpus Christi from Easter;
+// 20 November from 2024) and 31 December, when banks open to the public
+// for no settlement (FEBRABAN). State and municipal holidays are out of scope.
 func NationalHolidays(year int) []time.Time {
 	date := func(m time.Month, d int) time.Time { return time.Date(year, m, d, 0, 0, 0, 0, SaoPaulo) }
 	days := []time.Time{
@@ -57,6 +60,7 @@ func NationalHolidays(year int) []time.Time {
 		date(time.November, 2),  // Finados
 		date(time.November, 15), // Proclamação da República
 		date(time.December, 25), // Natal
+		date(time.December, 31), // no settlement: a bill due then is due on the next business day
 	}
 	if year >= 2024 { // Consciência Negra became national by Lei 14.759/2023.
 		days = append(days, date(time.November, 20))
@@ -69,19 +73,30 @@ func NationalHolidays(year int) []time.Time {
 	return days
 }
 
+// holidaysByYear caches each year's non-settlement days as days of the year,
+// since every due date, expiry and sweep asks about them.
+var holidaysByYear sync.Map // int → map[int]bool
+
+func isHoliday(date time.Time) bool {
+	set, ok := holidaysByYear.Load(date.Year())
+	if !ok {
+		days := map[int]bool{}
+		for _, h := range NationalHolidays(date.Year()) {
+			days[h.YearDay()] = true
+		}
+		set, _ = holidaysByYear.LoadOrStore(date.Year(), days)
+	}
+	return set.(map[int]bool)[date.YearDay()]
+}
+
 // IsBusinessDay reports whether day's São Paulo calendar date is neither a
-// weekend nor a national bank holiday.
+// weekend nor a day banks do not settle.
 func IsBusinessDay(day time.Time) bool {
 	date := SaoPauloDate(day)
 	if wd := date.Weekday(); wd == time.Saturday || wd == time.Sunday {
 		return false
 	}
-	for _, h := range NationalHolidays(date.Year()) {
-		if h.Equal(date) {
-			return false
-		}
-	}
-	return true
+	return !isHoliday(date)
 }
 
 // EffectiveDueDate moves due to the next business day when it falls on a
@@ -90,20 +105,84 @@ func IsBusinessDay(day time.Time) bool {
 func EffectiveDueDate(due time.Time) time.Time {
 	t := due.In(SaoPaulo)
 	for !IsBusinessDay(t) {
-		y, m, d := t.Date()
-		// Rebuild from the wall clock rather than adding 24h, so the local
-		// time of day survives any UTC offset change on the way.
-		t = time.Date(y, m, d+1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), SaoPaulo)
+		t = nextDay(t)
 	}
 	return t
 }
 
-// InstallmentDueDate is the due date of installment k (1-based): due_day of
-// the k-th month after chargedAt's São Paulo month, at 23:59:59.999 local
-// time, with due_day clamped to the last day of shorter months.
-func InstallmentDueDate(chargedAt time.Time, k int, dueDay int) time.Time {
-	y, m, _ := chargedAt.In(SaoPaulo).Date()
-	first := time.Date(y, m+time.Month(k), 1, 0, 0, 0, 0, SaoPaulo) // normalises the month overflow
+// AddBusinessDays returns the n-th business day after t's São Paulo date, at
+// t's time of day (t itself when n is 0).
+func AddBusinessDays(t time.Time, n int) time.Time {
+	t = t.In(SaoPaulo)
+	for n > 0 {
+		t = nextDay(t)
+		if IsBusinessDay(t) {
+			n--
+		}
+	}
+	return t
+}
+
+// nextDay is the same São Paulo wall-clock time a calendar day later,
+// rebuilt from the wall clock rather than adding 24h so the local time of
+// day survives any UTC offset change on the way.
+func nextDay(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d+1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), SaoPaulo)
+}
+
+// EndOfDay is the last millisecond (23:59:59.999, São Paulo) of t's São
+// Paulo calendar date: the instant a bill due that day turns late.
+func EndOfDay(t time.Time) time.Time {
+	y, m, d := t.In(SaoPaulo).Date()
+	return time.Date(y, m, d, 23, 59, 59, 999_000_000, SaoPaulo)
+}
+
+// BoletoExpiry is when an unpaid boleto due at due stops being payable: a
+// boleto's due date is a calendar day, payable to its end, and when banks do
+// not open that day, on the next business day; the bank's notice of a
+// payment made on that last day arrives up to graceBusinessDays later. So
+// the payment expires at the end of the graceBusinessDays-th business day
+// after the business-day-adjusted due date.
+func BoletoExpiry(due time.Time, graceBusinessDays int) time.Time {
+	return EndOfDay(AddBusinessDays(BoletoPayableUntil(due), graceBusinessDays))
+}
+
+// BoletoPayableUntil is the last instant a boleto due at due can be paid:
+// the end of its due day, moved to the next business day. A bill charged
+// as a boleto is not late before then.
+func BoletoPayableUntil(due time.Time) time.Time {
+	return EndOfDay(EffectiveDueDate(SaoPauloDate(due)))
+}
+
+// PaymentExpiry is when a payment issued for a bill due at due expires: a
+// Pix charge at due exactly, a boleto at its BoletoExpiry.
+func PaymentExpiry(method string, due time.Time, boletoGraceBusinessDays int) time.Time {
+	if method == MethodBoleto {
+		return BoletoExpiry(due, boletoGraceBusinessDays)
+	}
+	return due.In(SaoPaulo)
+}
+
+// InstallmentDueDate is the due date of installment k (1-based) of a plan
+// whose down payment is due at downPaymentDue, at 23:59:59.999 São Paulo.
+//
+// Installment 1 falls due on the first due_day at least one month after the
+// down payment's São Paulo due date, so that no installment is due (and
+// late) before the down payment that starts the plan: one month after
+// 8 March is 8 April, so due_day 10 gives 10 April and due_day 5 gives 5 May.
+// Installment k falls k−1 months later. A due_day past a month's end is
+// that month's last day, both for the installment and for "one month after"
+// (one month after 31 January is 28 February, which due_day 31 meets).
+func InstallmentDueDate(downPaymentDue time.Time, k int, dueDay int) time.Time {
+	y, m, d := downPaymentDue.In(SaoPaulo).Date()
+	next := time.Date(y, m+1, 1, 0, 0, 0, 0, SaoPaulo) // normalises the month overflow
+	lastOfNext := daysIn(next.Year(), next.Month())
+	months := 1 // from the down payment's month to installment 1's
+	if min(dueDay, lastOfNext) < min(d, lastOfNext) {
+		months = 2
+	}
+	first := time.Date(y, m+time.Month(months+k-1), 1, 0, 0, 0, 0, SaoPaulo)
 	day := min(dueDay, daysIn(first.Year(), first.Month()))
 	return time.Date(first.Year(), first.Month(), day, 23, 59, 59, 999_000_000, SaoPaulo)
 }
@@ -112,4 +191,14 @@ func InstallmentDueDate(chargedAt time.Time, k int, dueDay int) time.Time {
 // the last day of this one).
 func daysIn(year int, month time.Month) int {
 	return time.Date(year, month+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// calendarDaysBetween counts São Paulo calendar dates from a to b. The dates
+// are compared as UTC midnights so that no offset change can shorten a day.
+func calendarDaysBetween(a, b time.Time) int64 {
+	utcDate := func(t time.Time) time.Time {
+		y, m, d := t.In(SaoPaulo).Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	return int64(utcDate(b).Sub(utcDate(a)) / (24 * time.Hour))
 }

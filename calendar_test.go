@@ -14,6 +14,7 @@ func calSP(y int, m time.Month, d, h, mi, s, ms int) time.Time {
 func calEndOfDay(y int, m time.Month, d int) time.Time { return calSP(y, m, d, 23, 59, 59, 999) }
 
 func TestEaster(t *testing.T) {
+	t.Parallel()
 	known := map[int]string{
 		1961: "1961-04-02",
 		2000: "2000-04-23",
@@ -34,6 +35,7 @@ func TestEaster(t *testing.T) {
 }
 
 func TestNationalHolidays2026(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"2026-01-01", // Confraternização Universal
 		"2026-02-16", // Carnival Monday
@@ -48,6 +50,7 @@ func TestNationalHolidays2026(t *testing.T) {
 		"2026-11-15", // Republic
 		"2026-11-20", // Consciência Negra
 		"2026-12-25", // Christmas
+		"2026-12-31", // no settlement
 	}
 	got := NationalHolidays(2026)
 	if len(got) != len(want) {
@@ -61,6 +64,7 @@ func TestNationalHolidays2026(t *testing.T) {
 }
 
 func TestHolidaysConscienciaNegraOnlyFrom2024(t *testing.T) {
+	t.Parallel()
 	has := func(year int) bool {
 		for _, d := range NationalHolidays(year) {
 			if d.Month() == time.November && d.Day() == 20 {
@@ -75,6 +79,7 @@ func TestHolidaysConscienciaNegraOnlyFrom2024(t *testing.T) {
 }
 
 func TestIsBusinessDay(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		day  time.Time
@@ -99,6 +104,7 @@ func TestIsBusinessDay(t *testing.T) {
 }
 
 func TestEffectiveDueDate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		due      time.Time
@@ -117,6 +123,9 @@ func TestEffectiveDueDate(t *testing.T) {
 		{"christmas friday to monday", calEndOfDay(2026, time.December, 25), "2026-12-28"},
 		{"new year thursday to friday", calEndOfDay(2026, time.January, 1), "2026-01-02"},
 		{"nov 20 2023 not yet a holiday", calEndOfDay(2023, time.November, 20), "2023-11-20"},
+		{"dec 31 thursday, jan 1, weekend: monday", calEndOfDay(2026, time.December, 31), "2027-01-04"},
+		{"dec 31 tuesday to jan 2", calEndOfDay(2024, time.December, 31), "2025-01-02"},
+		{"dec 30 2026 is a business day", calEndOfDay(2026, time.December, 30), "2026-12-30"},
 	}
 	for _, tt := range tests {
 		got := EffectiveDueDate(tt.due)
@@ -130,6 +139,7 @@ func TestEffectiveDueDate(t *testing.T) {
 }
 
 func TestEffectiveDueDateReadsSaoPauloDate(t *testing.T) {
+	t.Parallel()
 	// Friday 23:59:59.999 in São Paulo is Saturday in UTC; it must not move.
 	due := time.Date(2026, time.March, 7, 2, 59, 59, 999_000_000, time.UTC)
 	got := EffectiveDueDate(due)
@@ -139,36 +149,143 @@ func TestEffectiveDueDateReadsSaoPauloDate(t *testing.T) {
 }
 
 func TestInstallmentDueDate(t *testing.T) {
-	jan31 := calSP(2025, time.January, 31, 15, 0, 0, 0)
-	leapJan31 := calSP(2024, time.January, 31, 15, 0, 0, 0)
-	// 01:00 UTC on Feb 1 is still Jan 31 in São Paulo: the charge month is January.
+	t.Parallel()
+	// 01:00 UTC on 1 Feb is still 31 Jan in São Paulo.
 	utcFeb1 := time.Date(2025, time.February, 1, 1, 0, 0, 0, time.UTC)
 	tests := []struct {
-		name    string
-		charged time.Time
-		k, day  int
-		want    time.Time
+		name   string
+		down   time.Time // the down payment's due date
+		k, day int
+		want   time.Time
 	}{
-		{"day 31 in february", jan31, 1, 31, calEndOfDay(2025, time.February, 28)},
-		{"day 31 in leap february", leapJan31, 1, 31, calEndOfDay(2024, time.February, 29)},
-		{"day 30 in leap february", leapJan31, 1, 30, calEndOfDay(2024, time.February, 29)},
-		{"day 31 in march", jan31, 2, 31, calEndOfDay(2025, time.March, 31)},
-		{"day 31 in april", jan31, 3, 31, calEndOfDay(2025, time.April, 30)},
-		{"day 10 next month", jan31, 1, 10, calEndOfDay(2025, time.February, 10)},
-		{"year rollover", calSP(2025, time.November, 15, 10, 0, 0, 0), 3, 5, calEndOfDay(2026, time.February, 5)},
-		{"12 months later", jan31, 12, 31, calEndOfDay(2026, time.January, 31)},
-		{"charge month read in São Paulo", utcFeb1, 1, 31, calEndOfDay(2025, time.February, 28)},
-		{"day 1", jan31, 1, 1, calEndOfDay(2025, time.February, 1)},
+		{"due day after the one-month mark", calSP(2026, time.March, 8, 10, 0, 0, 0), 1, 10, calEndOfDay(2026, time.April, 10)},
+		{"due day on the one-month mark", calSP(2026, time.March, 10, 10, 0, 0, 0), 1, 10, calEndOfDay(2026, time.April, 10)},
+		{"due day before the one-month mark moves a month on", calSP(2026, time.March, 8, 10, 0, 0, 0), 1, 5, calEndOfDay(2026, time.May, 5)},
+		{"due day 1 near the month's end", calSP(2026, time.March, 30, 23, 0, 0, 0), 1, 1, calEndOfDay(2026, time.May, 1)},
+		{"due day 1 on the first", calSP(2026, time.March, 1, 9, 0, 0, 0), 1, 1, calEndOfDay(2026, time.April, 1)},
+		{"31 in february", calSP(2025, time.January, 31, 15, 0, 0, 0), 1, 31, calEndOfDay(2025, time.February, 28)},
+		{"31 in leap february", calSP(2024, time.January, 31, 15, 0, 0, 0), 1, 31, calEndOfDay(2024, time.February, 29)},
+		{"30 in leap february", calSP(2024, time.January, 30, 15, 0, 0, 0), 1, 30, calEndOfDay(2024, time.February, 29)},
+		{"one month after 31 january is 28 february, which 28 meets", calSP(2025, time.January, 31, 15, 0, 0, 0), 1, 28, calEndOfDay(2025, time.February, 28)},
+		{"27 falls before 28 february", calSP(2025, time.January, 31, 15, 0, 0, 0), 1, 27, calEndOfDay(2025, time.March, 27)},
+		{"31 then the last day of shorter months", calSP(2025, time.January, 31, 15, 0, 0, 0), 3, 31, calEndOfDay(2025, time.April, 30)},
+		{"december to january", calSP(2025, time.December, 10, 10, 0, 0, 0), 1, 15, calEndOfDay(2026, time.January, 15)},
+		{"december to february", calSP(2025, time.December, 20, 10, 0, 0, 0), 1, 15, calEndOfDay(2026, time.February, 15)},
+		{"31 december, due day 1", calSP(2026, time.December, 31, 10, 0, 0, 0), 1, 1, calEndOfDay(2027, time.February, 1)},
+		{"year rollover of later installments", calSP(2025, time.November, 3, 10, 0, 0, 0), 3, 5, calEndOfDay(2026, time.February, 5)},
+		{"12 months later", calSP(2025, time.January, 31, 15, 0, 0, 0), 12, 31, calEndOfDay(2026, time.January, 31)},
+		{"down payment's date read in São Paulo", utcFeb1, 1, 31, calEndOfDay(2025, time.February, 28)},
+		// A 30-day expiry charged on 1 March is due on 31 March: installment 1
+		// waits for the end of April.
+		{"long expiry", calSP(2026, time.March, 1, 10, 0, 0, 0).Add(720 * time.Hour), 1, 30, calEndOfDay(2026, time.April, 30)},
+		{"long expiry, due day 1", calSP(2026, time.March, 1, 10, 0, 0, 0).Add(720 * time.Hour), 1, 1, calEndOfDay(2026, time.May, 1)},
 	}
 	for _, tt := range tests {
-		got := InstallmentDueDate(tt.charged, tt.k, tt.day)
+		got := InstallmentDueDate(tt.down, tt.k, tt.day)
 		if !got.Equal(tt.want) || got.Location() != SaoPaulo {
-			t.Errorf("%s: InstallmentDueDate(%v, %d, %d) = %v, want %v", tt.name, tt.charged, tt.k, tt.day, got, tt.want)
+			t.Errorf("%s: InstallmentDueDate(%v, %d, %d) = %v, want %v", tt.name, tt.down, tt.k, tt.day, got, tt.want)
+		}
+		if tt.k == 1 && !got.After(tt.down) {
+			t.Errorf("%s: installment 1 due %v, not after the down payment %v", tt.name, got, tt.down)
+		}
+	}
+}
+
+func TestFirstInstallmentNeverBeforeTheDownPayment(t *testing.T) {
+	t.Parallel()
+	// Every due day, every day of four years, the longest expiry: installment
+	// 1 is at least 28 days (a February) after the down payment, and due day
+	// d of the month before it would have been less than a month after.
+	for day := calSP(2024, time.January, 1, 12, 0, 0, 0); day.Year() < 2028; day = day.AddDate(0, 0, 1) {
+		for _, expires := range []time.Duration{time.Hour, 72 * time.Hour, 720 * time.Hour} {
+			down := day.Add(expires)
+			for dueDay := 1; dueDay <= 31; dueDay++ {
+				first := InstallmentDueDate(down, 1, dueDay)
+				if days := calendarDaysBetween(down, first); days < 28 || days > 62 {
+					t.Fatalf("down payment %v, due day %d: installment 1 on %v, %d days later", down, dueDay, first, days)
+				}
+			}
+		}
+	}
+}
+
+func TestBoletoExpiry(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		due   time.Time
+		grace int
+		want  time.Time
+	}{
+		{"weekday, no grace: end of its day", calSP(2026, time.March, 10, 9, 30, 0, 0), 0, calEndOfDay(2026, time.March, 10)},
+		{"weekday, one business day of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 11)},
+		{"friday, grace over the weekend", calSP(2026, time.March, 13, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 16)},
+		{"saturday: payable monday, grace tuesday", calSP(2026, time.March, 7, 18, 0, 0, 0), 1, calEndOfDay(2026, time.March, 10)},
+		{"sunday, no grace: monday", calSP(2026, time.March, 8, 18, 0, 0, 0), 0, calEndOfDay(2026, time.March, 9)},
+		{"carnival saturday: ash wednesday, grace thursday", calSP(2026, time.February, 14, 10, 0, 0, 0), 1, calEndOfDay(2026, time.February, 19)},
+		{"good friday then tiradentes", calSP(2025, time.April, 17, 10, 0, 0, 0), 1, calEndOfDay(2025, time.April, 22)},
+		{"month end: friday 31 july, grace monday 3 august", calSP(2026, time.July, 31, 10, 0, 0, 0), 1, calEndOfDay(2026, time.August, 3)},
+		{"30 december 2026, grace over 31 december and new year", calSP(2026, time.December, 30, 10, 0, 0, 0), 1, calEndOfDay(2027, time.January, 4)},
+		{"31 december 2026: payable 4 january, grace 5th", calSP(2026, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2027, time.January, 5)},
+		{"31 december 2024: payable 2 january, grace 3rd", calSP(2024, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2025, time.January, 3)},
+		{"five days of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 5, calEndOfDay(2026, time.March, 17)},
+		// 01:30 UTC on Saturday is Friday 22:30 in São Paulo: Friday is the due day.
+		{"due date read in São Paulo", time.Date(2026, time.March, 7, 1, 30, 0, 0, time.UTC), 0, calEndOfDay(2026, time.March, 6)},
+	}
+	for _, tt := range tests {
+		got := BoletoExpiry(tt.due, tt.grace)
+		if !got.Equal(tt.want) || got.Location() != SaoPaulo {
+			t.Errorf("%s: BoletoExpiry(%v, %d) = %v, want %v", tt.name, tt.due, tt.grace, got, tt.want)
+		}
+		if p := PaymentExpiry(MethodBoleto, tt.due, tt.grace); !p.Equal(got) {
+			t.Errorf("%s: PaymentExpiry(boleto) = %v, want %v", tt.name, p, got)
+		}
+	}
+	// Pix keeps its exact expiry, weekend or not.
+	due := calSP(2026, time.March, 7, 18, 0, 0, 0)
+	if got := PaymentExpiry(MethodPix, due, 1); !got.Equal(due) {
+		t.Errorf("PaymentExpiry(pix) = %v, want %v", got, due)
+	}
+}
+
+func TestBoletoExpiresOnlyAfterItsLastPayableDay(t *testing.T) {
+	t.Parallel()
+	// A down payment boleto due Saturday 7 March 2026 at 18:00, with one
+	// business day of grace: the clock moves through the weekend, Monday
+	// (the day it is payable) and Tuesday (the bank's notice) before it
+	// expires.
+	due := calSP(2026, time.March, 7, 18, 0, 0, 0)
+	clock := NewTestClock(due)
+	expiry := BoletoExpiry(due, 1)
+	for _, step := range []struct {
+		advance time.Duration
+		expired bool
+	}{
+		{time.Minute, false},     // Saturday 18:01: a Pix would have expired
+		{30 * time.Hour, false},  // Monday 00:01
+		{24 * time.Hour, false},  // Tuesday 00:01
+		{23 * time.Hour, false},  // Tuesday 23:01
+		{59 * time.Minute, true}, // Wednesday 00:00
+	} {
+		clock.Advance(step.advance)
+		if got := clock.Now().After(expiry); got != step.expired {
+			t.Errorf("at %v: expired = %v, want %v (expiry %v)", clock.Now(), got, step.expired, expiry)
+		}
+	}
+}
+
+func TestAddBusinessDays(t *testing.T) {
+	t.Parallel()
+	friday := calSP(2026, time.March, 13, 15, 4, 5, 6)
+	for n, want := range []time.Time{friday, calSP(2026, time.March, 16, 15, 4, 5, 6), calSP(2026, time.March, 17, 15, 4, 5, 6)} {
+		if got := AddBusinessDays(friday, n); !got.Equal(want) {
+			t.Errorf("AddBusinessDays(friday, %d) = %v, want %v", n, got, want)
 		}
 	}
 }
 
 func TestSaoPauloDate(t *testing.T) {
+	t.Parallel()
 	got := SaoPauloDate(time.Date(2026, time.March, 7, 2, 0, 0, 0, time.UTC))
 	if want := calSP(2026, time.March, 6, 0, 0, 0, 0); !got.Equal(want) || got.Location() != SaoPaulo {
 		t.Errorf("SaoPauloDate = %v, want %v", got, want)

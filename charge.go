@@ -1,7 +1,6 @@
 package parcela
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -33,6 +32,30 @@ type ChargePlan struct {
 	RemoteIP      string
 	UserAgent     string
 	Schedule      Schedule
+	// FirstPaymentExpiresAt is when the first bill's payment expires: a Pix
+	// at the bill's due instant, a boleto at its BoletoExpiry under the
+	// company's grace.
+	FirstPaymentExpiresAt time.Time
+}
+
+// MaxRemoteIPLength is the longest textual IP address (an IPv4-mapped IPv6
+// address written in full).
+const MaxRemoteIPLength = 45
+
+// AdultAge is the age of civil capacity (Código Civil art. 5): a customer
+// younger cannot sign a financing contract.
+const AdultAge = 18
+
+// IsAdultAt reports whether someone born on birthdate (YYYY-MM-DD) is at
+// least AdultAge on now's São Paulo date. Someone born on 29 February comes
+// of age on 1 March of a common year.
+func IsAdultAt(birthdate string, now time.Time) bool {
+	b, err := time.Parse(time.DateOnly, birthdate)
+	if err != nil {
+		return false
+	}
+	y, m, d := now.In(SaoPaulo).Date()
+	return !time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Before(b.AddDate(AdultAge, 0, 0))
 }
 
 // PlanCharge validates a charge of order o (whose offer, with its
@@ -82,8 +105,8 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 	} else {
 		if ip := req.Signature.RemoteIP; ip == nil || *ip == "" {
 			v.Add("signature.remote_ip", "required", "is required")
-		} else if addr, err := netip.ParseAddr(*ip); err != nil {
-			v.Add("signature.remote_ip", "invalid", "must be an IPv4 or IPv6 address")
+		} else if addr, err := netip.ParseAddr(*ip); len(*ip) > MaxRemoteIPLength || err != nil || addr.Zone() != "" {
+			v.Add("signature.remote_ip", "invalid", "must be a plain IPv4 or IPv6 address (no zone), at most 45 characters")
 		} else {
 			p.RemoteIP = addr.String()
 		}
@@ -91,6 +114,8 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 			v.Add("signature.user_agent", "required", "is required")
 		} else if p.UserAgent = *ua; len(p.UserAgent) > 1024 {
 			v.Add("signature.user_agent", "too_long", "must be at most 1024 characters")
+		} else {
+			checkText(&v, "signature.user_agent", p.UserAgent, SingleLine)
 		}
 	}
 	if err := o.Offer.Sellable(now); err != nil {
@@ -99,6 +124,10 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 	pc := p.Configuration
 	if pc != nil && req.Installments != nil {
 		p.checkVariation(&v, c)
+	}
+	if pc != nil && pc.PaymentType == Financed && !IsAdultAt(o.CustomerBirthdate, now) {
+		v.Add("payment_configuration_id", "not_allowed",
+			fmt.Sprintf("is a financed configuration, and the customer is under %d: choose an upfront configuration", AdultAge))
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
@@ -116,13 +145,17 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 		return nil, &Error{Code: EINVALID, Message: "installments: " + ErrorMessage(err),
 			Fields: []FieldError{{Field: "installments", Code: "invalid", Message: ErrorMessage(err)}}}
 	}
+	// The company may have raised its floor since the offer was made; the
+	// configuration's own can only be higher.
+	floor := max(pc.MinInstallmentCents, c.MinInstallmentCents)
 	for _, b := range s.Bills[1:] {
-		if b.AmountCents < pc.MinInstallmentCents {
-			msg := fmt.Sprintf("gives installments of %d cents, below the minimum of %d; choose fewer installments", b.AmountCents, pc.MinInstallmentCents)
+		if b.AmountCents < floor {
+			msg := fmt.Sprintf("gives installments of %d cents, below the minimum of %d; choose fewer installments", b.AmountCents, floor)
 			return nil, &Error{Code: EINVALID, Message: "installments " + msg, Fields: []FieldError{{Field: "installments", Code: "too_large", Message: msg}}}
 		}
 	}
 	p.Schedule = s
+	p.FirstPaymentExpiresAt = PaymentExpiry(p.Method, s.Bills[0].DueDate, c.BoletoGraceBusinessDays)
 	return p, nil
 }
 
@@ -147,33 +180,4 @@ func (p *ChargePlan) checkVariation(v *Validation, c *Company) {
 	if p.Method != "" && !slices.Contains(pc.AllowedDownPaymentMethods, p.Method) {
 		v.Add("payment.payment_method", "not_allowed", "the configuration does not allow this down payment method; allowed: "+strings.Join(pc.AllowedDownPaymentMethods, ", "))
 	}
-}
-
-// PaymentProvider issues payments (boletos and Pix charges). The built-in
-// provider is a simulated bank; a real PSP adapter plugs in behind this
-// interface. Settlement arrives through the store (the sandbox pay action,
-// or a PSP's notification).
-type PaymentProvider interface {
-	Issue(ctx context.Context, req IssueRequest) (IssuedPayment, error)
-}
-
-// IssueRequest describes a payment to issue.
-type IssueRequest struct {
-	PaymentID    string
-	Method       string // boleto or pix
-	AmountCents  int64
-	DueDate      time.Time // the boleto's due date; the Pix charge's expiry
-	NossoNumero  int64     // unique per boleto
-	WithPix      bool      // bolepix: the boleto also carries a Pix code
-	MerchantName string
-	MerchantCity string
-	MerchantKey  string // the company's Pix key at the bank
-}
-
-// IssuedPayment is what the bank returns: the codes a customer pays with.
-type IssuedPayment struct {
-	Barcode       *string // linha digitável (boleto) or BR Code (pix)
-	BarcodeDigits *string // the 44-digit boleto barcode
-	PixCode       *string // bolepix: the boleto's Pix code
-	NossoNumero   *string
 }

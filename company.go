@@ -1,8 +1,11 @@
 package parcela
 
 import (
+	"fmt"
 	"strings"
 	"time"
+
+	"parcela/brcode"
 )
 
 // Environment separates sandbox from production data. Every
@@ -49,6 +52,10 @@ type Company struct {
 	MinInstallmentCents  int64
 	PaymentExpiryHours   int
 	InstallmentIssueDays int // installment payments are issued this many days before due
+	// BoletoGraceBusinessDays is how many business days after its last
+	// payable day a boleto still waits for the bank's notice of payment
+	// before it expires (BoletoExpiry).
+	BoletoGraceBusinessDays int
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -57,7 +64,15 @@ type Company struct {
 // MaxFineRate is the legal ceiling of a late fine in Brazil (2%, CDC art. 52).
 var MaxFineRate = MustRate("0.02")
 
-// NewCompany returns a company with the product defaults of DESIGN §1.
+// MaxLateInterestRate is the ceiling of late interest: 1% a month, the
+// moratory interest the Civil Code allows by default (art. 406 with CTN
+// art. 161) and what consumers' courts accept.
+var MaxLateInterestRate = MustRate("0.01")
+
+// MaxBoletoGraceBusinessDays bounds the settlement grace of a boleto.
+const MaxBoletoGraceBusinessDays = 5
+
+// NewCompany returns a company with the product defaults.
 func NewCompany(name, document, slug string) Company {
 	return Company{
 		Name:                 name,
@@ -76,47 +91,67 @@ func NewCompany(name, document, slug string) Company {
 		MinInstallmentCents:  5000,
 		PaymentExpiryHours:   72,
 		InstallmentIssueDays: 10,
+
+		BoletoGraceBusinessDays: 1,
 	}
 }
 
-// Validate checks an operator-supplied company.
+// Validate checks an operator-supplied company. The document is kept as
+// its digits (and capital letters, for an alphanumeric CNPJ), the phone as
+// its digits without the country code.
 func (c *Company) Validate() error {
 	var v Validation
-	if strings.TrimSpace(c.Name) == "" {
+	switch name := strings.TrimSpace(c.Name); {
+	case name == "":
 		v.Add("name", "required", "is required")
+	case len(name) > 255:
+		v.Add("name", "too_long", "must be at most 255 characters")
+	default:
+		checkText(&v, "name", c.Name, SingleLine)
 	}
-	if !isDigits(c.Document) || (len(c.Document) != 11 && len(c.Document) != 14) {
-		v.Add("document", "invalid", "must be a CPF (11 digits) or CNPJ (14 digits)")
+	if doc := brcode.NormalizeDigits(c.Document); len(doc) == 11 && brcode.ValidCPF(doc) || len(doc) == 14 && brcode.ValidCNPJ(doc) {
+		c.Document = doc
+	} else {
+		v.Add("document", "invalid", "must be a CNPJ (14 characters) or, for a sole seller, a CPF (11 digits), with correct check digits")
 	}
 	if !validSlug(c.Slug) {
 		v.Add("slug", "invalid", "must be 1-64 lowercase letters, digits or hyphens")
 	}
-	rateIn(&v, "max_interest_rate", c.MaxInterestRate, MustRate("1"))
-	rateIn(&v, "min_down_payment_rate", c.MinDownPaymentRate, MustRate("1"))
-	rateIn(&v, "registration_fee", c.RegistrationFee, MustRate("1"))
-	rateIn(&v, "fine_rate", c.FineRate, MaxFineRate)
-	rateIn(&v, "monthly_interest_rate", c.MonthlyInterestRate, MustRate("1"))
-	if c.MaxInstallments < 1 || c.MaxInstallments > 120 {
-		v.Add("max_installments", "invalid", "must be between 1 and 120")
+	if c.Email != nil && !validEmail(*c.Email) {
+		v.Add("email", "invalid", "must be an email address like name@example.com")
 	}
-	if c.MinDownPaymentCents < 0 {
-		v.Add("min_down_payment_cents", "too_small", "must not be negative")
+	if c.Phone != nil {
+		if digits, msg := ParsePhone(*c.Phone); msg != "" {
+			v.Add("phone", "invalid", msg)
+		} else {
+			c.Phone = &digits
+		}
 	}
-	if c.MinInstallmentCents < 0 {
-		v.Add("min_installment_amount_cents", "too_small", "must not be negative")
+	checkRate(&v, "max_interest_rate", c.MaxInterestRate, MustRate("1"))
+	checkRate(&v, "min_down_payment_rate", c.MinDownPaymentRate, MustRate("1"))
+	checkRate(&v, "registration_fee", c.RegistrationFee, MustRate("1"))
+	checkRate(&v, "fine_rate", c.FineRate, MaxFineRate)
+	checkRate(&v, "monthly_interest_rate", c.MonthlyInterestRate, MaxLateInterestRate)
+	switch c.TakeRateType {
+	case "percentage":
+		checkRate(&v, "take_rate_value", c.TakeRateValue, MustRate("1"))
+	case "absolute":
+		checkRateCents(&v, "take_rate_value", c.TakeRateValue)
+	default:
+		v.Add("take_rate_type", "invalid", "must be percentage or absolute")
 	}
+	if c.MaxInstallments < 1 || c.MaxInstallments > MaxInstallments {
+		v.Add("max_installments", "invalid", fmt.Sprintf("must be between 1 and %d", MaxInstallments))
+	}
+	checkAmount(&v, "min_down_payment_cents", c.MinDownPaymentCents, 0)
+	checkAmount(&v, "min_installment_amount_cents", c.MinInstallmentCents, 0)
 	if c.PaymentExpiryHours < 1 || c.PaymentExpiryHours > 720 {
 		v.Add("payment_expiry_hours", "invalid", "must be between 1 and 720")
 	}
-	return v.Err()
-}
-
-func rateIn(v *Validation, field string, r, max Rate) {
-	if r.IsNegative() {
-		v.Add(field, "too_small", "must not be negative")
-	} else if r.Cmp(max) > 0 {
-		v.Add(field, "too_large", "must be at most "+max.String())
+	if c.BoletoGraceBusinessDays < 0 || c.BoletoGraceBusinessDays > MaxBoletoGraceBusinessDays {
+		v.Add("boleto_grace_business_days", "invalid", fmt.Sprintf("must be between 0 and %d", MaxBoletoGraceBusinessDays))
 	}
+	return v.Err()
 }
 
 func isDigits(s string) bool {

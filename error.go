@@ -39,11 +39,20 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  []FieldError
+	// Cause is what failed underneath (a database that is full or gone),
+	// for the log only: the user sees Message.
+	Cause error
 }
 
 func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("parcela error: code=%s message=%s cause=%v", e.Code, e.Message, e.Cause)
+	}
 	return fmt.Sprintf("parcela error: code=%s message=%s", e.Code, e.Message)
 }
+
+// Unwrap is the cause.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf is a helper that returns an *Error with a formatted message.
 func Errorf(code, format string, args ...any) *Error {
@@ -77,11 +86,24 @@ func ErrorMessage(err error) string {
 // NotFound returns the error for a missing (or someone else's) entity.
 func NotFound(what string) *Error { return Errorf(ENOTFOUND, "%s not found", what) }
 
+// MaxFieldErrors is how many field errors a validation failure lists; the
+// message says how many more there were.
+const MaxFieldErrors = 100
+
 // Validation collects field errors; Err returns nil when none were added.
-type Validation struct{ Fields []FieldError }
+// Past MaxFieldErrors it only counts them, so a body of a thousand bad items
+// neither grows the problem document nor the work to build it.
+type Validation struct {
+	Fields  []FieldError
+	dropped int
+}
 
 // Add records one field error.
 func (v *Validation) Add(field, code, message string) {
+	if len(v.Fields) >= MaxFieldErrors {
+		v.dropped++
+		return
+	}
 	v.Fields = append(v.Fields, FieldError{Field: field, Code: code, Message: message})
 }
 
@@ -96,15 +118,19 @@ func (v *Validation) Has(field string) bool {
 	return false
 }
 
-// Err returns a validation_failed *Error listing every field, or nil.
+// Err returns a validation_failed *Error listing every field (the first
+// MaxFieldErrors of them), or nil.
 func (v *Validation) Err() error {
 	if len(v.Fields) == 0 {
 		return nil
 	}
 	f := v.Fields[0]
 	msg := f.Field + " " + f.Message
-	if len(v.Fields) > 1 {
-		msg += fmt.Sprintf(" (and %d more errors)", len(v.Fields)-1)
+	switch more := len(v.Fields) - 1 + v.dropped; {
+	case v.dropped > 0:
+		msg += fmt.Sprintf(" (and %d more errors; the first %d are listed, %d more are not)", more, len(v.Fields), v.dropped)
+	case more > 0:
+		msg += fmt.Sprintf(" (and %d more errors)", more)
 	}
 	return &Error{Code: EINVALID, Message: msg, Fields: v.Fields}
 }

@@ -8,7 +8,7 @@ import (
 // The forms below are the API's representations of each resource, exactly
 // as the spec names and nests them. They live in the domain because an
 // event's payload is the entity as its GET returns it at the moment of the
-// event, rendered inside the transaction that writes the event.
+// event, rendered by the use case that decides the change.
 
 // Timestamp renders as RFC 3339 with milliseconds in São Paulo time.
 type Timestamp time.Time

@@ -19,6 +19,8 @@ type PaymentOrderForm struct {
 	Installments        int        `json:"installments"`
 	PixCode             *string    `json:"pix_code"`
 	PixQRCodeURL        *string    `json:"pix_qrcode_url"`
+	CardBrand           *string    `json:"card_brand"`
+	CardLastDigits      *string    `json:"card_last_digits"`
 }
 
 // NewPaymentOrderForm renders a payment as it appears inside an order.
@@ -26,8 +28,12 @@ func NewPaymentOrderForm(p *Payment, l Links) PaymentOrderForm {
 	f := PaymentOrderForm{
 		ID: p.ID, CreatedAt: ts(p.CreatedAt), AmountCents: p.AmountCents, PaidAmountCents: p.PaidAmountCents,
 		RefundedAmountCents: p.RefundedAmountCents, PaidAt: tsPtr(p.PaidAt), RefundedAt: tsPtr(p.RefundedAt), Status: p.Status,
-		PaymentMethod: p.Method, URL: l.PublicURL + "/checkout/payments/" + p.ID, Barcode: p.Barcode, ExpiresAt: ts(p.ExpiresAt),
+		PaymentMethod: p.Method, URL: l.PaymentURL(p.ID), Barcode: p.Barcode, ExpiresAt: ts(p.ExpiresAt),
 		Installments: p.Installments, PixCode: p.PixCode,
+	}
+	if p.Card != nil {
+		brand, last := string(p.Card.Brand), p.Card.LastFour
+		f.CardBrand, f.CardLastDigits = &brand, &last
 	}
 	if p.PixCode != nil {
 		u := l.PublicURL + "/external_api/v1/payments/" + p.ID + "/pix.png"
@@ -107,28 +113,54 @@ func newBillingBase(b *Billing) billingBase {
 		DueDay: b.DueDay, Installments: b.Installments, Status: b.Status, CancelationReason: b.CancelationReason, FinishedAt: tsPtr(b.FinishedAt)}
 }
 
-// BillingOrderForm is spec 2.6 inside an order (and GET /billings/{id}).
+// BillingOrderForm is spec 2.6 inside an order (and GET /billings/{id}),
+// with the cost disclosure extension: total payable, total interest and
+// the CET (0 when nothing is financed: no credit, no cost).
 type BillingOrderForm struct {
 	billingBase
+	TotalPayableCents    int64                         `json:"total_payable_cents"`
+	TotalInterestCents   int64                         `json:"total_interest_cents"`
+	CETAnnualRate        Rate                          `json:"cet_annual_rate"`
 	PaymentConfiguration PaymentConfigurationOrderForm `json:"payment_configuration"`
 	Bills                []BillOrderForm               `json:"bills"`
 }
 
-// NewBillingOrderForm renders a billing with its configuration and bills.
+// NewBillingOrderForm renders a billing with its configuration, bills and cost.
 func NewBillingOrderForm(b *Billing, l Links) BillingOrderForm {
+	cost := b.Cost()
 	f := BillingOrderForm{billingBase: newBillingBase(b), PaymentConfiguration: NewPaymentConfigurationOrderForm(b.PaymentConfiguration),
-		Bills: make([]BillOrderForm, 0, len(b.Bills))}
+		TotalPayableCents: cost.TotalPayableCents, TotalInterestCents: cost.TotalInterestCents, Bills: make([]BillOrderForm, 0, len(b.Bills))}
+	if cost.CETAnnualRate != nil {
+		f.CETAnnualRate = *cost.CETAnnualRate
+	}
 	for _, bill := range b.Bills {
 		f.Bills = append(f.Bills, NewBillOrderForm(bill, l))
 	}
 	return f
 }
 
-// BillingSummaryForm is spec 2.6 as the summary inside a bill.
+// BillingSummaryForm is spec 2.6 as the summary inside a bill. Without its
+// bills, it carries the cost disclosure only when the billing has it
+// (Billing.Disclosed).
 type BillingSummaryForm struct {
 	billingBase
-	OrderID         string  `json:"order_id"`
-	OriginBillingID *string `json:"origin_billing_id"`
+	OrderID            string  `json:"order_id"`
+	OriginBillingID    *string `json:"origin_billing_id"`
+	TotalPayableCents  *int64  `json:"total_payable_cents,omitempty"`
+	TotalInterestCents *int64  `json:"total_interest_cents,omitempty"`
+	CETAnnualRate      *Rate   `json:"cet_annual_rate,omitempty"`
+}
+
+func newBillingSummaryForm(b *Billing) BillingSummaryForm {
+	f := BillingSummaryForm{billingBase: newBillingBase(b), OrderID: b.OrderID, OriginBillingID: b.OriginBillingID}
+	if d := b.Disclosed; d != nil {
+		cet := Rate{}
+		if d.CETAnnualRate != nil {
+			cet = *d.CETAnnualRate
+		}
+		f.TotalPayableCents, f.TotalInterestCents, f.CETAnnualRate = &d.TotalPayableCents, &d.TotalInterestCents, &cet
+	}
+	return f
 }
 
 // BillEndpointForm is spec 2.7 on the bill endpoints.
@@ -151,7 +183,7 @@ func NewBillEndpointForm(b *Bill, c *Company, now time.Time, l Links) BillEndpoi
 	f := BillEndpointForm{
 		billBase: newBillBase(b), Payments: make([]PaymentBillForm, 0, len(b.Payments)),
 		AuthenticationCode: b.AuthenticationCode,
-		Billing:            BillingSummaryForm{billingBase: newBillingBase(b.Billing), OrderID: b.Billing.OrderID, OriginBillingID: b.Billing.OriginBillingID},
+		Billing:            newBillingSummaryForm(b.Billing),
 		CheckoutURL:        l.PublicURL + "/checkout/bills/" + b.ID + "?code=" + b.AuthenticationCode,
 		CurrentAmountCents: b.Penalty(now, c).Total(b.AmountCents), OriginalAmountCents: b.AmountCents,
 		DisablePenaltiesUntil: tsPtr(b.DisablePenaltiesUntil), EffectiveDueDate: ts(b.EffectiveDueDate), PaidAt: tsPtr(b.PaidAt),
@@ -177,6 +209,7 @@ type OrderForm struct {
 	Offer             OfferOrderForm     `json:"offer"`
 	Billings          []BillingOrderForm `json:"billings"`
 	CancelationReason *string            `json:"cancelation_reason"`
+	URL               string             `json:"url"`
 }
 
 // NewOrderForm renders an order with its offer, billings, bills and payments.
@@ -185,7 +218,7 @@ func NewOrderForm(o *Order, l Links) OrderForm {
 		ID: o.ID, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt), Status: o.Status, CustomerName: o.CustomerName,
 		CustomerBirthdate: o.CustomerBirthdate, CustomerDocument: o.CustomerDocument, Email: o.Email, Phone: o.Phone,
 		Address: NewAddressForm(&o.Address), Offer: NewOfferOrderForm(o.Offer), Billings: make([]BillingOrderForm, 0, len(o.Billings)),
-		CancelationReason: o.CancelationReason,
+		CancelationReason: o.CancelationReason, URL: l.OrderURL(o.ID, o.AccessCode),
 	}
 	for _, b := range o.Billings {
 		f.Billings = append(f.Billings, NewBillingOrderForm(b, l))

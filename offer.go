@@ -117,8 +117,9 @@ type PaymentConfigurationRequest struct {
 	DownPaymentValue          *Rate     `json:"down_payment_value"`
 	MinInstallmentCents       *int64    `json:"min_installment_amount_cents"`
 	RegistrationFee           *Rate     `json:"registration_fee"`
-	TakeRateType              *string   `json:"take_rate_type"`
-	TakeRateValue             *Rate     `json:"take_rate_value"`
+	// Refused when present: the take rate is the company's.
+	TakeRateType  *string `json:"take_rate_type"`
+	TakeRateValue *Rate   `json:"take_rate_value"`
 }
 
 // BuildOffer validates a create request against the company's limits and
@@ -132,6 +133,8 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 		v.Add("offer.name", "required", "is required")
 	} else if o.Name = strings.TrimSpace(*f.Name); len(o.Name) > 255 {
 		v.Add("offer.name", "too_long", "must be at most 255 characters")
+	} else {
+		checkText(&v, "offer.name", o.Name, SingleLine)
 	}
 	if f.ProductID == nil || *f.ProductID == "" {
 		v.Add("offer.product_id", "required", "is required")
@@ -142,8 +145,7 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	}
 	if f.AmountCents == nil {
 		v.Add("offer.amount_cents", "required", "is required")
-	} else if o.AmountCents = *f.AmountCents; o.AmountCents < 500 {
-		v.Add("offer.amount_cents", "too_small", "must be at least 500")
+	} else if o.AmountCents = *f.AmountCents; !checkAmount(&v, "offer.amount_cents", o.AmountCents, 500) {
 	} else if product != nil && o.AmountCents > product.FullAmountCents {
 		v.Add("offer.amount_cents", "too_large", fmt.Sprintf("must not exceed the product's full_amount_cents (%d); raise the product's amount first", product.FullAmountCents))
 	}
@@ -170,8 +172,14 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	case len(*req.PaymentConfigurations) > 10:
 		v.Add("payment_configurations", "too_large", "must have at most 10 payment configurations")
 	default:
+		amountValid := !v.Has("offer.amount_cents") && f.AmountCents != nil
 		for i, r := range *req.PaymentConfigurations {
-			pc := buildPaymentConfiguration(&v, fmt.Sprintf("payment_configurations[%d].", i), r, c, o.AmountCents)
+			at := fmt.Sprintf("payment_configurations[%d].", i)
+			before := len(v.Fields)
+			pc := buildPaymentConfiguration(&v, at, r, c, o.AmountCents)
+			if amountValid && len(v.Fields) == before {
+				checkPlans(&v, at, pc, o.AmountCents)
+			}
 			pc.Position = i
 			o.PaymentConfigurations = append(o.PaymentConfigurations, pc)
 		}
@@ -203,23 +211,25 @@ func buildPaymentConfiguration(v *Validation, at string, r PaymentConfigurationR
 		}
 	}
 	if r.MinInstallmentCents != nil {
-		if pc.MinInstallmentCents = *r.MinInstallmentCents; pc.MinInstallmentCents < 0 {
-			v.Add(at+"min_installment_amount_cents", "too_small", "must not be negative")
+		// A configuration may raise the company's floor, never lower it.
+		pc.MinInstallmentCents = *r.MinInstallmentCents
+		if pc.MinInstallmentCents < c.MinInstallmentCents {
+			v.Add(at+"min_installment_amount_cents", "too_small", fmt.Sprintf("must be at least the company minimum of %d cents", c.MinInstallmentCents))
+		} else {
+			checkAmount(v, at+"min_installment_amount_cents", pc.MinInstallmentCents, 0)
 		}
 	}
 	if r.RegistrationFee != nil {
 		pc.RegistrationFee = *r.RegistrationFee
-		rateIn(v, at+"registration_fee", pc.RegistrationFee, MustRate("1"))
+		checkRate(v, at+"registration_fee", pc.RegistrationFee, MustRate("1"))
 	}
+	// The platform's fee is the operator's, set on the company: a seller
+	// cannot name its own (the configuration takes the company's).
 	if r.TakeRateType != nil {
-		if pc.TakeRateType = *r.TakeRateType; pc.TakeRateType != "percentage" && pc.TakeRateType != "absolute" {
-			v.Add(at+"take_rate_type", "invalid", "must be percentage or absolute")
-		}
+		v.Add(at+"take_rate_type", "not_allowed", "is the platform's fee, set by the operator on the company; leave it out")
 	}
 	if r.TakeRateValue != nil {
-		if pc.TakeRateValue = *r.TakeRateValue; pc.TakeRateValue.IsNegative() {
-			v.Add(at+"take_rate_value", "too_small", "must not be negative")
-		}
+		v.Add(at+"take_rate_value", "not_allowed", "is the platform's fee, set by the operator on the company; leave it out")
 	}
 	switch pc.PaymentType {
 	case Upfront:
@@ -240,7 +250,7 @@ func methodList(v *Validation, field string, in []string) []string {
 	seen := map[string]bool{}
 	for _, m := range in {
 		if !slices.Contains(paymentMethods, m) {
-			v.Add(field, "invalid", fmt.Sprintf("%q is not one of pix, boleto, credit_card", m))
+			v.Add(field, "invalid", fmt.Sprintf("%q is not one of pix, boleto, credit_card", truncateText(m, 32)))
 		} else if seen[m] {
 			v.Add(field, "invalid", fmt.Sprintf("%q is listed twice", m))
 		}
@@ -256,13 +266,18 @@ func buildUpfront(v *Validation, at string, r PaymentConfigurationRequest, pc *P
 	} else {
 		pc.PaymentMethods = methodList(v, at+"payment_methods", *r.PaymentMethods)
 	}
-	for field, set := range map[string]bool{
-		"financed_type": r.FinancedType != nil, "allowed_down_payment_methods": r.AllowedDownPaymentMethods != nil && len(*r.AllowedDownPaymentMethods) > 0,
-		"down_payment_type": r.DownPaymentType != nil, "down_payment_value": r.DownPaymentValue != nil,
-		"interest_rate": r.InterestRate != nil && !r.InterestRate.IsZero(),
+	for _, field := range []struct {
+		name string
+		set  bool
+	}{
+		{"financed_type", r.FinancedType != nil},
+		{"allowed_down_payment_methods", r.AllowedDownPaymentMethods != nil && len(*r.AllowedDownPaymentMethods) > 0},
+		{"down_payment_type", r.DownPaymentType != nil},
+		{"down_payment_value", r.DownPaymentValue != nil},
+		{"interest_rate", r.InterestRate != nil && !r.InterestRate.IsZero()},
 	} {
-		if set {
-			v.Add(at+field, "not_allowed", "is only for financed configurations")
+		if field.set {
+			v.Add(at+field.name, "not_allowed", "is only for financed configurations")
 		}
 	}
 	if r.MaxInstallments != nil && *r.MaxInstallments != 1 {
@@ -294,9 +309,7 @@ func buildFinanced(v *Validation, at string, r PaymentConfigurationRequest, pc *
 	}
 	if r.InterestRate != nil {
 		pc.InterestRate = *r.InterestRate
-		if pc.InterestRate.IsNegative() {
-			v.Add(at+"interest_rate", "too_small", "must not be negative")
-		} else if pc.InterestRate.Cmp(c.MaxInterestRate) > 0 {
+		if checkRate(v, at+"interest_rate", pc.InterestRate, MustRate("1")) && pc.InterestRate.Cmp(c.MaxInterestRate) > 0 {
 			v.Add(at+"interest_rate", "too_large", "must be at most the company maximum of "+c.MaxInterestRate.String())
 		}
 	}
@@ -331,12 +344,11 @@ func buildFinanced(v *Validation, at string, r PaymentConfigurationRequest, pc *
 // downPaymentRules applies the company minimum, both as a rate of the
 // amount and in cents, whichever way the value is given.
 func downPaymentRules(v *Validation, field string, t DownPaymentType, value Rate, c *Company, amount int64) {
-	if value.IsNegative() {
-		v.Add(field, "too_small", "must not be negative")
-		return
-	}
 	var cents int64
 	if t == DownPaymentPercentage {
+		if !checkRate(v, field, value, MustRate("1")) {
+			return
+		}
 		if value.Cmp(MustRate("1")) >= 0 {
 			v.Add(field, "too_large", "must be a fraction below 1 (0.2 is 20%)")
 			return
@@ -347,8 +359,7 @@ func downPaymentRules(v *Validation, field string, t DownPaymentType, value Rate
 		}
 		cents = value.MulCents(amount)
 	} else {
-		if !value.Decimal().IsInteger() {
-			v.Add(field, "invalid", "must be a whole number of cents for an absolute down payment")
+		if !checkRateCents(v, field, value) {
 			return
 		}
 		cents = value.Decimal().IntPart()

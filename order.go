@@ -1,7 +1,6 @@
 package parcela
 
 import (
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -17,7 +16,7 @@ const (
 	OrderCanceled   = "canceled"
 )
 
-// Cancelation reasons (DESIGN §6); orders may also be "expired".
+// Cancelation reasons; orders may also be "expired".
 var CancelationReasons = []string{
 	"down_payment_not_paid", "refunded_by_company", "refunded_by_customer",
 	"customer_renegotiation", "customer_dropout", "customer_dropout_with_fine",
@@ -40,6 +39,7 @@ type Order struct {
 	Phone             string
 	Address           Address
 	CancelationReason *string
+	AccessCode        string // opens the order's page for its customer
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	Offer             *Offer
@@ -67,8 +67,9 @@ type OrderRequest struct {
 }
 
 // BuildOrder validates the customer data of a request and returns the order
-// to store. The offer and the city are checked by the caller, which knows
-// the company's rows.
+// to store: document, phone and zipcode as digits. The offer and the city
+// are checked by the caller, which knows the company's rows; the caller also
+// checks the zipcode against the city's state (CheckZipcodeState).
 func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	var v Validation
 	in := req.Order
@@ -81,10 +82,14 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		s := strings.TrimSpace(*p)
 		if len(s) > max {
 			v.Add(field, "too_long", "is too long")
+		} else if !checkText(&v, field, s, SingleLine) {
+			return ""
 		}
 		return s
 	}
-	o.OfferID = str("order.offer_id", in.OfferID, 64)
+	if o.OfferID = str("order.offer_id", in.OfferID, 64); o.OfferID != "" && !IsUUID(o.OfferID) {
+		v.Add("order.offer_id", "not_found", "is not an offer of this company and environment")
+	}
 	o.CustomerName = str("order.customer_name", in.CustomerName, 255)
 	if b := str("order.customer_birthdate", in.CustomerBirthdate, 10); b != "" {
 		t, err := time.ParseInLocation(time.DateOnly, b, SaoPaulo)
@@ -94,7 +99,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		case !t.Before(SaoPauloDate(now)):
 			v.Add("order.customer_birthdate", "invalid", "must be in the past")
 		case t.Year() < 1900:
-			v.Add("order.customer_birthdate", "invalid", "must be after 1900")
+			v.Add("order.customer_birthdate", "invalid", "must be in 1900 or later")
 		}
 		o.CustomerBirthdate = b
 	}
@@ -105,17 +110,17 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		}
 	}
 	if e := str("order.email", in.Email, 254); e != "" {
-		a, err := mail.ParseAddress(e)
-		if err != nil || a.Address != e || !strings.Contains(e[strings.LastIndex(e, "@")+1:], ".") {
-			v.Add("order.email", "invalid", "must be an email address like name@example.com")
+		if !validEmail(e) {
+			v.Add("order.email", "invalid", "must be an email address like name@example.com, with a top-level domain of two letters or more")
 		}
 		o.Email = e
 	}
-	if p := str("order.phone", in.Phone, 20); p != "" {
-		o.Phone = brcode.NormalizeDigits(strings.NewReplacer("(", "", ")", "", "+", "").Replace(p))
-		if !isDigits(o.Phone) || len(o.Phone) < 10 || len(o.Phone) > 11 {
-			v.Add("order.phone", "invalid", "must be 10 or 11 digits with the area code")
+	if p := str("order.phone", in.Phone, 25); p != "" {
+		digits, msg := ParsePhone(p)
+		if msg != "" {
+			v.Add("order.phone", "invalid", msg)
 		}
+		o.Phone = digits
 	}
 	if in.Address == nil {
 		v.Add("order.address", "required", "is required")
@@ -126,14 +131,17 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		o.Address.Zipcode = brcode.NormalizeDigits(z)
 		if !isDigits(o.Address.Zipcode) || len(o.Address.Zipcode) != 8 {
 			v.Add("order.address.zipcode", "invalid", "must be 8 digits")
+		} else if !validZipcode(o.Address.Zipcode) {
+			v.Add("order.address.zipcode", "invalid", "is not a zipcode of any state")
 		}
 	}
 	o.Address.Street = str("order.address.street", a.Street, 255)
 	o.Address.Number = str("order.address.number", a.Number, 32)
 	o.Address.Neighborhood = str("order.address.neighborhood", a.Neighborhood, 255)
 	if a.Complement != nil && strings.TrimSpace(*a.Complement) != "" {
-		c := strings.TrimSpace(*a.Complement)
-		o.Address.Complement = &c
+		if c := str("order.address.complement", a.Complement, 255); c != "" {
+			o.Address.Complement = &c
+		}
 	}
 	if c := str("order.address.city_ibge_code", a.CityIBGECode, 7); c != "" {
 		if !isDigits(c) || len(c) != 7 {

@@ -43,13 +43,3 @@ func LatePenalty(originalCents int64, effectiveDue time.Time, disablePenaltiesUn
 		DaysLate:      days,
 	}
 }
-
-// calendarDaysBetween counts São Paulo calendar dates from a to b. The dates
-// are compared as UTC midnights so that no offset change can shorten a day.
-func calendarDaysBetween(a, b time.Time) int64 {
-	utcDate := func(t time.Time) time.Time {
-		y, m, d := t.In(SaoPaulo).Date()
-		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	}
-	return int64(utcDate(b).Sub(utcDate(a)) / (24 * time.Hour))
-}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLatePenalty(t *testing.T) {
+	t.Parallel()
 	// Tuesday 2026-03-10 is a business day, so it is its own effective due date.
 	due := EffectiveDueDate(calEndOfDay(2026, time.March, 10))
 	fine, interest := MustRate("0.02"), MustRate("0.01")
@@ -37,6 +38,7 @@ func TestLatePenalty(t *testing.T) {
 }
 
 func TestLatePenaltyDueOnSaturday(t *testing.T) {
+	t.Parallel()
 	due := EffectiveDueDate(calEndOfDay(2026, time.March, 7)) // Saturday → Monday Mar 9
 	fine, interest := MustRate("0.02"), MustRate("0.01")
 	if got := LatePenalty(10000, due, nil, calSP(2026, time.March, 9, 18, 0, 0, 0), fine, interest); got != (Penalty{}) {
@@ -49,6 +51,7 @@ func TestLatePenaltyDueOnSaturday(t *testing.T) {
 }
 
 func TestLatePenaltyDisabledUntil(t *testing.T) {
+	t.Parallel()
 	due := EffectiveDueDate(calEndOfDay(2026, time.March, 10))
 	until := calSP(2026, time.March, 20, 12, 0, 0, 0)
 	fine, interest := MustRate("0.02"), MustRate("0.01")
@@ -78,6 +81,7 @@ func TestLatePenaltyDisabledUntil(t *testing.T) {
 }
 
 func TestLatePenaltyRoundsEachPartHalfUp(t *testing.T) {
+	t.Parallel()
 	due := EffectiveDueDate(calEndOfDay(2026, time.March, 10))
 	now := calSP(2026, time.March, 11, 8, 0, 0, 0) // 1 day late
 	// fine 125 × 0.02 = 2.5 → 3; interest 125 × 0.12 / 30 × 1 = 0.5 → 1.
@@ -96,6 +100,7 @@ func TestLatePenaltyRoundsEachPartHalfUp(t *testing.T) {
 }
 
 func TestLatePenaltyZeroRates(t *testing.T) {
+	t.Parallel()
 	due := EffectiveDueDate(calEndOfDay(2026, time.March, 10))
 	got := LatePenalty(10000, due, nil, calSP(2026, time.April, 30, 0, 0, 0, 0), Rate{}, Rate{})
 	if want := (Penalty{DaysLate: 51}); got != want {

@@ -144,12 +144,25 @@ func (p *Product) validate(v *Validation) {
 		v.Add("product.name", "required", "is required")
 	case len(p.Name) > 255:
 		v.Add("product.name", "too_long", "must be at most 255 characters")
+	default:
+		checkText(v, "product.name", p.Name, SingleLine)
 	}
-	if p.FullAmountCents < 1 {
-		v.Add("product.full_amount_cents", "too_small", "must be at least 1")
+	checkAmount(v, "product.full_amount_cents", p.FullAmountCents, 1)
+	if p.Description != nil {
+		if len(*p.Description) > 10000 {
+			v.Add("product.description", "too_long", "must be at most 10000 characters")
+		} else {
+			checkText(v, "product.description", *p.Description, FreeText)
+		}
 	}
-	if p.Description != nil && len(*p.Description) > 10000 {
-		v.Add("product.description", "too_long", "must be at most 10000 characters")
+	for _, pixel := range []struct{ field, code string }{
+		{"product.google_pixel_code", p.GooglePixelCode}, {"product.meta_pixel_code", p.MetaPixelCode},
+	} {
+		if len(pixel.code) > 255 {
+			v.Add(pixel.field, "too_long", "must be at most 255 characters")
+		} else {
+			checkText(v, pixel.field, pixel.code, SingleLine)
+		}
 	}
 	if p.Availability != "enabled" && p.Availability != "disabled" {
 		v.Add("product.availability", "invalid", "must be enabled or disabled")
@@ -182,8 +195,10 @@ func (p *Product) validate(v *Validation) {
 		v.Add("product.end_date", "invalid", "must not be before start_date")
 	}
 	if p.BannerURL != nil {
-		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !ValidText(*p.BannerURL, SingleLine) {
 			v.Add("product.banner_url", "invalid", "must be an absolute http(s) URL")
+		} else if len(*p.BannerURL) > 2048 {
+			v.Add("product.banner_url", "too_long", "must be at most 2048 characters")
 		}
 	}
 	if len(p.Metadata) == 0 {
@@ -194,8 +209,32 @@ func (p *Product) validate(v *Validation) {
 			v.Add("product.metadata", "invalid", "must be a JSON object")
 		} else if len(p.Metadata) > 16<<10 {
 			v.Add("product.metadata", "too_large", "must be at most 16 KiB")
+		} else if !validJSONText(m) {
+			v.Add("product.metadata", "invalid", "must not contain control characters other than tab and line breaks in its keys and strings")
 		}
 	}
+}
+
+// validJSONText reports whether every key and string in a decoded JSON
+// value is free text (ValidText).
+func validJSONText(x any) bool {
+	switch x := x.(type) {
+	case string:
+		return ValidText(x, FreeText)
+	case map[string]any:
+		for k, e := range x {
+			if !ValidText(k, FreeText) || !validJSONText(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !validJSONText(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (p *Product) date(v *Validation, field string, s *string) (time.Time, bool) {

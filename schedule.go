@@ -69,32 +69,59 @@ func (b ScheduledBill) EffectiveDueDate() time.Time {
 // Schedule is the full set of bills of a billing and its totals.
 type Schedule struct {
 	Bills                []ScheduledBill
-	TotalCents           int64
-	PrincipalCents       int64
+	TotalCents           int64 // the total payable: every bill, down payment and fee included
+	PrincipalCents       int64 // the amount financed: amount − down payment
 	DownPaymentCents     int64
 	RegistrationFeeCents int64
 	InstallmentCents     int64 // the rounded PMT (0 for upfront)
+	FirstPeriodDays      int64 // calendar days from the charge to installment 1 (0 for upfront)
+	TotalInterestCents   int64
+	CETAnnualRate        *Rate // the effective annual cost (CostOf); nil when nothing is financed
 }
 
 // BuildSchedule splits a sale into bills. Upfront: one down_payment bill for
 // the whole amount. Financed: a down-payment bill and N-1 installments by the
 // Price table (French amortization), the last of which settles the balance
 // exactly so that the amortizations sum to the principal. The registration
-// fee always goes into the first bill. Invalid input returns an EINVALID *Error.
+// fee always goes into the first bill.
+//
+// Installment 1 falls due FirstPeriodDays (d) after the charge, which is
+// rarely one month, so its interest is pro rata: the Price table runs on
+// P·(1+i)^(d/30 − 1), the principal carried to one month before installment
+// 1, and installment 1's interest is P·((1+i)^(d/30) − 1); each later one is
+// the balance × i.
+//
+// Invalid input, a bill of 0 cents or one above MaxAmountCents returns an
+// EINVALID *Error.
 func BuildSchedule(in ScheduleInput) (Schedule, error) {
+	s, err := buildBills(in)
+	if err != nil || in.Upfront {
+		return s, err
+	}
+	cost, err := CostOf(in.ChargedAt, s.Bills)
+	if err != nil {
+		return Schedule{}, err
+	}
+	s.TotalInterestCents, s.CETAnnualRate = cost.TotalInterestCents, cost.CETAnnualRate
+	return s, nil
+}
+
+// buildBills is BuildSchedule without the cost disclosure.
+func buildBills(in ScheduleInput) (Schedule, error) {
 	if err := in.validate(); err != nil {
 		return Schedule{}, err
 	}
-	fee := in.RegistrationFee.MulCents(in.AmountCents)
+	fee := in.RegistrationFee.MulCents(in.AmountCents) // ≤ AmountCents: the rate is at most 1
 	firstDue := in.ChargedAt.Add(in.ExpiresIn).In(SaoPaulo)
 	if in.Upfront {
 		first := downPaymentBill(in.AmountCents, fee, firstDue)
-		return Schedule{
+		s := Schedule{
 			Bills:                []ScheduledBill{first},
 			TotalCents:           first.AmountCents,
 			DownPaymentCents:     in.AmountCents,
 			RegistrationFeeCents: fee,
-		}, nil
+		}
+		return s, s.checkBills()
 	}
 
 	down, err := in.downPaymentCents()
@@ -103,41 +130,59 @@ func BuildSchedule(in ScheduleInput) (Schedule, error) {
 	}
 	principal := in.AmountCents - down
 	n := in.Installments - 1
-	pmt := PriceInstallment(principal, in.InterestRate, n)
+	dues := make([]time.Time, n+1)
+	for k := 1; k <= n; k++ {
+		dues[k] = InstallmentDueDate(firstDue, k, in.DueDay)
+	}
+	days := calendarDaysBetween(in.ChargedAt, dues[1])
+	amounts, err := priceTable(principal, in.InterestRate, n, days)
+	if err != nil {
+		return Schedule{}, err
+	}
 
 	s := Schedule{
 		Bills:                make([]ScheduledBill, 0, in.Installments),
 		PrincipalCents:       principal,
 		DownPaymentCents:     down,
 		RegistrationFeeCents: fee,
-		InstallmentCents:     pmt,
+		InstallmentCents:     amounts.pmt,
+		FirstPeriodDays:      days,
 	}
 	s.Bills = append(s.Bills, downPaymentBill(down, fee, firstDue))
-	balance := principal
 	for k := 1; k <= n; k++ {
-		interest := in.InterestRate.MulCents(balance)
-		amortization := pmt - interest
-		if k == n {
-			amortization = balance // the last one absorbs every rounding leftover
-		}
-		if amortization < 0 || amortization > balance {
-			// Only reachable when the principal is a few cents per installment:
-			// the rounded PMT would repay more than was lent.
-			return Schedule{}, Errorf(EINVALID, "principal of %d cents is too small for %d installments", principal, n)
-		}
-		balance -= amortization
+		p := amounts.parts[k-1]
 		s.Bills = append(s.Bills, ScheduledBill{
 			Number:      k,
 			Type:        BillTypeInstallment,
-			AmountCents: amortization + interest,
-			DueDate:     InstallmentDueDate(in.ChargedAt, k, in.DueDay),
-			Details:     BillDetails{AmortizationCents: amortization, InterestCents: interest},
+			AmountCents: p.AmortizationCents + p.InterestCents,
+			DueDate:     dues[k],
+			Details:     p,
 		})
 	}
-	for _, b := range s.Bills {
-		s.TotalCents += b.AmountCents
+	if err := s.checkBills(); err != nil {
+		return Schedule{}, err
 	}
 	return s, nil
+}
+
+// checkBills refuses bills no boleto or Pix code can carry (0 cents, or
+// above MaxAmountCents) and sums the total.
+func (s *Schedule) checkBills() error {
+	amounts := make([]int64, 0, len(s.Bills))
+	for _, b := range s.Bills {
+		switch {
+		case b.AmountCents < 1 && b.Number == 0:
+			return Errorf(EINVALID, "the plan's first bill would be of 0 cents: it needs a down payment or a registration fee")
+		case b.AmountCents < 1:
+			return Errorf(EINVALID, "installment %d would be of %d cents", b.Number, b.AmountCents)
+		case b.AmountCents > MaxAmountCents:
+			return Errorf(EINVALID, "a bill of %d cents is more than a boleto or Pix code can carry (%d)", b.AmountCents, int64(MaxAmountCents))
+		}
+		amounts = append(amounts, b.AmountCents)
+	}
+	total, err := sumCents(amounts...)
+	s.TotalCents = total
+	return err
 }
 
 func downPaymentBill(down, fee int64, due time.Time) ScheduledBill {
@@ -151,15 +196,20 @@ func downPaymentBill(down, fee int64, due time.Time) ScheduledBill {
 }
 
 func (in ScheduleInput) validate() error {
+	var v Validation // its messages become one error: the first field at fault
 	switch {
 	case in.AmountCents <= 0:
 		return Errorf(EINVALID, "amount must be positive")
-	case in.RegistrationFee.IsNegative():
-		return Errorf(EINVALID, "registration fee can not be negative")
+	case in.AmountCents > MaxAmountCents:
+		return Errorf(EINVALID, "amount must be at most %d cents", int64(MaxAmountCents))
+	case !checkRate(&v, "registration fee", in.RegistrationFee, MustRate("1")):
+		return Errorf(EINVALID, "%s %s", v.Fields[0].Field, v.Fields[0].Message)
 	case in.ExpiresIn < 0:
 		return Errorf(EINVALID, "expiry can not be negative")
 	case in.Installments < 1:
 		return Errorf(EINVALID, "installments must be at least 1")
+	case in.Installments > MaxInstallments:
+		return Errorf(EINVALID, "installments must be at most %d", MaxInstallments)
 	case in.Upfront && in.Installments != 1:
 		return Errorf(EINVALID, "an upfront payment has exactly 1 installment")
 	case in.Upfront:
@@ -168,68 +218,35 @@ func (in ScheduleInput) validate() error {
 		return Errorf(EINVALID, "a financed plan needs at least 2 installments")
 	case in.DueDay < 1 || in.DueDay > 31:
 		return Errorf(EINVALID, "due day must be between 1 and 31")
-	case in.InterestRate.IsNegative():
-		return Errorf(EINVALID, "interest rate can not be negative")
+	case !checkRate(&v, "interest rate", in.InterestRate, MustRate("1")):
+		return Errorf(EINVALID, "%s %s", v.Fields[0].Field, v.Fields[0].Message)
 	case in.DownPaymentValue.IsNegative():
 		return Errorf(EINVALID, "down payment can not be negative")
 	}
 	return nil
 }
 
+// MaxInstallments is the most bills a plan may have (a down payment and ten
+// years of monthly installments).
+const MaxInstallments = 120
+
 // downPaymentCents reads the down payment of a financed plan in cents.
 func (in ScheduleInput) downPaymentCents() (int64, error) {
-	v := in.DownPaymentValue.Decimal()
-	var down int64
+	var v Validation
 	switch in.DownPaymentType {
 	case DownPaymentPercentage:
-		if v.GreaterThan(decimal.NewFromInt(1)) {
-			return 0, Errorf(EINVALID, "down payment can not exceed the amount")
+		if !checkRate(&v, "down payment", in.DownPaymentValue, MustRate("1")) {
+			return 0, Errorf(EINVALID, "%s %s", v.Fields[0].Field, v.Fields[0].Message)
 		}
-		down = in.DownPaymentValue.MulCents(in.AmountCents)
+		return in.DownPaymentValue.MulCents(in.AmountCents), nil
 	case DownPaymentAbsolute:
-		if !v.IsInteger() {
-			return 0, Errorf(EINVALID, "an absolute down payment must be whole cents")
+		if !checkRateCents(&v, "down payment", in.DownPaymentValue) {
+			return 0, Errorf(EINVALID, "an absolute down payment must be whole cents between 0 and the amount")
 		}
-		if v.GreaterThan(decimal.NewFromInt(in.AmountCents)) { // checked before IntPart can overflow
+		if in.DownPaymentValue.Decimal().GreaterThan(decimal.NewFromInt(in.AmountCents)) {
 			return 0, Errorf(EINVALID, "down payment can not exceed the amount")
 		}
-		down = v.IntPart()
-	default:
-		return 0, Errorf(EINVALID, "down payment type must be percentage or absolute, not %q", in.DownPaymentType)
+		return in.DownPaymentValue.Decimal().IntPart(), nil
 	}
-	return down, nil
-}
-
-// powPrecision bounds the decimal places kept while raising (1+i) to n; 60
-// keeps the PMT exact to far below a cent for any realistic amount.
-const powPrecision = 60
-
-// PriceInstallment returns the Price-table installment PMT = P·i / (1 − (1+i)^−n),
-// or P/n when i is 0, rounded half-up to the cent. It is 0 when n < 1.
-func PriceInstallment(principalCents int64, monthlyRate Rate, n int) int64 {
-	if n < 1 {
-		return 0
-	}
-	p := decimal.NewFromInt(principalCents)
-	i := monthlyRate.Decimal()
-	if i.IsZero() {
-		return p.DivRound(decimal.NewFromInt(int64(n)), 0).IntPart()
-	}
-	// P·i/(1 − f^−1) = P·i·f/(f − 1) with f = (1+i)^n, which avoids a
-	// second inexact division.
-	f := powTruncated(decimal.NewFromInt(1).Add(i), n)
-	return p.Mul(i).Mul(f).DivRound(f.Sub(decimal.NewFromInt(1)), 0).IntPart()
-}
-
-// powTruncated computes x^n by repeated squaring, truncating each product
-// to powPrecision places so the digits stay bounded for long plans.
-func powTruncated(x decimal.Decimal, n int) decimal.Decimal {
-	result := decimal.NewFromInt(1)
-	for ; n > 0; n >>= 1 {
-		if n&1 == 1 {
-			result = result.Mul(x).Truncate(powPrecision)
-		}
-		x = x.Mul(x).Truncate(powPrecision)
-	}
-	return result
+	return 0, Errorf(EINVALID, "down payment type must be percentage or absolute, not %q", in.DownPaymentType)
 }

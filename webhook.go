@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// WebhookEvents lists the events each entity emits (DESIGN §7).
+// WebhookEvents lists the events each entity emits.
 var WebhookEvents = map[string][]string{
 	"order":   {"in_progress", "finished", "canceled"},
 	"billing": {"waiting_payment", "active", "finished", "canceled"},
@@ -60,9 +60,14 @@ type WebhookRequest struct {
 func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 	var v Validation
 	if creating {
-		for field, missing := range map[string]bool{"name": req.Name == nil, "url": req.URL == nil, "entity": req.Entity == nil, "events": req.Events == nil, "verb": req.Verb == nil} {
-			if missing {
-				v.Add(field, "required", "is required")
+		// A slice, not a map: the errors (and the message naming the first)
+		// come in the body's order on every call.
+		for _, f := range []struct {
+			field   string
+			missing bool
+		}{{"name", req.Name == nil}, {"url", req.URL == nil}, {"entity", req.Entity == nil}, {"events", req.Events == nil}, {"verb", req.Verb == nil}} {
+			if f.missing {
+				v.Add(f.field, "required", "is required")
 			}
 		}
 		if req.Enabled != nil {
@@ -74,12 +79,16 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 	if req.Name != nil {
 		if w.Name = strings.TrimSpace(*req.Name); w.Name == "" || len(w.Name) > 255 {
 			v.Add("name", "invalid", "must be 1 to 255 characters")
+		} else {
+			checkText(&v, "name", w.Name, SingleLine)
 		}
 	}
 	if req.URL != nil {
 		w.URL = strings.TrimSpace(*req.URL)
 		u, err := url.Parse(w.URL)
 		switch {
+		case !ValidText(w.URL, SingleLine):
+			v.Add("url", "invalid", "must not contain control characters")
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil:
 			v.Add("url", "invalid", "must be an absolute http(s) URL without credentials")
 		case w.Environment == Production && u.Scheme != "https":
@@ -103,7 +112,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		case known:
 			for _, e := range w.Events {
 				if !slices.Contains(allowed, e) {
-					v.Add("events", "invalid", fmt.Sprintf("%q is not an event of %s; use %s", e, w.Entity, strings.Join(allowed, ", ")))
+					v.Add("events", "invalid", fmt.Sprintf("%q is not an event of %s; use %s", truncateText(e, 32), w.Entity, strings.Join(allowed, ", ")))
 				}
 			}
 			slices.Sort(w.Events)
@@ -165,6 +174,7 @@ type Delivery struct {
 	Event         string
 	Status        string // pending, retrying, delivered, failed
 	AttemptCount  int
+	Generation    int // bumped by every manual retry; a superseded job stands down
 	NextAttemptAt *time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time

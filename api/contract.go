@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -16,7 +19,9 @@ import (
 
 // Contract checks requests and responses against Spec, for tests: a server
 // test sends a request, then asks ValidateResponse whether the answer is one
-// the document allows. Statuses the operation does not list are errors. A
+// the document allows. The reading is strict: statuses the operation does
+// not list are errors, formats (date-time, date, uuid, int64) are checked,
+// and a response may carry no field its schema does not document. A
 // Contract is read-only once loaded and safe for concurrent use.
 type Contract struct {
 	doc    *openapi3.T
@@ -24,14 +29,17 @@ type Contract struct {
 	opts   *openapi3filter.Options
 }
 
-// webhookData names the schema of a webhook event's data for each entity.
-var webhookData = map[string]string{"order": "Order", "billing": "BillingOrder", "bill": "BillEndpoint"}
+// webhookEvent names the schema of the notification body of each entity.
+var webhookEvent = map[string]string{"order": "OrderWebhookEvent", "billing": "BillingWebhookEvent", "bill": "BillWebhookEvent"}
 
-// LoadContract parses and validates Spec and builds its router. Servers are
-// dropped so that paths match on any host and port (test servers).
+// LoadContract parses and validates Spec, checks it is strict OpenAPI 3.0
+// (see CheckStrict), and builds its router. Servers are dropped so that
+// paths match on any host and port (test servers).
 func LoadContract() (*Contract, error) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(Spec)
+	if err := CheckStrict(Spec); err != nil {
+		return nil, err
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(Spec)
 	if err != nil {
 		return nil, fmt.Errorf("api: loading openapi.yaml: %w", err)
 	}
@@ -50,6 +58,7 @@ func LoadContract() (*Contract, error) {
 		MultiError:            true,
 		SchemaValidationOptions: []openapi3.SchemaValidationOption{
 			openapi3.DisableSchemaErrorDetails(), // name the field, not the whole schema
+			openapi3.EnableFormatValidation(),
 			openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
 		},
 	}}, nil
@@ -79,20 +88,76 @@ func (c *Contract) ValidateRequest(req *http.Request, body []byte) error {
 
 // ValidateResponse checks a response (status, headers and body) to req
 // against the operation req matches: JSON and problem+json bodies against
-// their schemas, required headers (X-Request-Id, Retry-After), and that the
-// status is listed.
+// their schemas, with no undocumented field; required headers
+// (X-Request-Id, Retry-After); and that the status is listed. A request
+// whose path exists under other methods only must be answered with the
+// document's 405 (components.responses.MethodNotAllowed).
 func (c *Contract) ValidateResponse(req *http.Request, status int, header http.Header, body []byte) error {
 	in, err := c.input(req)
-	if err != nil {
+	if err != nil && c.pathExists(req) {
+		return c.validateMethodNotAllowed(req, status, header, body)
+	} else if err != nil {
 		return err
 	}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: status, Header: header, Options: c.opts}
 	out.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(req.Context(), out)
+	if err := openapi3filter.ValidateResponse(req.Context(), out); err != nil {
+		return err
+	}
+	resp := in.Route.Operation.Responses.Status(status)
+	if resp == nil || resp.Value == nil {
+		return nil // ValidateResponse has refused unlisted statuses
+	}
+	media := resp.Value.Content.Get(header.Get("Content-Type"))
+	if media == nil || media.Schema == nil || !strings.Contains(header.Get("Content-Type"), "json") {
+		return nil
+	}
+	return undocumentedFields(media.Schema.Value, body)
+}
+
+// pathExists tells whether the document has req's path under some method.
+// (The router's own "method not allowed" is reported for some paths only.)
+func (c *Contract) pathExists(req *http.Request) bool {
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := req.Clone(req.Context())
+		probe.Method = m
+		if _, _, err := c.router.FindRoute(probe); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Contract) validateMethodNotAllowed(req *http.Request, status int, header http.Header, body []byte) error {
+	if status != http.StatusMethodNotAllowed {
+		return fmt.Errorf("api: %s %s: the path does not take %s, yet the answer is %d, not 405", req.Method, req.URL.Path, req.Method, status)
+	}
+	resp := c.doc.Components.Responses["MethodNotAllowed"].Value
+	var errs []string
+	for name, h := range resp.Headers {
+		if h.Value.Required && header.Get(name) == "" {
+			errs = append(errs, "header "+name+" is missing")
+		}
+	}
+	if header.Get("Allow") == "" {
+		errs = append(errs, "header Allow is missing")
+	}
+	if ct := header.Get("Content-Type"); resp.Content.Get(ct) == nil {
+		errs = append(errs, "Content-Type "+ct+" is not application/problem+json")
+	}
+	if err := c.ValidateSchema("Problem", body); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return fmt.Errorf("api: %s %s → 405: %s", req.Method, req.URL.Path, strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 // ValidateSchema checks a JSON document against components.schemas[name]
-// (for example "Order"), as a response.
+// (for example "Order"), as a response: formats checked, no undocumented
+// field.
 func (c *Contract) ValidateSchema(name string, body []byte) error {
 	ref := c.doc.Components.Schemas[name]
 	if ref == nil {
@@ -106,23 +171,28 @@ func (c *Contract) ValidateSchema(name string, body []byte) error {
 	if err := ref.Value.VisitJSON(v, opts...); err != nil {
 		return fmt.Errorf("api: %s: %w", name, err)
 	}
+	if err := undocumentedFields(ref.Value, body); err != nil {
+		return fmt.Errorf("api: %s: %w", name, err)
+	}
 	return nil
 }
 
-// ValidateWebhookEvent checks a webhook notification body: the WebhookEvent
-// envelope, then data against the schema of its entity.
+// ValidateWebhookEvent checks a webhook notification body against the
+// event schema of its entity (OrderWebhookEvent, BillingWebhookEvent or
+// BillWebhookEvent): the envelope, the event names the entity allows, and
+// data as the entity's GET form.
 func (c *Contract) ValidateWebhookEvent(body []byte) error {
-	if err := c.ValidateSchema("WebhookEvent", body); err != nil {
-		return err
-	}
 	var ev struct {
-		Entity string          `json:"entity"`
-		Data   json.RawMessage `json:"data"`
+		Entity string `json:"entity"`
 	}
 	if err := json.Unmarshal(body, &ev); err != nil {
-		return fmt.Errorf("api: WebhookEvent: %w", err)
+		return fmt.Errorf("api: webhook event: %w", err)
 	}
-	return c.ValidateSchema(webhookData[ev.Entity], ev.Data)
+	name, ok := webhookEvent[ev.Entity]
+	if !ok {
+		return fmt.Errorf("api: webhook event of unknown entity %q", ev.Entity)
+	}
+	return c.ValidateSchema(name, body)
 }
 
 func (c *Contract) input(req *http.Request) (*openapi3filter.RequestValidationInput, error) {
@@ -131,4 +201,76 @@ func (c *Contract) input(req *http.Request) (*openapi3filter.RequestValidationIn
 		return nil, fmt.Errorf("api: %s %s: %w", req.Method, req.URL.Path, err)
 	}
 	return &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: c.opts}, nil
+}
+
+// undocumentedFields reports the fields of a JSON body that schema s does
+// not declare, at any depth. Objects whose schema declares no properties
+// (free-form ones such as a product's metadata) may hold anything.
+func undocumentedFields(s *openapi3.Schema, body []byte) error {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil // not JSON: the schema validation has said so
+	}
+	var found []string
+	walkUndocumented(s, v, "", &found)
+	if len(found) == 0 {
+		return nil
+	}
+	slices.Sort(found)
+	return fmt.Errorf("undocumented fields: %s", strings.Join(slices.Compact(found), ", "))
+}
+
+func walkUndocumented(s *openapi3.Schema, v any, at string, found *[]string) {
+	if s == nil {
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		props, open := properties(s, v)
+		if open {
+			return
+		}
+		for k, child := range v {
+			p, ok := props[k]
+			if !ok {
+				*found = append(*found, at+k)
+				continue
+			}
+			walkUndocumented(p, child, at+k+".", found)
+		}
+	case []any:
+		if s.Items == nil {
+			for _, sub := range s.AllOf {
+				walkUndocumented(sub.Value, v, at, found)
+			}
+			return
+		}
+		for i, child := range v {
+			walkUndocumented(s.Items.Value, child, fmt.Sprintf("%s%d.", at, i), found)
+		}
+	}
+}
+
+// properties returns every property s declares for object v, through allOf
+// and through the oneOf/anyOf branch v matches; open is true when s
+// declares none (a free-form object).
+func properties(s *openapi3.Schema, v map[string]any) (props map[string]*openapi3.Schema, open bool) {
+	props = map[string]*openapi3.Schema{}
+	var add func(s *openapi3.Schema)
+	add = func(s *openapi3.Schema) {
+		for name, p := range s.Properties {
+			props[name] = p.Value
+		}
+		for _, sub := range s.AllOf {
+			add(sub.Value)
+		}
+		for _, sub := range append(slices.Clone(s.OneOf), s.AnyOf...) {
+			if sub.Value.IsMatchingJSONObject(v) {
+				add(sub.Value)
+				break
+			}
+		}
+	}
+	add(s)
+	return props, len(props) == 0
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -15,9 +16,13 @@ import (
 
 const chargePath = "/external_api/v1/orders/45e5c384-fe3a-4e49-8365-9add6706f365/charge"
 
+// loaded is the contract every test reads (loading it parses and
+// validates the whole document).
+var loaded = sync.OnceValues(LoadContract)
+
 func mustContract(t *testing.T) *Contract {
 	t.Helper()
-	c, err := LoadContract()
+	c, err := loaded()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +43,7 @@ func forEachOperation(doc *openapi3.T, f func(key string, op *openapi3.Operation
 }
 
 func TestDocumentLoadsAndValidates(t *testing.T) {
+	t.Parallel()
 	doc, err := openapi3.NewLoader().LoadFromData(Spec)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +57,7 @@ func TestDocumentLoadsAndValidates(t *testing.T) {
 }
 
 func TestEveryOperationHasSuccessExamples(t *testing.T) {
+	t.Parallel()
 	forEachOperation(mustContract(t).Doc(), func(key string, op *openapi3.Operation) {
 		success := 0
 		for code, resp := range op.Responses.Map() {
@@ -71,6 +78,7 @@ func TestEveryOperationHasSuccessExamples(t *testing.T) {
 }
 
 func TestBearerSecurityEverywhereButPublicPaths(t *testing.T) {
+	t.Parallel()
 	doc := mustContract(t).Doc()
 	public := map[string]bool{
 		"GET /healthz": false, "GET /readyz": false, "GET /openapi.yaml": false,
@@ -99,6 +107,7 @@ func TestBearerSecurityEverywhereButPublicPaths(t *testing.T) {
 }
 
 func TestResponsesCarryRequestIDAndProblems(t *testing.T) {
+	t.Parallel()
 	forEachOperation(mustContract(t).Doc(), func(key string, op *openapi3.Operation) {
 		for code, resp := range op.Responses.Map() {
 			if resp.Value.Headers["X-Request-Id"] == nil {
@@ -156,6 +165,7 @@ type deleted struct{}
 var deleteField = deleted{}
 
 func TestChargedOrderResponse(t *testing.T) {
+	t.Parallel()
 	c := mustContract(t)
 	order, err := os.ReadFile("testdata/order_charged.json")
 	if err != nil {
@@ -165,8 +175,15 @@ func TestChargedOrderResponse(t *testing.T) {
 	if err := c.ValidateResponse(req, http.StatusOK, jsonHeader("application/json"), order); err != nil {
 		t.Fatalf("valid order rejected: %v", err)
 	}
-	if err := c.ValidateResponse(req, http.StatusOK, jsonHeader("application/json"), mutate(t, order, "billings.0.unknown_extension", 1)); err != nil {
-		t.Errorf("extra field rejected: %v", err)
+	// Strict: the server may send no field the document does not declare,
+	// at any depth; free-form objects (a product's metadata) hold anything.
+	for _, path := range []string{"billings.0.unknown_extension", "billings.0.bills.0.payments.0.internal_id", "unknown"} {
+		if err := c.ValidateResponse(req, http.StatusOK, jsonHeader("application/json"), mutate(t, order, path, 1)); err == nil || !strings.Contains(err.Error(), "undocumented") {
+			t.Errorf("undocumented field %s: err = %v", path, err)
+		}
+	}
+	if err := c.ValidateResponse(req, http.StatusOK, jsonHeader("application/json"), mutate(t, order, "offer.product.company.theme_customizations.extra", 1)); err == nil {
+		t.Error("undocumented field in a closed nested object accepted")
 	}
 	bad := map[string]any{
 		"billings.0.bills.0.due_date":                     deleteField,
@@ -178,7 +195,11 @@ func TestChargedOrderResponse(t *testing.T) {
 		"billings.0.bills.2.due_date":                     "2026-11-15",
 		"billings.0.bills.0.payments.0.status":            "charged",
 		"offer.product.company.theme_customizations.dark": "true",
-		"id": "45e5c384",
+		"id":                 "45e5c384",
+		"created_at":         "2026-09-03 09:58",
+		"customer_birthdate": "02/12/1988",
+		"billings.0.payment_configuration.financed_type": "carne",
+		"billings.0.cancelation_reason":                  "bored",
 	}
 	for path, value := range bad {
 		body := mutate(t, order, path, value)
@@ -192,18 +213,65 @@ func TestChargedOrderResponse(t *testing.T) {
 	if err := c.ValidateResponse(req, http.StatusTeapot, jsonHeader("application/json"), order); err == nil {
 		t.Error("undocumented status accepted")
 	}
-	if err := c.ValidateWebhookEvent(webhookEvent(t, "order", order)); err != nil {
+	if err := c.ValidateWebhookEvent(eventBody(t, "order", "in_progress", order)); err != nil {
 		t.Errorf("order event rejected: %v", err)
 	}
-	if err := c.ValidateWebhookEvent(webhookEvent(t, "bill", order)); err == nil {
-		t.Error("bill event carrying an order accepted")
+	for _, bad := range [][]byte{eventBody(t, "bill", "paid", order), eventBody(t, "order", "paid", order), eventBody(t, "payment", "paid", order)} {
+		if err := c.ValidateWebhookEvent(bad); err == nil {
+			t.Errorf("event accepted: %.80s", bad)
+		}
 	}
 }
 
-func webhookEvent(t *testing.T, entity string, data []byte) []byte {
+// A null where the document allows none is refused, and a nullable field
+// takes null.
+func TestNullability(t *testing.T) {
+	t.Parallel()
+	c := mustContract(t)
+	order, err := os.ReadFile("testdata/order_charged.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/external_api/v1/orders/45e5c384-fe3a-4e49-8365-9add6706f365", nil)
+	for path, ok := range map[string]bool{
+		"offer.product.company.address":                  true,
+		"billings.0.payment_configuration.financed_type": true,
+		"billings.0.cancelation_reason":                  true,
+		"cancelation_reason":                             true,
+		"address":                                        false,
+		"offer.product.company":                          false,
+		"billings.0.payment_configuration.interest_rate": false,
+		"billings.0.bills.0.status":                      false,
+	} {
+		err := c.ValidateResponse(req, http.StatusOK, jsonHeader("application/json"), mutate(t, order, path, nil))
+		if (err == nil) != ok {
+			t.Errorf("%s = null: err = %v, want accepted = %v", path, err, ok)
+		}
+	}
+}
+
+func TestCheckStrict(t *testing.T) {
+	t.Parallel()
+	if err := CheckStrict(Spec); err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{
+		"nullable beside allOf": "components:\n  schemas:\n    A:\n      nullable: true\n      allOf:\n        - $ref: '#/components/schemas/B'\n",
+		"nullable enum":         "components:\n  schemas:\n    A:\n      type: string\n      nullable: true\n      enum: [a, b]\n",
+	} {
+		if err := CheckStrict([]byte(doc)); err == nil || !strings.Contains(err.Error(), "#/components/schemas/A") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	if err := CheckStrict([]byte("components:\n  examples:\n    A:\n      value:\n        nullable: true\n")); err != nil {
+		t.Errorf("example data taken for a schema: %v", err)
+	}
+}
+
+func eventBody(t *testing.T, entity, event string, data []byte) []byte {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{
-		"id": "08230fb5-f323-491c-af4e-ca3dbdd87886", "entity": entity, "event": "in_progress",
+		"id": "08230fb5-f323-491c-af4e-ca3dbdd87886", "entity": entity, "event": event,
 		"api_version": "v1", "created_at": "2026-09-03T10:05:12.481-03:00", "data": json.RawMessage(data),
 	})
 	if err != nil {
@@ -213,8 +281,9 @@ func webhookEvent(t *testing.T, entity string, data []byte) []byte {
 }
 
 func TestProblemResponses(t *testing.T) {
+	t.Parallel()
 	c := mustContract(t)
-	problem := []byte(`{"type": "/docs/errors#validation_failed", "title": "Validation failed",
+	problem := []byte(`{"type": "https://api.parcela.test/docs/errors#validation_failed", "title": "Validation failed",
 		"status": 422, "detail": "offer.amount_cents must be at least 500",
 		"code": "validation_failed", "request_id": "4f7c1d0a-2b9e-4c51-9a3f-6e2d8b7c5a10",
 		"errors": [{"field": "offer.amount_cents", "code": "too_small", "message": "must be at least 500"}]}`)
@@ -242,6 +311,7 @@ func TestProblemResponses(t *testing.T) {
 }
 
 func TestValidateRequest(t *testing.T) {
+	t.Parallel()
 	c := mustContract(t)
 	charge := []byte(`{"payment_configuration_id": "4be36cc6-2384-489f-97af-52f709f28c2a", "due_day": 15,
 		"installments": 4, "payment": {"payment_method": "pix"},

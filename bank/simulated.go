@@ -1,7 +1,7 @@
 // Package bank holds parcela's built-in payment provider: a simulated bank
 // that issues real-format FEBRABAN boletos and Pix BR Codes. It serves the
-// sandbox, and production until a real PSP adapter is plugged in behind
-// parcela.PaymentProvider.
+// sandbox; production uses it only when the operator says so
+// (PARCELA_PRODUCTION_PROVIDER=simulated), since no bank pays its codes.
 package bank
 
 import (
@@ -26,6 +26,8 @@ func NewSimulated() *Simulated {
 }
 
 // Issue builds the boleto (linha digitável and barcode) or the Pix code.
+// The codes follow from the request alone (the Pix txid from the payment
+// id), so issuing a request again returns the same payment.
 func (s *Simulated) Issue(ctx context.Context, r parcela.IssueRequest) (parcela.IssuedPayment, error) {
 	var out parcela.IssuedPayment
 	switch r.Method {
@@ -76,4 +78,12 @@ func (s *Simulated) pix(r parcela.IssueRequest) (string, error) {
 		txid = txid[len(txid)-25:]
 	}
 	return brcode.Pix{Key: r.MerchantKey, MerchantName: r.MerchantName, MerchantCity: city, AmountCents: r.AmountCents, TxID: txid}.Payload()
+}
+
+// Cancel voids a payment. Nothing the simulated bank issues leaves the
+// process, and only parcela's own sandbox pay action settles its codes
+// (against parcela's payment, never a voided one), so there is nothing to
+// undo.
+func (s *Simulated) Cancel(ctx context.Context, r parcela.CancelRequest) error {
+	return ctx.Err()
 }

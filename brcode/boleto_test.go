@@ -123,7 +123,9 @@ func TestDueDateFromFactor(t *testing.T) {
 		due := date(2000, 7, 3).AddDate(0, 0, rng.IntN(40*365))
 		f, _ := DueFactor(due)
 		var n int
-		fmt.Sscan(f, &n)
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			t.Fatalf("factor %q: %v", f, err)
+		}
 		ref := due.AddDate(0, 0, rng.IntN(2000)-1000) // read within ±1000 days
 		if got := DueDateFromFactor(n, ref); !got.Equal(due) {
 			t.Fatalf("factor %s of %s read on %s gave %s", f, due, ref, got)

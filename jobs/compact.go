@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"parcela/sqldb"
 )
 
 // countCompactor folds the bill count deltas into the per-hour counts every
@@ -15,7 +13,7 @@ import (
 // 86,400 finished job rows a day behind it. Every replica may run it; the
 // store makes concurrent compactions safe.
 type countCompactor struct {
-	db     *sqldb.DB
+	upkeep Upkeep
 	log    *slog.Logger
 	every  time.Duration
 	cancel context.CancelFunc
@@ -36,7 +34,7 @@ func (c *countCompactor) start() {
 				return
 			case <-t.C:
 			}
-			if _, err := c.db.CompactBillCounts(ctx); err != nil && ctx.Err() == nil {
+			if _, err := c.upkeep.CompactBillCounts(ctx); err != nil && ctx.Err() == nil {
 				c.log.Error("compact bill counts", "error", err.Error())
 			}
 		}

@@ -30,7 +30,7 @@ func TestCountCompactionRuns(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			db := sqldbtest.Open(t, e, nil)
+			db := sqldbtest.Open(t, e, sqldb.Config{})
 			company := "compaction-" + sqldbtest.Suffix()
 			// Deltas as the bills triggers write them: +2 pending, then one paid.
 			for _, d := range []struct {
@@ -42,14 +42,24 @@ func TestCountCompactionRuns(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			q, err := jobs.New(db, jobs.Config{NoPeriodic: true, CountCompaction: 10 * time.Millisecond})
+			enq, err := jobs.NewEnqueuer("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			app := sqldbtest.Services(db, nil)
+			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db},
+				jobs.Config{NoPeriodic: true, CountCompaction: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := q.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
-			defer q.Stop(ctx)
+			defer func() {
+				if err := q.Stop(ctx); err != nil {
+					t.Error(err)
+				}
+			}()
 			count := func(table, col string) (rows, sum int) {
 				t.Helper()
 				err := db.SQLDB().QueryRowContext(ctx, rebind(db.Dialect(), `SELECT COUNT(*), COALESCE(SUM(`+col+`), 0) FROM `+table+` WHERE company_id = ?`), company).Scan(&rows, &sum)

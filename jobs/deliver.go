@@ -10,9 +10,18 @@ import (
 	"github.com/riverqueue/river"
 
 	"parcela"
-	"parcela/sqldb"
 	"parcela/webhook"
 )
+
+// DeliveryArgs is the River job that makes one attempt of one delivery.
+// Generation must match the delivery's, so a superseded job stands down.
+type DeliveryArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	Generation int    `json:"generation"`
+}
+
+// Kind names the job in River's table.
+func (DeliveryArgs) Kind() string { return "deliver_webhook" }
 
 // deliveryMetrics are the webhook delivery metrics.
 type deliveryMetrics struct {
@@ -20,7 +29,7 @@ type deliveryMetrics struct {
 	latency  prometheus.Histogram
 }
 
-func newDeliveryMetrics(reg prometheus.Registerer, db *sqldb.DB) *deliveryMetrics {
+func newDeliveryMetrics(reg prometheus.Registerer, deliveries parcela.DeliveryService) *deliveryMetrics {
 	m := &deliveryMetrics{
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "parcela_webhook_deliveries_total", Help: "Webhook delivery attempts by outcome.",
@@ -36,7 +45,7 @@ func newDeliveryMetrics(reg prometheus.Registerer, db *sqldb.DB) *deliveryMetric
 		}, func() float64 {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			n, err := db.PendingDeliveries(ctx)
+			n, err := deliveries.PendingDeliveries(ctx)
 			if err != nil {
 				return -1
 			}
@@ -47,17 +56,21 @@ func newDeliveryMetrics(reg prometheus.Registerer, db *sqldb.DB) *deliveryMetric
 	return m
 }
 
+// deliverWorker sends one delivery attempt and records it.
 type deliverWorker struct {
-	river.WorkerDefaults[sqldb.DeliveryArgs]
-	deps    *deps
-	sender  *webhook.Sender
-	metrics *deliveryMetrics
-	jitter  func(time.Duration) time.Duration
+	river.WorkerDefaults[DeliveryArgs]
+	deliveries parcela.DeliveryService
+	clock      parcela.Clock
+	sender     *webhook.Sender
+	metrics    *deliveryMetrics
+	jitter     func(time.Duration) time.Duration
+	shares     *companyShares
 }
 
-// Timeout bounds one attempt: the sender's 15 s plus bookkeeping.
-func (w *deliverWorker) Timeout(*river.Job[sqldb.DeliveryArgs]) time.Duration {
-	return webhook.DefaultTimeout + 15*time.Second
+// Timeout bounds one attempt: the sender's 15 s plus bookkeeping. A job
+// still running well past it belongs to a dead process (rescueAfter).
+func (w *deliverWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
+	return deliveryTimeout
 }
 
 // Envelope is the body of every notification.
@@ -70,12 +83,13 @@ type Envelope struct {
 	Data       json.RawMessage `json:"data"`
 }
 
-func (w *deliverWorker) Work(ctx context.Context, job *river.Job[sqldb.DeliveryArgs]) error {
-	work, err := w.deps.db.LoadDeliveryWork(ctx, job.Args.DeliveryID)
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
+	work, err := w.deliveries.DeliveryWork(ctx, job.Args.DeliveryID)
 	if err != nil {
 		return err
 	}
-	if work.Generation != job.Args.Generation || work.Delivery.Status == "delivered" || work.Delivery.Status == "failed" {
+	d := work.Delivery
+	if d.Generation != job.Args.Generation || d.Status == parcela.DeliveryDelivered || d.Status == parcela.DeliveryFailed {
 		return nil // superseded by a manual retry, or already settled
 	}
 	now := time.Now()
@@ -85,22 +99,33 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[sqldb.DeliveryA
 			reason = "not sent: the webhook was deleted"
 		}
 		w.metrics.outcomes.WithLabelValues("skipped").Inc()
-		return w.deps.db.RecordAttempt(ctx, work, sqldb.AttemptResult{At: now, Error: &reason, SkipReason: reason})
+		return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
 	}
 	body, err := json.Marshal(Envelope{
 		ID: work.Event.ID, Entity: work.Event.Entity, Event: work.Event.Event, APIVersion: "v1",
-		CreatedAt: time.UnixMilli(work.Event.CreatedAt).In(parcela.SaoPaulo).Format(parcela.TimestampLayout), Data: work.Event.Data,
+		CreatedAt: work.Event.CreatedAt.In(parcela.SaoPaulo).Format(parcela.TimestampLayout), Data: work.Event.Data,
 	})
 	if err != nil {
 		return err
 	}
+	// A company over its share of the workers waits its turn; the others'
+	// deliveries go on.
+	share := d.CompanyID + "/" + string(d.Environment)
+	began := time.Now() // the worker's own pace, not business time
+	if ok, wait := w.shares.acquire(share, began); !ok {
+		w.metrics.outcomes.WithLabelValues("deferred").Inc()
+		return river.JobSnooze(wait)
+	}
+	var took time.Duration
+	defer func() { w.shares.release(share, began, took) }()
 	res := w.sender.Send(ctx, webhook.Request{
 		URL: work.Webhook.URL, Method: strings.ToUpper(work.Webhook.Verb), MsgID: work.Event.ID, Timestamp: now,
-		Body: body, Secrets: work.Webhook.Secrets(w.deps.clock.Now()),
+		Body: body, Secrets: work.Webhook.Secrets(w.clock.Now()),
 	})
+	took = res.Duration
 	w.metrics.outcomes.WithLabelValues(string(res.Outcome)).Inc()
 	w.metrics.latency.Observe(res.Duration.Seconds())
-	r := sqldb.AttemptResult{At: now, Duration: res.Duration, Delivered: res.Outcome == webhook.OutcomeDelivered, Gone: res.Outcome == webhook.OutcomeGone}
+	r := parcela.AttemptResult{At: now, Duration: res.Duration, Delivered: res.Outcome == webhook.OutcomeDelivered, Gone: res.Outcome == webhook.OutcomeGone}
 	if res.StatusCode != 0 {
 		r.Status = &res.StatusCode
 	}
@@ -111,7 +136,7 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[sqldb.DeliveryA
 		r.ResponseBody = &res.ResponseBody
 	}
 	if !r.Delivered && !r.Gone {
-		if delay, ok := webhook.RetryDelay(work.Delivery.AttemptCount+1, w.jitter); ok {
+		if delay, ok := webhook.RetryDelay(d.AttemptCount+1, w.jitter); ok {
 			delay = max(delay, res.RetryAfter)
 			next := time.Now().Add(delay)
 			r.NextAt = &next
@@ -119,7 +144,7 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[sqldb.DeliveryA
 	}
 	// Record even when the job was canceled mid-request (shutdown): the
 	// attempt happened, and its retry must be scheduled.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	return w.deps.db.RecordAttempt(rctx, work, r)
+	return w.deliveries.RecordAttempt(rctx, work, r)
 }

@@ -1,17 +1,15 @@
 // Package jobs runs parcela's background work on River: webhook delivery and
-// the maintenance sweeps. Jobs are inserted in the same transaction as the
-// change that causes them (sqldb.Tx.Enqueue), so a job exists exactly when
-// its cause committed.
+// the periodic sweeps. Each job's arguments live beside their worker. Jobs
+// are inserted in the same transaction as the change that causes them
+// (Enqueuer), so a job exists exactly when its cause committed.
 package jobs
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -26,10 +24,14 @@ import (
 // Config tunes the queue. Zero values take production defaults.
 type Config struct {
 	Logger       *slog.Logger
+	Clock        parcela.Clock // default: the system clock
 	PollInterval time.Duration // how often workers look for new jobs
 	Workers      int           // concurrent jobs on the default queue
 	// DeliveryWorkers is how many webhook deliveries run at once (default 100).
 	DeliveryWorkers int
+	// DeliveriesPerCompany is how many of them one company may hold in one
+	// environment (default a tenth of DeliveryWorkers, at least 1).
+	DeliveriesPerCompany int
 	// Register adds workers beyond parcela's own (tests use it).
 	Register func(*river.Workers)
 	// NoPeriodic leaves out the periodic sweeps (tests that drive them by hand).
@@ -48,20 +50,37 @@ type Config struct {
 	CountCompaction time.Duration
 }
 
-// Queue is a River client on whichever database the store uses.
+// App is what the jobs run: the use cases, and the store's own upkeep.
+type App struct {
+	Sweeps     parcela.SweepService
+	Deliveries parcela.DeliveryService
+	Upkeep     Upkeep
+}
+
+// Upkeep is the store's housekeeping, which no use case stands before.
+type Upkeep interface {
+	CompactBillCounts(ctx context.Context) (int, error)
+	DeleteExpiredIdempotencyKeys(ctx context.Context) (int, error)
+}
+
+// Queue is a River client working jobs on the store's database.
 type Queue struct {
 	start  func(context.Context) error
 	stop   func(context.Context) error
 	cancel func(context.Context) error
-	insert func(context.Context, *sqldb.Tx, []river.InsertManyParams) error
 	// compactor is nil when compaction is off.
 	compactor *countCompactor
+	rescuer   *stuckDeliveries
 }
 
-// New builds the queue and makes it the store's enqueuer.
-func New(db *sqldb.DB, cfg Config) (*Queue, error) {
+// New builds the queue's workers over db's connections. enq is the store's
+// enqueuer, whose delivery queue they work.
+func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = parcela.SystemClock{}
 	}
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = 200 * time.Millisecond
@@ -73,8 +92,7 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 		cfg.DeliveryWorkers = 100
 	}
 	workers := river.NewWorkers()
-	deps := &deps{db: db, clock: db.Clock, log: cfg.Logger}
-	addSweepWorkers(workers, deps)
+	addSweepWorkers(workers, &deps{app: app, log: cfg.Logger, sweepFailures: newSweepFailures(cfg.Metrics)})
 	policy, err := webhook.NewAddressPolicy(cfg.WebhookAllowedCIDRs)
 	if err != nil {
 		return nil, fmt.Errorf("PARCELA_WEBHOOK_ALLOWED_CIDRS: %w", err)
@@ -82,7 +100,12 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 	if cfg.WebhookTimeout == 0 {
 		cfg.WebhookTimeout = webhook.DefaultTimeout
 	}
-	dw := &deliverWorker{deps: deps, sender: webhook.NewSender(policy, cfg.WebhookTimeout), metrics: newDeliveryMetrics(cfg.Metrics, db), jitter: webhook.RandomJitter}
+	if cfg.DeliveriesPerCompany == 0 {
+		cfg.DeliveriesPerCompany = max(1, cfg.DeliveryWorkers/10)
+	}
+	dw := &deliverWorker{deliveries: app.Deliveries, clock: cfg.Clock, sender: webhook.NewSender(policy, cfg.WebhookTimeout),
+		metrics: newDeliveryMetrics(cfg.Metrics, app.Deliveries), jitter: webhook.RandomJitter,
+		shares: newCompanyShares(cfg.DeliveriesPerCompany, cfg.DeliveryWorkers, !cfg.NoJitter)}
 	if cfg.NoJitter {
 		dw.jitter = nil
 	}
@@ -97,58 +120,48 @@ func New(db *sqldb.DB, cfg Config) (*Queue, error) {
 		// at most its free workers' worth of jobs per fetch.
 		FetchCooldown: min(cfg.PollInterval, 10*time.Millisecond),
 		Queues: map[string]river.QueueConfig{
-			river.QueueDefault:     {MaxWorkers: cfg.Workers},
-			db.DeliveryQueueName(): {MaxWorkers: cfg.DeliveryWorkers},
+			river.QueueDefault:  {MaxWorkers: cfg.Workers},
+			enq.DeliveryQueue(): {MaxWorkers: cfg.DeliveryWorkers},
 		},
-		Workers:    workers,
-		JobTimeout: time.Minute,
-		// A job whose process died mid-run is retried after this long, so a
-		// crash during a delivery delays it but never loses it.
-		RescueStuckJobsAfter: 2 * time.Minute,
+		Workers: workers,
+		// The default of kinds that set none; deliveries and sweeps set
+		// their own (Timeout).
+		JobTimeout: deliveryTimeout,
+		// A job whose process died mid-run is retried after this long (once
+		// River's rescuer looks), so a crash during a job delays it but
+		// never loses it. Deliveries are rescued sooner (stuckDeliveries).
+		RescueStuckJobsAfter: rescueAfter,
 	}
 	if !cfg.NoPeriodic {
 		rc.PeriodicJobs = sweepJobs()
 	}
 	var q *Queue
 	if db.Dialect() == sqldb.Postgres {
-		q, err = newQueue(riverpgxv5.New(db.PgxPool()), rc, func(tx *sqldb.Tx) pgx.Tx { return tx.PgxTx() })
+		q, err = newQueue(riverpgxv5.New(db.PgxPool()), rc)
 	} else {
 		// SQLite has no LISTEN/NOTIFY; River polls.
 		rc.PollOnly = true
-		q, err = newQueue(riversqlite.New(db.SQLDB()), rc, func(tx *sqldb.Tx) *sql.Tx { return tx.SQLTx() })
+		q, err = newQueue(riversqlite.New(db.SQLDB()), rc)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
+	q.rescuer.queue, q.rescuer.log = enq.DeliveryQueue(), cfg.Logger
 	if cfg.CountCompaction == 0 {
 		cfg.CountCompaction = time.Second
 	}
 	if cfg.CountCompaction > 0 {
-		q.compactor = &countCompactor{db: db, log: cfg.Logger, every: cfg.CountCompaction}
+		q.compactor = &countCompactor{upkeep: app.Upkeep, log: cfg.Logger, every: cfg.CountCompaction}
 	}
-	db.Enqueue = q
 	return q, nil
 }
 
-func newQueue[TTx any](driver riverdriver.Driver[TTx], rc *river.Config, unwrap func(*sqldb.Tx) TTx) (*Queue, error) {
+func newQueue[TTx any](driver riverdriver.Driver[TTx], rc *river.Config) (*Queue, error) {
 	c, err := river.NewClient(driver, rc)
 	if err != nil {
 		return nil, err
 	}
-	return &Queue{
-		start:  c.Start,
-		stop:   c.Stop,
-		cancel: c.StopAndCancel,
-		insert: func(ctx context.Context, tx *sqldb.Tx, p []river.InsertManyParams) error {
-			_, err := c.InsertManyTx(ctx, unwrap(tx), p)
-			return err
-		},
-	}, nil
-}
-
-// InsertTx implements sqldb.Enqueuer.
-func (q *Queue) InsertTx(ctx context.Context, tx *sqldb.Tx, p []river.InsertManyParams) error {
-	return q.insert(ctx, tx, p)
+	return &Queue{start: c.Start, stop: c.Stop, cancel: c.StopAndCancel, rescuer: &stuckDeliveries{exec: driver.GetExecutor()}}, nil
 }
 
 // Start begins working jobs until Stop.
@@ -159,6 +172,7 @@ func (q *Queue) Start(ctx context.Context) error {
 	if q.compactor != nil {
 		q.compactor.start()
 	}
+	q.rescuer.start()
 	return nil
 }
 
@@ -167,6 +181,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 	if q.compactor != nil {
 		q.compactor.stop()
 	}
+	q.rescuer.stop()
 	return q.stop(ctx)
 }
 
@@ -176,11 +191,12 @@ func (q *Queue) StopAndCancel(ctx context.Context) error {
 	if q.compactor != nil {
 		q.compactor.stop()
 	}
+	q.rescuer.stop()
 	return q.cancel(ctx)
 }
 
 type deps struct {
-	db    *sqldb.DB
-	clock parcela.Clock
-	log   *slog.Logger
+	app           App
+	log           *slog.Logger
+	sweepFailures *prometheus.CounterVec
 }

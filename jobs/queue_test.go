@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"parcela/jobs"
+	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
 
@@ -38,28 +39,36 @@ func TestJobInRolledBackTransactionNeverRuns(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			db := sqldbtest.Open(t, e, nil)
+			enq, err := jobs.NewEnqueuer("webhooks_" + sqldbtest.Suffix())
+			if err != nil {
+				t.Fatal(err)
+			}
+			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: enq})
+			app := sqldbtest.Services(db, nil)
 			var mu sync.Mutex
 			ran := map[string]bool{}
-			q, err := jobs.New(db, jobs.Config{PollInterval: 20 * time.Millisecond, NoPeriodic: true, Register: func(w *river.Workers) {
-				river.AddWorker(w, &probeWorker{mu: &mu, ran: ran})
-			}})
+			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db},
+				jobs.Config{PollInterval: 20 * time.Millisecond, NoPeriodic: true, Register: func(w *river.Workers) {
+					river.AddWorker(w, &probeWorker{mu: &mu, ran: ran})
+				}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := q.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { q.Stop(context.Background()) })
+			t.Cleanup(func() {
+				if err := q.Stop(context.Background()); err != nil {
+					t.Error(err)
+				}
+			})
 
 			name := sqldbtest.Suffix()
 			tx, err := db.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tx.Enqueue(probeArgs{Name: "rolled-back-" + name}, nil)
-			// Insert now (as Commit would) and then roll back.
-			if err := db.Enqueue.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "rolled-back-" + name}}}); err != nil {
+			if err := enq.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "rolled-back-" + name}}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Rollback(); err != nil {
@@ -70,7 +79,9 @@ func TestJobInRolledBackTransactionNeverRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tx.Enqueue(probeArgs{Name: "committed-" + name}, nil)
+			if err := enq.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "committed-" + name}}}); err != nil {
+				t.Fatal(err)
+			}
 			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
+
+	"parcela"
 )
 
-// Each sweep is a periodic job over the store. They find their rows by the
-// injected clock, so tests drive them by moving the clock and calling the
-// store methods.
+// The periodic jobs. The sweeps find their rows by the injected clock, so
+// tests drive them by moving the clock and calling the sweep use cases.
 
 // ExpirePaymentsArgs expires unpaid payments past their expiry.
 type ExpirePaymentsArgs struct{}
@@ -29,34 +31,90 @@ type IssueInstallmentsArgs struct{}
 // Kind names the job.
 func (IssueInstallmentsArgs) Kind() string { return "issue_installments" }
 
-// sweepWorker runs one store sweep and logs how much it did.
-type sweepWorker[T river.JobArgs] struct {
-	river.WorkerDefaults[T]
-	deps  *deps
-	what  string
-	sweep func(context.Context) (int, error)
-}
+// LapseFirstBillsArgs cancels billings whose first bill went unpaid past
+// its due date with nothing to pay it with.
+type LapseFirstBillsArgs struct{}
 
-func (w *sweepWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
-	n, err := w.sweep(ctx)
-	if n > 0 {
-		w.deps.log.Info(w.what, "count", n)
-	}
-	return err
-}
-
-func addSweepWorkers(w *river.Workers, d *deps) {
-	river.AddWorker(w, &sweepWorker[ExpirePaymentsArgs]{deps: d, what: "payments expired", sweep: d.db.ExpireDuePayments})
-	river.AddWorker(w, &sweepWorker[MarkOverdueArgs]{deps: d, what: "bills overdue", sweep: d.db.MarkOverdue})
-	river.AddWorker(w, &sweepWorker[IssueInstallmentsArgs]{deps: d, what: "installment payments issued", sweep: d.db.IssueDueInstallments})
-	river.AddWorker(w, &sweepWorker[CleanupIdempotencyArgs]{deps: d, what: "expired idempotency keys deleted", sweep: d.db.DeleteExpiredIdempotencyKeys})
-}
+// Kind names the job.
+func (LapseFirstBillsArgs) Kind() string { return "lapse_first_bills" }
 
 // CleanupIdempotencyArgs deletes idempotency records past their 24 hours.
 type CleanupIdempotencyArgs struct{}
 
 // Kind names the job.
 func (CleanupIdempotencyArgs) Kind() string { return "cleanup_idempotency_keys" }
+
+// RecoverIntentsArgs voids payment intents whose issue was cut short.
+type RecoverIntentsArgs struct{}
+
+// Kind names the job.
+func (RecoverIntentsArgs) Kind() string { return "recover_payment_intents" }
+
+// sweepWorker runs one sweep, logs how much it did and every row it failed
+// on (by id, never a customer's data), and counts the failures. A row's
+// failure is the sweep's business (recorded, retried with backoff), not
+// the job's: only the sweep itself failing fails the job.
+type sweepWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	deps  *deps
+	what  string
+	sweep func(context.Context) (parcela.SweepReport, error)
+}
+
+// Timeout: a sweep may take longer than a delivery; one still running past
+// this is cut short, and runs again at its next period.
+func (w *sweepWorker[T]) Timeout(*river.Job[T]) time.Duration { return time.Minute }
+
+func (w *sweepWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
+	r, err := w.sweep(ctx)
+	if r.Moved > 0 {
+		w.deps.log.Info(w.what, "count", r.Moved)
+	}
+	for _, f := range r.Failed {
+		w.deps.log.Warn("sweep failed on a row; it is retried later", "sweep", f.Sweep, "id", f.Row.ID, "bill_id", f.Row.BillID,
+			"company_id", f.Row.Auth.CompanyID, "environment", string(f.Row.Auth.Environment), "failures", f.Failures,
+			"retry_at", f.Retry, "error", f.Err.Error())
+		w.deps.sweepFailures.WithLabelValues(f.Sweep).Inc()
+	}
+	return err
+}
+
+// upkeepWorker runs one of the store's housekeeping tasks.
+type upkeepWorker[T river.JobArgs] struct {
+	river.WorkerDefaults[T]
+	deps *deps
+	what string
+	run  func(context.Context) (int, error)
+}
+
+func (w *upkeepWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
+	n, err := w.run(ctx)
+	if n > 0 {
+		w.deps.log.Info(w.what, "count", n)
+	}
+	return err
+}
+
+// newSweepFailures is the sweeps' failure counter, registered with reg
+// when there is one.
+func newSweepFailures(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "parcela_sweep_failures_total", Help: "Rows a periodic sweep failed on (each retried later with backoff), by sweep.",
+	}, []string{"sweep"})
+	if reg != nil {
+		reg.MustRegister(c)
+	}
+	return c
+}
+
+func addSweepWorkers(w *river.Workers, d *deps) {
+	river.AddWorker(w, &sweepWorker[ExpirePaymentsArgs]{deps: d, what: "payments expired", sweep: d.app.Sweeps.ExpireDuePayments})
+	river.AddWorker(w, &sweepWorker[MarkOverdueArgs]{deps: d, what: "bills overdue", sweep: d.app.Sweeps.MarkOverdue})
+	river.AddWorker(w, &sweepWorker[IssueInstallmentsArgs]{deps: d, what: "installment payments issued", sweep: d.app.Sweeps.IssueDueInstallments})
+	river.AddWorker(w, &sweepWorker[RecoverIntentsArgs]{deps: d, what: "payment intents voided", sweep: d.app.Sweeps.RecoverIntents})
+	river.AddWorker(w, &upkeepWorker[CleanupIdempotencyArgs]{deps: d, what: "expired idempotency keys deleted", run: d.app.Upkeep.DeleteExpiredIdempotencyKeys})
+	river.AddWorker(w, &sweepWorker[LapseFirstBillsArgs]{deps: d, what: "first bills lapsed", sweep: d.app.Sweeps.LapseFirstBills})
+}
 
 func sweepJobs() []*river.PeriodicJob {
 	every := func(d time.Duration, args river.JobArgs) *river.PeriodicJob {
@@ -68,6 +126,8 @@ func sweepJobs() []*river.PeriodicJob {
 		every(time.Minute, ExpirePaymentsArgs{}),
 		every(time.Minute, MarkOverdueArgs{}),
 		every(10*time.Minute, IssueInstallmentsArgs{}),
+		every(time.Minute, RecoverIntentsArgs{}),
+		every(time.Minute, LapseFirstBillsArgs{}),
 		every(10*time.Minute, CleanupIdempotencyArgs{}),
 	}
 }

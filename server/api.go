@@ -1,12 +1,13 @@
 package server
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"parcela"
 )
 
 // apiFunc is an API handler: it gets the request and its (size-checked,
@@ -17,6 +18,12 @@ type apiFunc func(r *http.Request, body []byte) (int, any, error)
 // POST, JSON or problem rendering.
 func (s *Server) api(h apiFunc) http.Handler {
 	return s.authenticate(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No id but a UUID names anything: the rest are not looked up (a
+		// NUL byte, say, must not reach the database).
+		if id := r.PathValue("id"); id != "" && !parcela.IsUUID(id) {
+			writeError(w, r, parcela.NotFound(entityOf(r.Pattern)))
+			return
+		}
 		body, err := readBody(w, r)
 		if err != nil {
 			writeError(w, r, err)
@@ -24,7 +31,8 @@ func (s *Server) api(h apiFunc) http.Handler {
 		}
 		key := r.Header.Get("Idempotency-Key")
 		if r.Method != http.MethodPost || key == "" {
-			status, out := s.call(h, r, body)
+			status, v, err := h(r, body)
+			status, out := render(r, status, v, err)
 			writeRaw(w, status, out)
 			return
 		}
@@ -32,37 +40,12 @@ func (s *Server) api(h apiFunc) http.Handler {
 			writeError(w, r, fieldErr("Idempotency-Key", "too_long", "must be at most 255 characters"))
 			return
 		}
-		a := authOf(r)
-		sum := sha256.Sum256([]byte(r.Method + " " + r.URL.Path + "\n" + string(body)))
-		replay, err := s.db.ClaimIdempotencyKey(r.Context(), a, key, hex.EncodeToString(sum[:]))
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if replay != nil {
-			w.Header().Set("Idempotent-Replayed", "true")
-			writeRaw(w, replay.Status, replay.Body)
-			return
-		}
-		status, out := s.call(h, r, body)
-		// A server error left nothing behind worth replaying: free the key
-		// so the client's retry runs for real.
-		ctx, cancel := detached(r)
-		defer cancel()
-		if status >= 500 {
-			if err := s.db.ReleaseIdempotencyKey(ctx, a, key); err != nil {
-				logger(r).Error("release idempotency key", "error", err.Error())
-			}
-		} else if err := s.db.CompleteIdempotencyKey(ctx, a, key, status, out); err != nil {
-			logger(r).Error("store idempotent response", "error", err.Error())
-		}
-		writeRaw(w, status, out)
+		s.idempotent(w, r, h, body, key)
 	}))
 }
 
-// call runs h and renders its result to bytes.
-func (s *Server) call(h apiFunc, r *http.Request, body []byte) (int, []byte) {
-	status, v, err := h(r, body)
+// render turns a handler's result into the status and bytes to write.
+func render(r *http.Request, status int, v any, err error) (int, []byte) {
 	if err == nil && v != nil {
 		out, merr := json.Marshal(v)
 		if merr == nil {
@@ -92,6 +75,9 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	if status >= 400 {
 		ct = "application/problem+json"
 	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryUnavailable)
+	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
@@ -117,3 +103,16 @@ func (b *bufferWriter) Write(p []byte) (int, error) {
 
 // pathID returns the {id} path value.
 func pathID(r *http.Request) string { return r.PathValue("id") }
+
+// idEntities names what the {id} after each collection is, as the store's
+// not-found errors do, so a malformed id and a missing one answer alike.
+var idEntities = map[string]string{
+	"products": "product", "offers": "offer", "orders": "order", "billings": "billing", "bills": "bill",
+	"webhooks": "webhook", "webhook_deliveries": "delivery", "payments": "payment",
+}
+
+// entityOf is the entity of a route pattern's {id}.
+func entityOf(pattern string) string {
+	before, _, _ := strings.Cut(pattern, "/{id}")
+	return idEntities[before[strings.LastIndex(before, "/")+1:]]
+}

@@ -64,8 +64,11 @@ func TestBillCountsStayExact(t *testing.T) {
 		b.at(t, "2027-02-20 10:00")
 		compact()
 		check("months later, compacted")
-		if n, err := b.db.CompactBillCounts(ctx); err != nil || n != 0 {
-			t.Fatalf("second compaction folded %d deltas (%v), want 0", n, err)
+		// Nothing of this company is left to fold (on PostgreSQL other tests'
+		// companies share the table, so the count compaction returns is theirs too).
+		var left int
+		if err := b.db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM bill_count_deltas WHERE company_id = '"+b.company.ID+"'").Scan(&left); err != nil || left != 0 {
+			t.Fatalf("%d deltas left after compaction (%v), want 0", left, err)
 		}
 		// Another company's bills never count.
 		other := b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/bills?"+url.Values{}.Encode(), nil, nil).want(t, 200).JSON(t)

@@ -3,14 +3,10 @@ package server
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"time"
 
 	"parcela"
-	"parcela/sqldb"
 )
-
-var billStatuses = []string{parcela.BillPending, parcela.BillPaid, parcela.BillCanceled, parcela.BillOverdue}
 
 // dateParam reads a YYYY-MM-DD São Paulo date; end dates are inclusive, so
 // they become the following midnight.
@@ -31,15 +27,12 @@ func dateParam(r *http.Request, name string, end bool) (*time.Time, error) {
 }
 
 func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
-	page, perPage, err := pageParams(r)
+	page, err := readPage(r)
 	if err != nil {
 		return 0, nil, err
 	}
 	q := r.URL.Query()
-	f := sqldb.BillFilter{BillingID: q.Get("billing_id"), OrderID: q.Get("order_id"), Status: q.Get("status"), Page: page, PerPage: perPage}
-	if f.Status != "" && !slices.Contains(billStatuses, f.Status) {
-		return 0, nil, fieldErr("status", "invalid", "must be pending, paid, canceled or overdue")
-	}
+	f := parcela.BillFilter{BillingID: q.Get("billing_id"), OrderID: q.Get("order_id"), Status: q.Get("status"), Page: page}
 	for _, d := range []struct {
 		name string
 		end  bool
@@ -49,7 +42,7 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 			return 0, nil, err
 		}
 	}
-	bills, total, c, err := s.db.ListBills(r.Context(), authOf(r), f)
+	bills, total, c, err := s.svc.Bills.Bills(r.Context(), authOf(r), f)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -58,11 +51,12 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 	for _, b := range bills {
 		out = append(out, parcela.NewBillEndpointForm(b, c, now, s.links()))
 	}
-	return http.StatusOK, newPage(out, total, perPage), nil
+	return http.StatusOK, newPage(out, total, page.PerPage), nil
 }
 
-func (s *Server) billResponse(r *http.Request, id string) (int, any, error) {
-	b, c, err := s.db.Bill(r.Context(), authOf(r), id)
+// billResponse renders a bill (with its billing summary) at the time of the
+// response, its current amount carrying the company's late penalties.
+func (s *Server) billResponse(b *parcela.Bill, c *parcela.Company, err error) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
@@ -70,7 +64,7 @@ func (s *Server) billResponse(r *http.Request, id string) (int, any, error) {
 }
 
 func (s *Server) handleGetBill(r *http.Request, _ []byte) (int, any, error) {
-	return s.billResponse(r, pathID(r))
+	return s.billResponse(s.svc.Bills.Bill(r.Context(), authOf(r), pathID(r)))
 }
 
 // nullableTime tells an explicit null from an absent field.
@@ -104,10 +98,7 @@ func (s *Server) handleUpdateBill(r *http.Request, body []byte) (int, any, error
 	if req.Bill == nil || !req.Bill.DisablePenaltiesUntil.Set {
 		return 0, nil, fieldErr("bill.disable_penalties_until", "required", "is required (a timestamp, or null to clear it)")
 	}
-	if err := s.db.SetPenaltyWaiver(r.Context(), authOf(r), pathID(r), req.Bill.DisablePenaltiesUntil.Value); err != nil {
-		return 0, nil, err
-	}
-	return s.billResponse(r, pathID(r))
+	return s.billResponse(s.svc.Bills.WaivePenalties(r.Context(), authOf(r), pathID(r), req.Bill.DisablePenaltiesUntil.Value))
 }
 
 // handleSandboxPay settles a payment as the bank would (sandbox only).
@@ -119,24 +110,24 @@ func (s *Server) handleSandboxPay(r *http.Request, body []byte) (int, any, error
 	if err := decode(body, &req, true); err != nil {
 		return 0, nil, err
 	}
-	if req.PaidAmountCents != nil && *req.PaidAmountCents <= 0 {
-		return 0, nil, fieldErr("paid_amount_cents", "too_small", "must be greater than 0")
-	}
-	if req.PaidAt != nil && req.PaidAt.After(s.clock.Now()) {
-		return 0, nil, fieldErr("paid_at", "invalid", "must not be in the future")
-	}
-	billID, err := s.db.PayPayment(r.Context(), authOf(r), pathID(r), sqldb.Settlement{PaidAt: req.PaidAt, PaidAmountCents: req.PaidAmountCents})
-	if err != nil {
-		return 0, nil, err
-	}
-	return s.billResponse(r, billID)
+	return answer(r, http.StatusOK, s.billForm, func() (parcela.PricedBill, error) {
+		return pricedBill(s.svc.Payments.PayPayment(r.Context(), authOf(r), pathID(r), parcela.Settlement{PaidAt: req.PaidAt, PaidAmountCents: req.PaidAmountCents}))
+	})
 }
 
 // handleSandboxExpire expires an unpaid payment now (sandbox only).
 func (s *Server) handleSandboxExpire(r *http.Request, _ []byte) (int, any, error) {
-	billID, err := s.db.ExpirePayment(r.Context(), authOf(r), pathID(r))
-	if err != nil {
-		return 0, nil, err
-	}
-	return s.billResponse(r, billID)
+	return answer(r, http.StatusOK, s.billForm, func() (parcela.PricedBill, error) {
+		return pricedBill(s.svc.Payments.ExpirePayment(r.Context(), authOf(r), pathID(r)))
+	})
+}
+
+// billForm renders a bill (with its billing summary) at the time of the
+// response, its current amount carrying the company's late penalties.
+func (s *Server) billForm(b parcela.PricedBill) any {
+	return parcela.NewBillEndpointForm(b.Bill, b.Company, s.clock.Now(), s.links())
+}
+
+func pricedBill(b *parcela.Bill, c *parcela.Company, err error) (parcela.PricedBill, error) {
+	return parcela.PricedBill{Bill: b, Company: c}, err
 }

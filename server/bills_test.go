@@ -54,8 +54,8 @@ func TestListBills(t *testing.T) {
 			"status=paid":                   1,
 			"status=pending":                6,
 			"status=overdue":                0,
-			"due_date_start=2026-12-01&due_date_end=2026-12-31":                      2, // Dec 10 and Dec 25
-			"due_date_start=2026-12-10&due_date_end=2026-12-10":                      1, // inclusive end, São Paulo days
+			"due_date_start=2026-12-01&due_date_end=2026-12-31":                      1, // Dec 25 (due day 10 waits for Jan 10: a month after the down payment)
+			"due_date_start=2027-01-10&due_date_end=2027-01-10":                      1, // inclusive end, São Paulo days
 			"due_date_end=2026-11-30":                                                2, // the two down payments
 			"paid_at_start=2026-11-23&paid_at_end=2026-11-23":                        1,
 			"paid_at_start=2026-11-24":                                               0,

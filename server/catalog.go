@@ -29,15 +29,12 @@ func (s *Server) handleCreateProduct(r *http.Request, body []byte) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := s.db.CreateProduct(r.Context(), authOf(r), in)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, parcela.NewProductCreateForm(p), nil
+	return answer(r, http.StatusCreated, func(p *parcela.Product) any { return parcela.NewProductCreateForm(p) },
+		func() (*parcela.Product, error) { return s.svc.Catalog.CreateProduct(r.Context(), authOf(r), in) })
 }
 
 func (s *Server) handleGetProduct(r *http.Request, _ []byte) (int, any, error) {
-	p, err := s.db.Product(r.Context(), authOf(r), pathID(r))
+	p, err := s.svc.Catalog.Product(r.Context(), authOf(r), pathID(r))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -45,11 +42,11 @@ func (s *Server) handleGetProduct(r *http.Request, _ []byte) (int, any, error) {
 }
 
 func (s *Server) handleListProducts(r *http.Request, _ []byte) (int, any, error) {
-	page, perPage, err := pageParams(r)
+	page, err := pageParams(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	ps, total, err := s.db.Products(r.Context(), authOf(r), page, perPage)
+	ps, total, err := s.svc.Catalog.Products(r.Context(), authOf(r), page)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -57,7 +54,7 @@ func (s *Server) handleListProducts(r *http.Request, _ []byte) (int, any, error)
 	for _, p := range ps {
 		out = append(out, parcela.NewProductCreateForm(p))
 	}
-	return http.StatusOK, newPage(out, total, perPage), nil
+	return http.StatusOK, newPage(out, total, page.PerPage), nil
 }
 
 func (s *Server) handleUpdateProduct(r *http.Request, body []byte) (int, any, error) {
@@ -65,19 +62,16 @@ func (s *Server) handleUpdateProduct(r *http.Request, body []byte) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	p, err := s.db.UpdateProduct(r.Context(), authOf(r), pathID(r), in)
+	p, err := s.svc.Catalog.UpdateProduct(r.Context(), authOf(r), pathID(r), in)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, parcela.NewProductCreateForm(p), nil
 }
 
-func (s *Server) offerForm(r *http.Request, o *parcela.Offer) (parcela.OfferCreateForm, error) {
-	slug, err := s.db.CompanySlug(r.Context(), o.CompanyID)
-	if err != nil {
-		return parcela.OfferCreateForm{}, err
-	}
-	return parcela.NewOfferCreateForm(o, slug, s.links()), nil
+// offerForm renders an offer, whose address carries its company's slug.
+func (s *Server) offerForm(o *parcela.Offer) parcela.OfferCreateForm {
+	return parcela.NewOfferCreateForm(o, o.Product.Company.Slug, s.links())
 }
 
 func (s *Server) handleCreateOffer(r *http.Request, body []byte) (int, any, error) {
@@ -85,42 +79,33 @@ func (s *Server) handleCreateOffer(r *http.Request, body []byte) (int, any, erro
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	o, err := s.db.CreateOffer(r.Context(), authOf(r), req)
-	if err != nil {
-		return 0, nil, err
-	}
-	f, err := s.offerForm(r, o)
-	return http.StatusCreated, f, err
+	return answer(r, http.StatusCreated, func(o *parcela.Offer) any { return s.offerForm(o) },
+		func() (*parcela.Offer, error) { return s.svc.Catalog.CreateOffer(r.Context(), authOf(r), req) })
 }
 
 func (s *Server) handleGetOffer(r *http.Request, _ []byte) (int, any, error) {
-	o, err := s.db.Offer(r.Context(), authOf(r), pathID(r))
+	o, err := s.svc.Catalog.Offer(r.Context(), authOf(r), pathID(r))
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := s.offerForm(r, o)
-	return http.StatusOK, f, err
+	return http.StatusOK, s.offerForm(o), nil
 }
 
 func (s *Server) handleListOffers(r *http.Request, _ []byte) (int, any, error) {
-	page, perPage, err := pageParams(r)
+	page, err := pageParams(r)
 	if err != nil {
 		return 0, nil, err
 	}
 	a := authOf(r)
-	os, total, err := s.db.Offers(r.Context(), a, page, perPage)
-	if err != nil {
-		return 0, nil, err
-	}
-	slug, err := s.db.CompanySlug(r.Context(), a.CompanyID)
+	os, total, err := s.svc.Catalog.Offers(r.Context(), a, page)
 	if err != nil {
 		return 0, nil, err
 	}
 	out := make([]parcela.OfferCreateForm, 0, len(os))
 	for _, o := range os {
-		out = append(out, parcela.NewOfferCreateForm(o, slug, s.links()))
+		out = append(out, s.offerForm(o))
 	}
-	return http.StatusOK, newPage(out, total, perPage), nil
+	return http.StatusOK, newPage(out, total, page.PerPage), nil
 }
 
 func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, error) {
@@ -133,10 +118,9 @@ func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, erro
 	if req.Offer == nil {
 		return 0, nil, fieldErr("offer", "required", "is required: send {\"offer\": {...}}")
 	}
-	o, err := s.db.UpdateOffer(r.Context(), authOf(r), pathID(r), *req.Offer)
+	o, err := s.svc.Catalog.UpdateOffer(r.Context(), authOf(r), pathID(r), *req.Offer)
 	if err != nil {
 		return 0, nil, err
 	}
-	f, err := s.offerForm(r, o)
-	return http.StatusOK, f, err
+	return http.StatusOK, s.offerForm(o), nil
 }

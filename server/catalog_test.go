@@ -113,6 +113,12 @@ func TestOfferRules(t *testing.T) {
 			{"interest above company max", nil, []any{upfront(same), financed(func(m map[string]any) { m["interest_rate"] = json.Number("0.05") })}, "payment_configurations[1].interest_rate", "too_large"},
 			{"negative interest", nil, []any{financed(func(m map[string]any) { m["interest_rate"] = json.Number("-0.01") })}, "payment_configurations[0].interest_rate", "too_small"},
 			{"installments above company max", nil, []any{financed(func(m map[string]any) { m["max_installments"] = 25 })}, "payment_configurations[0].max_installments", "too_large"},
+			// 80000 financed in 23 installments are about 4200 cents each, below the company's 5000.
+			{"plans below the minimum installment", nil, []any{financed(func(m map[string]any) { m["max_installments"] = 24 })}, "payment_configurations[0].max_installments", "too_large"},
+			{"a floor below the company's", nil, []any{financed(func(m map[string]any) { m["min_installment_amount_cents"] = 4999 })}, "payment_configurations[0].min_installment_amount_cents", "too_small"},
+			{"interest 1e-61", nil, []any{financed(func(m map[string]any) { m["interest_rate"] = json.Number("1e-61") })}, "payment_configurations[0].interest_rate", "invalid"},
+			{"interest 1e10000", nil, []any{financed(func(m map[string]any) { m["interest_rate"] = json.Number("1e10000") })}, "payment_configurations[0].interest_rate", "invalid"},
+			{"name with NUL", map[string]any{"name": "Oferta\x00"}, nil, "offer.name", "invalid"},
 			{"installments below 2", nil, []any{financed(func(m map[string]any) { m["max_installments"] = 1 })}, "payment_configurations[0].max_installments", "too_small"},
 			{"down payment below company min", nil, []any{financed(func(m map[string]any) { m["down_payment_value"] = json.Number("0.05") })}, "payment_configurations[0].down_payment_value", "too_small"},
 			{"percentage of 1 or more", nil, []any{financed(func(m map[string]any) { m["down_payment_value"] = json.Number("1") })}, "payment_configurations[0].down_payment_value", "too_large"},
@@ -131,7 +137,8 @@ func TestOfferRules(t *testing.T) {
 			{"financed without boleto", nil, []any{financed(func(m map[string]any) { m["payment_methods"] = []string{"pix"} })}, "payment_configurations[0].payment_methods", "invalid"},
 			{"expiry out of range", nil, []any{upfront(func(m map[string]any) { m["expires_in_hours"] = 0 })}, "payment_configurations[0].expires_in_hours", "invalid"},
 			{"registration fee above 1", nil, []any{upfront(func(m map[string]any) { m["registration_fee"] = json.Number("1.5") })}, "payment_configurations[0].registration_fee", "too_large"},
-			{"take rate type unknown", nil, []any{upfront(func(m map[string]any) { m["take_rate_type"] = "fixed" })}, "payment_configurations[0].take_rate_type", "invalid"},
+			{"take rate type from the seller", nil, []any{upfront(func(m map[string]any) { m["take_rate_type"] = "percentage" })}, "payment_configurations[0].take_rate_type", "not_allowed"},
+			{"take rate from the seller", nil, []any{financed(func(m map[string]any) { m["take_rate_value"] = json.Number("0") })}, "payment_configurations[0].take_rate_value", "not_allowed"},
 		}
 		for _, c := range cases {
 			offer := map[string]any{"name": "Oferta", "product_id": pid, "amount_cents": 100000}
@@ -166,7 +173,7 @@ func TestOfferRules(t *testing.T) {
 			t.Errorf("lowering a product below an offer: %v", got)
 		}
 		// Defaults come from the company.
-		o := b.call("POST", "/external_api/v1/offers", map[string]any{"offer": map[string]any{"name": "Padrão", "product_id": pid, "amount_cents": 100000},
+		o := b.call("POST", "/external_api/v1/offers", map[string]any{"offer": map[string]any{"name": "Padrão", "product_id": pid, "amount_cents": 150000},
 			"payment_configurations": []any{financed(func(m map[string]any) { delete(m, "max_installments") })}}).want(t, 201).JSON(t)
 		pc := o["payment_configurations"].([]any)[0].(map[string]any)
 		if pc["max_installments"] != float64(b.company.MaxInstallments) || pc["min_installment_amount_cents"] != float64(5000) ||
@@ -181,7 +188,9 @@ func TestOfferRules(t *testing.T) {
 		}
 		for _, r := range page.Results {
 			var o struct{ ID string }
-			json.Unmarshal(r, &o)
+			if err := json.Unmarshal(r, &o); err != nil {
+				t.Fatal(err)
+			}
 			if one := b.call("GET", "/external_api/v1/offers/"+o.ID, nil).want(t, 200); string(one.Body) != string(r) {
 				t.Errorf("listed offer differs from its GET:\n%s\n%s", r, one.Body)
 			}

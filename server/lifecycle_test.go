@@ -50,9 +50,14 @@ func (b *bundle) pay(t *testing.T, paymentID string) map[string]any {
 func (b *bundle) sweep(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	for _, f := range []func(context.Context) (int, error){b.db.ExpireDuePayments, b.db.MarkOverdue, b.db.IssueDueInstallments} {
-		if _, err := f(ctx); err != nil {
+	for _, f := range []func(context.Context) (parcela.SweepReport, error){b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue,
+		b.sweeps.IssueDueInstallments, b.sweeps.RecoverIntents} {
+		r, err := f(ctx)
+		if err != nil {
 			t.Fatal(err)
+		}
+		for _, failure := range r.Failed {
+			t.Fatalf("sweep %s failed on %s: %v", failure.Sweep, failure.Row.ID, failure.Err)
 		}
 	}
 }
@@ -98,51 +103,63 @@ func TestLifecycleFinanced(t *testing.T) {
 				if len(b.eventLog(t)) != before {
 					t.Fatal("a second payment wrote events")
 				}
-				// Installment 1 (Dec 10) is issued ten days before, as bolepix.
+				// Installment 1 falls on the first due day 10 at least a month
+				// after the down payment (Nov 24): Sunday Jan 10, 2027,
+				// effectively Monday the 11th. It is issued ten days before,
+				// as bolepix.
 				if ps := b.bill(t, bills[1])["payments"].([]any); len(ps) != 0 {
 					t.Fatalf("installment issued too early: %v", ps)
 				}
-				b.at(t, "2026-12-01 08:00")
+				b.at(t, "2027-01-01 09:00")
 				i1 := b.bill(t, bills[1])
+				orig := int64(i1["amount_cents"].(float64))
 				p1 := openPayment(t, i1)
 				if p1["payment_method"] != "boleto" || p1["pix_code"] == nil || p1["barcode_image_url"] == nil {
 					t.Fatalf("installment payment %v", p1)
 				}
-				checkCode(t, "boleto", p1["barcode"].(string), int64(i1["amount_cents"].(float64)))
-				checkCode(t, "pix", p1["pix_code"].(string), int64(i1["amount_cents"].(float64)))
-				b.pay(t, p1["id"].(string))
-
-				// Installment 2 is due Sunday Jan 10, 2027: effectively Monday the 11th.
-				b.at(t, "2027-01-01 09:00")
-				i2 := b.bill(t, bills[2])
-				orig := int64(i2["amount_cents"].(float64))
-				if !strings.HasPrefix(i2["effective_due_date"].(string), "2027-01-11T23:59:59.999") {
-					t.Fatalf("effective due date %v", i2["effective_due_date"])
+				checkCode(t, "boleto", p1["barcode"].(string), orig)
+				checkCode(t, "pix", p1["pix_code"].(string), orig)
+				if !strings.HasPrefix(i1["due_date"].(string), "2027-01-10T23:59:59.999") || !strings.HasPrefix(i1["effective_due_date"].(string), "2027-01-11T23:59:59.999") {
+					t.Fatalf("due date %v, effective %v", i1["due_date"], i1["effective_due_date"])
 				}
 				b.at(t, "2027-01-11 22:00")
-				if got := b.bill(t, bills[2]); got["status"] != "pending" || got["current_amount_cents"] != float64(orig) {
+				if got := b.bill(t, bills[1]); got["status"] != "pending" || got["current_amount_cents"] != float64(orig) {
 					t.Fatalf("on the effective due date: %v %v", got["status"], got["current_amount_cents"])
 				}
-				// One day late: overdue, 2% fine and one day of 1%/month interest.
+				// One day late: overdue, with a 2% fine and one day of 1%/month
+				// interest. Its boleto is no longer payable but waits a business
+				// day for the bank's notice of a payment made on the 11th.
 				b.at(t, "2027-01-12 10:00")
-				late := b.bill(t, bills[2])
-				want := orig + parcela.MustRate("0.02").MulCents(orig) + parcela.RoundCents(parcela.MustRate("0.01").Decimal().Div(parcela.RateFromInt(30).Decimal()).Mul(parcela.RateFromInt(orig).Decimal()))
+				late := b.bill(t, bills[1])
+				want := latePrice(orig, 1)
 				if late["status"] != "overdue" || late["current_amount_cents"] != float64(want) {
 					t.Fatalf("one day late: status %v current %v, want %d", late["status"], late["current_amount_cents"], want)
 				}
-				// The expired boleto was re-issued for the current amount.
-				p2 := openPayment(t, late)
-				if p2["amount_cents"] != float64(want) {
-					t.Fatalf("re-issued boleto for %v, want %d", p2["amount_cents"], want)
+				if p := openPayment(t, late); p["expires_at"] != "2027-01-12T23:59:59.999-03:00" {
+					t.Fatalf("boleto in its grace: %v", p)
 				}
+				// Then it expires and is re-issued, due three days later (Saturday
+				// the 16th, payable through Monday the 18th, expiring after the
+				// grace on the 19th), for what the bill owes on its due date.
+				b.at(t, "2027-01-13 00:10")
+				p2 := openPayment(t, b.bill(t, bills[1]))
+				due16 := latePrice(orig, 5)
+				if p2["amount_cents"] != float64(due16) || p2["expires_at"] != "2027-01-19T23:59:59.999-03:00" {
+					t.Fatalf("re-issued boleto %v, want %d cents expiring on the 19th", p2, due16)
+				}
+				checkCode(t, "boleto", p2["barcode"].(string), due16)
 				paidLate := b.pay(t, p2["id"].(string))
 				lp := paidLate["payments"].([]any)
-				if last := lp[len(lp)-1].(map[string]any); last["paid_amount_cents"] != float64(want) || paidLate["status"] != "paid" {
+				if last := lp[len(lp)-1].(map[string]any); last["paid_amount_cents"] != float64(due16) || paidLate["status"] != "paid" {
 					t.Fatalf("paid late: %v", paidLate)
 				}
 
-				// The last installment finishes the billing and the order.
-				b.at(t, "2027-02-02 09:00")
+				// Installment 2 (Feb 10) paid on time.
+				b.at(t, "2027-02-01 09:00")
+				b.pay(t, openPayment(t, b.bill(t, bills[2]))["id"].(string))
+
+				// The last installment (Mar 10) finishes the billing and the order.
+				b.at(t, "2027-03-02 09:00")
 				b.pay(t, openPayment(t, b.bill(t, bills[3]))["id"].(string))
 				done := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t)
 				billing := done["billings"].([]any)[0].(map[string]any)
@@ -150,7 +167,7 @@ func TestLifecycleFinanced(t *testing.T) {
 					t.Fatalf("finished? order %v billing %v", done["status"], billing["status"])
 				}
 				wantLog := []string{"order:in_progress", "billing:waiting_payment", "bill:pending", "bill:pending", "bill:pending", "bill:pending",
-					"bill:paid", "billing:active", "bill:paid", "bill:overdue", "bill:paid", "bill:paid", "billing:finished", "order:finished"}
+					"bill:paid", "billing:active", "bill:overdue", "bill:paid", "bill:paid", "bill:paid", "billing:finished", "order:finished"}
 				if got := b.eventLog(t); !slices.Equal(got, wantLog) {
 					t.Fatalf("events:\n got %v\nwant %v", got, wantLog)
 				}
@@ -159,6 +176,13 @@ func TestLifecycleFinanced(t *testing.T) {
 			})
 		})
 	}
+}
+
+// latePrice is what a bill of orig cents costs days days late under the
+// default rates: a 2% fine and 1% a month of simple interest.
+func latePrice(orig, days int64) int64 {
+	interest := parcela.RoundCents(parcela.RateFromInt(orig * days).Decimal().Mul(parcela.MustRate("0.01").Decimal()).Div(parcela.RateFromInt(30).Decimal()))
+	return orig + parcela.MustRate("0.02").MulCents(orig) + interest
 }
 
 // openPaymentOrPaid returns the bill's paid payment id.
@@ -262,12 +286,13 @@ func TestPenaltyWaiverAndBillingCancel(t *testing.T) {
 		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
 		bills := billIDs(charged)
 		b.pay(t, openPayment(t, b.bill(t, bills[0]))["id"].(string))
-		// Waive penalties on installment 1 (Dec 10) until Dec 20.
-		r := b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2026-12-20T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
-		if r["disable_penalties_until"] != "2026-12-20T23:59:59.999-03:00" {
+		b.at(t, "2027-01-01 08:00") // its boleto is issued
+		// Waive penalties on installment 1 (Jan 10, effectively the 11th) until Jan 20.
+		r := b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-01-20T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
+		if r["disable_penalties_until"] != "2027-01-20T23:59:59.999-03:00" {
 			t.Fatalf("waiver %v", r["disable_penalties_until"])
 		}
-		b.at(t, "2026-12-18 10:00")
+		b.at(t, "2027-01-18 10:00")
 		if got := b.bill(t, bills[1]); got["status"] != "overdue" || got["current_amount_cents"] != got["original_amount_cents"] {
 			t.Fatalf("waived bill: %v %v of %v", got["status"], got["current_amount_cents"], got["original_amount_cents"])
 		}

@@ -6,14 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"parcela"
 )
@@ -72,6 +67,7 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 		log := s.log.With("request_id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, loggerKey{}, log)
+		ctx = context.WithValue(ctx, outageKey{}, s.outage)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
@@ -92,6 +88,9 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 			}
 			if a.CompanyID != "" {
 				attrs = append(attrs, slog.String("company_id", a.CompanyID))
+			}
+			if rec.status == StatusClientClosed {
+				attrs = append(attrs, slog.Bool("client_gone", true))
 			}
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 			s.metrics.observe(s.env, pattern, rec.status, time.Since(start))
@@ -121,66 +120,4 @@ func (s *Server) noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	writeError(w, r, parcela.Errorf(parcela.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
-}
-
-// authenticate requires a bearer token of this listener's environment and
-// applies the token's rate limit.
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := r.Header.Get("Authorization")
-		token, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || strings.TrimSpace(token) == "" {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela"`)
-			writeError(w, r, parcela.Errorf(parcela.EUNAUTHORIZED, "send a token as Authorization: Bearer <token>"))
-			return
-		}
-		t, err := s.tokens.lookup(r.Context(), strings.TrimSpace(token))
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
-			writeError(w, r, err)
-			return
-		}
-		if t.Environment != s.env {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
-			writeError(w, r, parcela.Errorf(parcela.EUNAUTHORIZED, "this is a %s token; use it on the %s address", t.Environment, t.Environment))
-			return
-		}
-		if wait, ok := s.limits.allow(t.ID); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			writeError(w, r, parcela.Errorf(parcela.ERATELIMITED, "rate limit of %v requests per second exceeded", s.limits.perSecond))
-			return
-		}
-		a := parcela.Auth{CompanyID: t.CompanyID, Environment: t.Environment, TokenID: t.ID}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, a)))
-	})
-}
-
-// rateLimits keeps one token bucket per access token.
-type rateLimits struct {
-	perSecond float64
-	mu        sync.Mutex
-	buckets   map[string]*rate.Limiter
-}
-
-func newRateLimits(perSecond float64) *rateLimits {
-	return &rateLimits{perSecond: perSecond, buckets: map[string]*rate.Limiter{}}
-}
-
-func (l *rateLimits) allow(tokenID string) (time.Duration, bool) {
-	if l.perSecond <= 0 {
-		return 0, true
-	}
-	l.mu.Lock()
-	b, ok := l.buckets[tokenID]
-	if !ok {
-		b = rate.NewLimiter(rate.Limit(l.perSecond), max(1, int(l.perSecond)))
-		l.buckets[tokenID] = b
-	}
-	l.mu.Unlock()
-	res := b.Reserve()
-	if d := res.Delay(); d > 0 {
-		res.Cancel()
-		return max(d, time.Second), false
-	}
-	return 0, true
 }

@@ -11,15 +11,14 @@ func (s *Server) handleCreateOrder(r *http.Request, body []byte) (int, any, erro
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	o, err := s.db.CreateOrder(r.Context(), authOf(r), req)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, parcela.NewOrderForm(o, s.links()), nil
+	return answer(r, http.StatusCreated, s.orderForm,
+		func() (*parcela.Order, error) { return s.svc.Orders.CreateOrder(r.Context(), authOf(r), req) })
 }
 
+func (s *Server) orderForm(o *parcela.Order) any { return parcela.NewOrderForm(o, s.links()) }
+
 func (s *Server) handleGetOrder(r *http.Request, _ []byte) (int, any, error) {
-	o, err := s.db.Order(r.Context(), authOf(r), pathID(r))
+	o, err := s.svc.Orders.Order(r.Context(), authOf(r), pathID(r))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -37,15 +36,14 @@ func (s *Server) handleCancelOrder(r *http.Request, body []byte) (int, any, erro
 	if err != nil {
 		return 0, nil, err
 	}
-	o, err := s.db.CancelOrder(r.Context(), authOf(r), pathID(r), reason)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, parcela.NewOrderForm(o, s.links()), nil
+	return answer(r, http.StatusOK, s.orderForm,
+		func() (*parcela.Order, error) {
+			return s.svc.Orders.CancelOrder(r.Context(), authOf(r), pathID(r), reason)
+		})
 }
 
 func (s *Server) handleGetBilling(r *http.Request, _ []byte) (int, any, error) {
-	b, err := s.db.Billing(r.Context(), authOf(r), pathID(r))
+	b, err := s.svc.Billings.Billing(r.Context(), authOf(r), pathID(r))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -63,9 +61,8 @@ func (s *Server) handleCancelBilling(r *http.Request, body []byte) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	b, err := s.db.CancelBilling(r.Context(), authOf(r), pathID(r), reason)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, parcela.NewBillingOrderForm(b, s.links()), nil
+	return answer(r, http.StatusOK, func(b *parcela.Billing) any { return parcela.NewBillingOrderForm(b, s.links()) },
+		func() (*parcela.Billing, error) {
+			return s.svc.Billings.CancelBilling(r.Context(), authOf(r), pathID(r), reason)
+		})
 }

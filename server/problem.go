@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -68,16 +69,29 @@ func StatusOf(err error) int {
 }
 
 // writeError renders err as problem+json. Internal errors are logged with
-// the request id and shown to the user as that id only.
+// the request id and shown to the user as that id only; an unavailable
+// service is logged once per interval and told when to retry. A failure
+// because the client left is neither: it is answered 499, which nobody
+// reads, and the access log says client_gone.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := parcela.ErrorCode(err)
 	status := StatusOf(err)
-	if status == http.StatusInternalServerError {
+	if status >= 500 && r.Context().Err() != nil {
+		w.WriteHeader(StatusClientClosed)
+		return
+	}
+	switch status {
+	case http.StatusInternalServerError:
 		code = parcela.EINTERNAL
 		logger(r).Error("internal error", "error", err.Error())
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", retryUnavailable)
+		if suppressed, ok := outageOf(r).allow(); ok {
+			logger(r).Error("unavailable", "error", err.Error(), "suppressed", suppressed)
+		}
 	}
 	p := Problem{
-		Type:      "/docs/errors#" + code,
+		Type:      problemType(r, code),
 		Title:     codeTitle[code],
 		Status:    status,
 		Detail:    parcela.ErrorMessage(err),
@@ -93,7 +107,26 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(p)
+	_ = json.NewEncoder(w).Encode(p) // the client went away; nothing to tell it
+}
+
+// publicURLKey holds the listener's public address in a request's context.
+type publicURLKey struct{}
+
+// withPublicURL gives writeError the listener's public address, so that a
+// problem's type is the absolute address of its entry in the error
+// catalogue the listener serves (GET /docs/errors).
+func (s *Server) withPublicURL(next http.Handler) http.Handler {
+	base := strings.TrimSuffix(s.publicURL, "/")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), publicURLKey{}, base)))
+	})
+}
+
+// problemType is {public address}/docs/errors#{code}.
+func problemType(r *http.Request, code string) string {
+	base, _ := r.Context().Value(publicURLKey{}).(string)
+	return base + "/docs/errors#" + code
 }
 
 func logger(r *http.Request) *slog.Logger {

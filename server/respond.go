@@ -9,8 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"parcela"
+	"parcela/jsonbody"
 )
 
 // MaxBodyBytes is the largest request body accepted (413 above it).
@@ -53,69 +55,31 @@ func isJSON(contentType string) bool {
 	return err == nil && (mt == "application/json" || mt == "application/problem+json")
 }
 
-// decode reads a JSON body into dst. An empty body is allowed only when
-// optional is true.
+// decode reads a JSON body into dst strictly (jsonbody): duplicate keys,
+// keys in another case than the field's, invalid UTF-8 and trailing data
+// are malformed. An empty body is allowed only when optional is true.
 func decode(body []byte, dst any, optional bool) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		if optional {
-			return nil
-		}
-		return parcela.Errorf(parcela.EMALFORMED, "a JSON request body is required")
+	if optional && len(bytes.Trim(body, " \t\r\n")) == 0 {
+		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(dst); err != nil {
-		return malformed(err)
-	}
-	if dec.More() {
-		return parcela.Errorf(parcela.EMALFORMED, "the body must hold a single JSON value")
-	}
-	return nil
+	return jsonbody.Decode(body, dst)
 }
 
-// malformed explains a JSON decoding error in terms of the request.
-func malformed(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return parcela.Errorf(parcela.EMALFORMED, "malformed JSON at byte %d: %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return &parcela.Error{Code: parcela.EMALFORMED, Message: fmt.Sprintf("%s must be %s", typ.Field, jsonKind(typ.Type.Kind().String())),
-				Fields: []parcela.FieldError{{Field: typ.Field, Code: "invalid_type", Message: "must be " + jsonKind(typ.Type.Kind().String())}}}
-		}
-		return parcela.Errorf(parcela.EMALFORMED, "the body must be a JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return parcela.Errorf(parcela.EMALFORMED, "malformed JSON: unexpected end of body")
-	}
-	return parcela.Errorf(parcela.EMALFORMED, "malformed JSON: %v", err)
-}
-
-func jsonKind(k string) string {
-	switch k {
-	case "int", "int64", "int32":
-		return "an integer"
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "slice":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
-	}
-	return "a " + k
-}
-
-// queryInt reads an optional positive integer query parameter.
+// queryInt reads an optional integer query parameter: one that is not an
+// integer is malformed, one past 64 bits out of bounds.
 func queryInt(r *http.Request, name string, def int) (int, error) {
 	s := r.URL.Query().Get(name)
 	if s == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
+		code := "too_large"
+		if strings.HasPrefix(s, "-") {
+			code = "too_small"
+		}
+		return 0, fieldErr(name, code, "is out of bounds")
+	} else if err != nil {
 		return 0, &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be an integer",
 			Fields: []parcela.FieldError{{Field: name, Code: "invalid_type", Message: "must be an integer"}}}
 	}
@@ -129,24 +93,24 @@ type Page[T any] struct {
 	TotalPages int `json:"total_pages"`
 }
 
-// pageParams reads page and per_page (default 1 and 25, per_page ≤ 1000).
-func pageParams(r *http.Request) (page, perPage int, err error) {
-	if page, err = queryInt(r, "page", 1); err != nil {
-		return
+// readPage reads page and per_page (default 1 and DefaultPerPage) without
+// bounding them: the bills' filter validates its page with the rest.
+func readPage(r *http.Request) (parcela.Page, error) {
+	page, err := queryInt(r, "page", 1)
+	if err != nil {
+		return parcela.Page{}, err
 	}
-	if perPage, err = queryInt(r, "per_page", 25); err != nil {
-		return
+	perPage, err := queryInt(r, "per_page", parcela.DefaultPerPage)
+	return parcela.Page{Page: page, PerPage: perPage}, err
+}
+
+// pageParams reads a listing's page within Page.Validate's bounds.
+func pageParams(r *http.Request) (parcela.Page, error) {
+	p, err := readPage(r)
+	if err != nil {
+		return p, err
 	}
-	var v parcela.Validation
-	if page < 1 {
-		v.Add("page", "too_small", "must be at least 1")
-	}
-	if perPage < 1 {
-		v.Add("per_page", "too_small", "must be at least 1")
-	} else if perPage > 1000 {
-		v.Add("per_page", "too_large", "must be at most 1000")
-	}
-	return page, perPage, v.Err()
+	return p, p.Validate()
 }
 
 func newPage[T any](items []T, total, perPage int) Page[T] {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"parcela"
+	"parcela/docsite"
 )
 
 // routes is every route of the API, on one page.
@@ -11,6 +12,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", s.handleHealthz)
 	mux.HandleFunc("GET /readyz", s.handleReadyz)
 	mux.HandleFunc("GET /openapi.yaml", s.handleOpenAPI)
+	mux.Handle("GET /docs", docsite.Handler())
+	mux.Handle("GET /docs/", docsite.Handler())
 
 	const v1 = "/external_api/v1"
 	mux.Handle("POST "+v1+"/products", s.api(s.handleCreateProduct))
@@ -51,6 +54,6 @@ func (s *Server) routes(mux *http.ServeMux) {
 	}
 
 	// Public: images are linked from e-mails and checkout pages.
-	mux.HandleFunc("GET "+v1+"/payments/{id}/barcode.png", s.handlePaymentImage(false))
-	mux.HandleFunc("GET "+v1+"/payments/{id}/pix.png", s.handlePaymentImage(true))
+	mux.HandleFunc("GET "+v1+"/payments/{id}/barcode.png", s.handlePaymentImage(barcodeImage))
+	mux.HandleFunc("GET "+v1+"/payments/{id}/pix.png", s.handlePaymentImage(pixImage))
 }

@@ -1,72 +1,127 @@
 // Package server is parcela's HTTP API: routes on one page (routes.go),
-// authentication, problem+json errors and the handlers.
+// authentication, problem+json errors and the handlers, which call the use
+// cases and render their results.
 package server
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
 	"parcela"
-	"parcela/sqldb"
+	"parcela/api"
 )
 
-// Config is what a Server needs beyond the store.
+// Services are the use cases a Server serves, and the store's bookkeeping
+// it keeps beside them.
+type Services struct {
+	Catalog  parcela.CatalogService
+	Orders   parcela.OrderService
+	Billings parcela.BillingService
+	Bills    parcela.BillService
+	Payments parcela.PaymentService
+	Webhooks parcela.WebhookService
+	Tokens   parcela.TokenService
+	// Idempotency keeps the responses stored under Idempotency-Keys.
+	Idempotency IdempotencyStore
+	// Health answers /readyz.
+	Health Health
+	// RateCounter shares the rate limits' counts between instances (the
+	// store on PostgreSQL); nil: each instance counts on its own.
+	RateCounter RateCounter
+}
+
+// Health tells whether the database answers and takes writes.
+type Health interface {
+	Ready(ctx context.Context) error
+}
+
+// Config is what a Server needs beyond its services.
 type Config struct {
 	Environment parcela.Environment
+	Clock       parcela.Clock // default: the system clock
 	Logger      *slog.Logger
 	// RateLimit is requests per second per token; 0 disables the limit.
 	RateLimit float64
+	// UnauthenticatedRateLimit is requests per second per client address
+	// without a valid token (each costs a token lookup); 0: no limit.
+	UnauthenticatedRateLimit float64
+	// ImageRateLimit is requests per second per client address for the
+	// public payment images; 0: no limit.
+	ImageRateLimit float64
+	// TrustedProxies are the ranges of proxies whose X-Forwarded-For names
+	// the client address; without them, the TCP peer is the client.
+	TrustedProxies []netip.Prefix
+	// ImageCacheBytes bounds the cache of rendered payment images
+	// (default 32 MiB; negative: no cache).
+	ImageCacheBytes int64
 	// PublicURL prefixes the offer, checkout and image addresses.
 	PublicURL string
 	// TokenCacheTTL bounds how long a token lookup is reused; a revoked
 	// token stops working within this time. 0 disables the cache.
 	TokenCacheTTL time.Duration
 	Metrics       *Metrics
-	// OpenAPI is the contract served at /openapi.yaml.
+	// OpenAPI is the contract served at /openapi.yaml (without its
+	// sandbox-only operations on production).
 	OpenAPI []byte
 }
 
 // Server serves one environment's listener.
 type Server struct {
-	db        *sqldb.DB
-	env       parcela.Environment
-	log       *slog.Logger
-	limits    *rateLimits
-	tokens    *tokenCache
-	publicURL string
-	metrics   *Metrics
-	clock     parcela.Clock
-	openAPI   []byte
+	svc             Services
+	env             parcela.Environment
+	log             *slog.Logger
+	perToken        *limiter
+	unauthenticated *limiter
+	imageLimit      *limiter
+	trustedProxies  []netip.Prefix
+	images          *imageCache
+	tokens          *tokenCache
+	publicURL       string
+	metrics         *Metrics
+	clock           parcela.Clock
+	openAPI         []byte
+	inFlight        inFlight
+	outage          *throttledLog
 }
 
 // New builds the handler of one environment.
-func New(db *sqldb.DB, cfg Config) http.Handler {
+func New(svc Services, cfg Config) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = parcela.SystemClock{}
+	}
 	s := &Server{
-		db:        db,
-		env:       cfg.Environment,
-		log:       cfg.Logger,
-		limits:    newRateLimits(cfg.RateLimit),
-		tokens:    &tokenCache{db: db, ttl: cfg.TokenCacheTTL, entries: map[string]tokenEntry{}},
-		publicURL: cfg.PublicURL,
-		metrics:   cfg.Metrics,
-		clock:     db.Clock,
-		openAPI:   cfg.OpenAPI,
+		svc:             svc,
+		env:             cfg.Environment,
+		log:             cfg.Logger,
+		perToken:        newLimiter(string(cfg.Environment)+":token:", cfg.RateLimit, svc.RateCounter),
+		unauthenticated: newLimiter(string(cfg.Environment)+":address:", cfg.UnauthenticatedRateLimit, svc.RateCounter),
+		imageLimit:      newLimiter(string(cfg.Environment)+":image:", cfg.ImageRateLimit, svc.RateCounter),
+		trustedProxies:  cfg.TrustedProxies,
+		images:          newImageCache(cfg.ImageCacheBytes),
+		tokens:          &tokenCache{tokens: svc.Tokens, ttl: cfg.TokenCacheTTL, entries: map[string]tokenEntry{}},
+		publicURL:       cfg.PublicURL,
+		metrics:         cfg.Metrics,
+		clock:           cfg.Clock,
+		openAPI:         api.ForListener(cfg.OpenAPI, cfg.Environment == parcela.Sandbox),
+		outage:          &throttledLog{clock: cfg.Clock, every: outageLogEvery},
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.base(mux)
+	return s.withPublicURL(s.base(mux))
 }
 
 // tokenCache saves a database round trip per request for a token seen in
-// the last TTL; only successful lookups are cached.
+// the last TTL; only successful lookups are cached, keyed by the token's
+// hash so no secret sits in memory longer than its request.
 type tokenCache struct {
-	db      *sqldb.DB
+	tokens  parcela.TokenService
 	ttl     time.Duration
 	mu      sync.Mutex
 	entries map[string]tokenEntry
@@ -77,22 +132,27 @@ type tokenEntry struct {
 	expires time.Time
 }
 
-func (c *tokenCache) lookup(ctx context.Context, plain string) (*parcela.Token, error) {
+// cached returns the token of plain if it was looked up within the TTL.
+func (c *tokenCache) cached(plain string) (*parcela.Token, bool) {
 	if c.ttl <= 0 {
-		return c.db.Authenticate(ctx, plain)
+		return nil, false
 	}
-	key := sqldb.HashToken(plain)
-	now := time.Now()
 	c.mu.Lock()
-	e, ok := c.entries[key]
+	e, ok := c.entries[parcela.HashToken(plain)]
 	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.token, nil
+	if !ok || !time.Now().Before(e.expires) {
+		return nil, false
 	}
-	t, err := c.db.Authenticate(ctx, plain)
-	if err != nil {
-		return nil, err
+	return e.token, true
+}
+
+// lookup authenticates plain and caches the token it finds.
+func (c *tokenCache) lookup(ctx context.Context, plain string) (*parcela.Token, error) {
+	t, err := c.tokens.Authenticate(ctx, plain)
+	if err != nil || c.ttl <= 0 {
+		return t, err
 	}
+	key, now := parcela.HashToken(plain), time.Now()
 	c.mu.Lock()
 	if len(c.entries) > 10000 {
 		c.entries = map[string]tokenEntry{}
@@ -106,4 +166,14 @@ func (c *tokenCache) lookup(ctx context.Context, plain string) (*parcela.Token, 
 // bookkeeping that must finish after the client has gone.
 func detached(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(r.Context()), 10*time.Second)
+}
+
+// ServicesOf takes a Server's use cases from app, and its bookkeeping from
+// store (the idempotency keys and the health check).
+func ServicesOf(app *parcela.Services, store interface {
+	IdempotencyStore
+	Health
+}) Services {
+	return Services{Catalog: app.Catalog, Orders: app.Orders, Billings: app.Billings, Bills: app.Bills, Payments: app.Payments,
+		Webhooks: app.Webhooks, Tokens: app.Tokens, Idempotency: store, Health: store}
 }

@@ -13,7 +13,7 @@ import (
 
 	"parcela"
 	"parcela/api"
-	"parcela/bank"
+	"parcela/jobs"
 	"parcela/server"
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
@@ -35,11 +35,14 @@ func loadContract(t testing.TB) *api.Contract {
 	return contract
 }
 
-// bundle is what a test gets from setup: a store, a clock, both listeners
-// and a company with a token per environment.
+// bundle is what a test gets from setup: a store, the use cases over it, a
+// clock, both listeners and a company with a token per environment.
 type bundle struct {
 	t            *testing.T
 	db           *sqldb.DB
+	enq          *jobs.Enqueuer
+	app          *parcela.Services
+	sweeps       *parcela.Sweeps // of the bundle's company alone
 	clock        *parcela.TestClock
 	sandbox      *httptest.Server
 	production   *httptest.Server
@@ -54,20 +57,30 @@ type bundle struct {
 // start is the clock's starting point in every test: a Saturday afternoon in São Paulo.
 var start = time.Date(2026, 11, 21, 15, 30, 0, 0, parcela.SaoPaulo)
 
-func setup(t *testing.T, e sqldb.Dialect) *bundle {
+func setup(t *testing.T, e sqldb.Dialect, store ...func(*sqldb.Config)) *bundle {
 	t.Helper()
 	clock := parcela.NewTestClock(start)
-	db := sqldbtest.Open(t, e, clock)
-	b := &bundle{t: t, db: db, clock: clock, contract: loadContract(t)}
-	b.sandbox = httptest.NewServer(server.New(db, server.Config{Environment: parcela.Sandbox, PublicURL: "https://sandbox.parcela.test", OpenAPI: api.Spec}))
-	b.production = httptest.NewServer(server.New(db, server.Config{Environment: parcela.Production, PublicURL: "https://api.parcela.test", OpenAPI: api.Spec}))
-	db.Payments = bank.NewSimulated()
-	db.Links = map[parcela.Environment]parcela.Links{parcela.Sandbox: {PublicURL: "https://sandbox.parcela.test"}, parcela.Production: {PublicURL: "https://api.parcela.test"}}
+	// Each test works its own delivery queue on the shared PostgreSQL database.
+	enq, err := jobs.NewEnqueuer("webhooks_" + sqldbtest.Suffix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sqldb.Config{Clock: clock, Enqueuer: enq}
+	for _, f := range store {
+		f(&cfg)
+	}
+	db := sqldbtest.Open(t, e, cfg)
+	app := sqldbtest.Services(db, clock)
+	b := &bundle{t: t, db: db, enq: enq, app: app, clock: clock, contract: loadContract(t)}
+	b.company = sqldbtest.Company(t, db)
+	b.sweeps = app.Sweeps.Only(b.company.ID)
+	svc := server.ServicesOf(app, db)
+	b.sandbox = httptest.NewServer(server.New(svc, server.Config{Environment: parcela.Sandbox, Clock: clock,
+		PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+	b.production = httptest.NewServer(server.New(svc, server.Config{Environment: parcela.Production, Clock: clock,
+		PublicURL: sqldbtest.Links[parcela.Production].PublicURL, OpenAPI: api.Spec}))
 	t.Cleanup(b.sandbox.Close)
 	t.Cleanup(b.production.Close)
-	b.company = sqldbtest.Company(t, db)
-	db.SweepScope = b.company.ID
-	db.DeliveryQueue = "webhooks_" + sqldbtest.Suffix()
 	b.token = sqldbtest.Token(t, db, b.company.ID, parcela.Sandbox)
 	b.prodToken = sqldbtest.Token(t, db, b.company.ID, parcela.Production)
 	other := sqldbtest.Company(t, db)

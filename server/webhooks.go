@@ -7,7 +7,7 @@ import (
 )
 
 func (s *Server) handleListWebhooks(r *http.Request, _ []byte) (int, any, error) {
-	ws, err := s.db.Webhooks(r.Context(), authOf(r))
+	ws, err := s.svc.Webhooks.Webhooks(r.Context(), authOf(r))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -23,15 +23,17 @@ func (s *Server) handleCreateWebhook(r *http.Request, body []byte) (int, any, er
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	w, err := s.db.CreateWebhook(r.Context(), authOf(r), req)
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusCreated, parcela.WebhookSecretForm{WebhookForm: parcela.NewWebhookForm(w), Secret: w.Secret}, nil
+	return answer(r, http.StatusCreated, webhookSecretForm,
+		func() (*parcela.Webhook, error) { return s.svc.Webhooks.CreateWebhook(r.Context(), authOf(r), req) })
+}
+
+// webhookSecretForm shows a webhook with its secret, once.
+func webhookSecretForm(w *parcela.Webhook) any {
+	return parcela.WebhookSecretForm{WebhookForm: parcela.NewWebhookForm(w), Secret: w.Secret}
 }
 
 func (s *Server) handleGetWebhook(r *http.Request, _ []byte) (int, any, error) {
-	w, err := s.db.Webhook(r.Context(), authOf(r), pathID(r))
+	w, err := s.svc.Webhooks.Webhook(r.Context(), authOf(r), pathID(r))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -43,7 +45,7 @@ func (s *Server) handleUpdateWebhook(r *http.Request, body []byte) (int, any, er
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	w, err := s.db.UpdateWebhook(r.Context(), authOf(r), pathID(r), req)
+	w, err := s.svc.Webhooks.UpdateWebhook(r.Context(), authOf(r), pathID(r), req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -51,33 +53,26 @@ func (s *Server) handleUpdateWebhook(r *http.Request, body []byte) (int, any, er
 }
 
 func (s *Server) handleDeleteWebhook(r *http.Request, _ []byte) (int, any, error) {
-	if err := s.db.DeleteWebhook(r.Context(), authOf(r), pathID(r)); err != nil {
+	if err := s.svc.Webhooks.DeleteWebhook(r.Context(), authOf(r), pathID(r)); err != nil {
 		return 0, nil, err
 	}
 	return http.StatusNoContent, nil, nil
 }
 
 func (s *Server) handleRotateSecret(r *http.Request, _ []byte) (int, any, error) {
-	w, err := s.db.RotateWebhookSecret(r.Context(), authOf(r), pathID(r))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, parcela.WebhookSecretForm{WebhookForm: parcela.NewWebhookForm(w), Secret: w.Secret}, nil
+	return answer(r, http.StatusOK, webhookSecretForm,
+		func() (*parcela.Webhook, error) {
+			return s.svc.Webhooks.RotateWebhookSecret(r.Context(), authOf(r), pathID(r))
+		})
 }
 
 func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, error) {
-	page, perPage, err := pageParams(r)
+	page, err := pageParams(r)
 	if err != nil {
 		return 0, nil, err
 	}
 	a := authOf(r)
-	webhookID := r.URL.Query().Get("webhook_id")
-	if webhookID != "" {
-		if _, err := s.db.Webhook(r.Context(), a, webhookID); err != nil {
-			return 0, nil, err
-		}
-	}
-	ds, total, err := s.db.Deliveries(r.Context(), a, webhookID, page, perPage)
+	ds, total, err := s.svc.Webhooks.Deliveries(r.Context(), a, r.URL.Query().Get("webhook_id"), page)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -85,17 +80,12 @@ func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, erro
 	for _, d := range ds {
 		out = append(out, parcela.NewDeliveryForm(d))
 	}
-	return http.StatusOK, newPage(out, total, perPage), nil
+	return http.StatusOK, newPage(out, total, page.PerPage), nil
 }
 
 func (s *Server) handleRetryDelivery(r *http.Request, _ []byte) (int, any, error) {
-	a := authOf(r)
-	if err := s.db.RetryDelivery(r.Context(), a, pathID(r)); err != nil {
-		return 0, nil, err
-	}
-	d, err := s.db.Delivery(r.Context(), a, pathID(r))
-	if err != nil {
-		return 0, nil, err
-	}
-	return http.StatusOK, parcela.NewDeliveryForm(d), nil
+	return answer(r, http.StatusOK, func(d *parcela.Delivery) any { return parcela.NewDeliveryForm(d) },
+		func() (*parcela.Delivery, error) {
+			return s.svc.Webhooks.RetryDelivery(r.Context(), authOf(r), pathID(r))
+		})
 }

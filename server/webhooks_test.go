@@ -121,7 +121,9 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 		rc.t.Errorf("webhook body does not match the contract: %v\n%s", err, body)
 	}
 	var env struct{ ID, Entity, Event string }
-	json.Unmarshal(body, &env)
+	if err := json.Unmarshal(body, &env); err != nil {
+		rc.t.Errorf("webhook body is not JSON: %v", err)
+	}
 	if env.ID != r.Header.Get("webhook-id") {
 		rc.t.Errorf("webhook-id %q is not the event id %q", r.Header.Get("webhook-id"), env.ID)
 	}
@@ -140,7 +142,8 @@ func (rc *receiver) receipts() []receipt {
 // startJobs runs the job queue against the bundle's database.
 func (b *bundle) startJobs(t *testing.T, cidrs string, timeout time.Duration) {
 	t.Helper()
-	q, err := jobs.New(b.db, jobs.Config{PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: cidrs, WebhookTimeout: timeout, NoJitter: true})
+	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db}, jobs.Config{Clock: b.clock,
+		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: cidrs, WebhookTimeout: timeout, NoJitter: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +153,9 @@ func (b *bundle) startJobs(t *testing.T, cidrs string, timeout time.Duration) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		q.Stop(ctx)
+		if err := q.Stop(ctx); err != nil {
+			t.Error(err)
+		}
 	})
 }
 
@@ -190,7 +195,7 @@ func TestWebhookDeliveryOfAnOrderLife(t *testing.T) {
 		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 2)).want(t, 200).JSON(t)
 		bills := billIDs(charged)
 		b.pay(t, openPayment(t, b.bill(t, bills[0]))["id"].(string))
-		b.at(t, "2026-12-01 08:00")
+		b.at(t, "2027-01-01 08:00") // installment 1, due Jan 10, is issued
 		b.pay(t, openPayment(t, b.bill(t, bills[1]))["id"].(string))
 
 		want := map[*receiver][]string{
@@ -288,7 +293,7 @@ func TestWebhookFailures(t *testing.T) {
 			return nil
 		}
 		// 500, then 200 on the retry 5 s later, with the same webhook-id.
-		eventually(t, 20*time.Second, "flaky delivered on retry", func() bool { d := first("/flaky"); return d != nil && d["status"] == "delivered" })
+		eventually(t, 60*time.Second, "flaky delivered on retry", func() bool { d := first("/flaky"); return d != nil && d["status"] == "delivered" })
 		if a := attempts("/flaky"); len(a) != 2 || a[0].(map[string]any)["response_status"] != float64(500) || a[0].(map[string]any)["response_body"] != "boom" {
 			t.Fatalf("flaky attempts %v", a)
 		}

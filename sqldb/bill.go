@@ -2,127 +2,175 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"strings"
-	"time"
 
 	"parcela"
 )
 
+const billColumns = `b.id, b.company_id, b.environment, b.billing_id, b.order_id, b.number, b.bill_type, b.status, b.amount_cents, b.due_date,
+	b.effective_due_date, b.disable_penalties_until, b.paid_at, b.authentication_code, b.down_payment_cents, b.registration_fee_cents,
+	b.amortization_cents, b.interest_cents, b.created_at, b.updated_at`
+
+const billSelect = `SELECT ` + billColumns + ` FROM bills b`
+
+// billFields returns the scan destinations of billColumns and the step
+// that converts them once scanned, so a bill can share a row with other
+// tables.
+func billFields(b *parcela.Bill) ([]any, func()) {
+	var env, typ string
+	var due, eff, created, updated int64
+	var disable, paid sql.NullInt64
+	dests := []any{&b.ID, &b.CompanyID, &env, &b.BillingID, &b.OrderID, &b.Number, &typ, &b.Status, &b.AmountCents, &due, &eff, &disable, &paid,
+		&b.AuthenticationCode, &b.Details.DownPaymentCents, &b.Details.RegistrationFeeCents, &b.Details.AmortizationCents, &b.Details.InterestCents,
+		&created, &updated}
+	return dests, func() {
+		b.Environment, b.Type = parcela.Environment(env), parcela.BillType(typ)
+		b.DueDate, b.EffectiveDueDate = fromMS(due), fromMS(eff)
+		b.DisablePenaltiesUntil, b.PaidAt = fromNullMS(disable), fromNullMS(paid)
+		b.CreatedAt, b.UpdatedAt = fromMS(created), fromMS(updated)
+		b.Payments = []*parcela.Payment{}
+	}
+}
+
+func scanBill(row rowScanner) (*parcela.Bill, error) {
+	var b parcela.Bill
+	dests, finish := billFields(&b)
+	if err := row.Scan(dests...); err != nil {
+		return nil, err
+	}
+	finish()
+	return &b, nil
+}
+
+// queryBills runs a bills query and attaches each bill's payments.
+func queryBills(ctx context.Context, r runner, q string, args ...any) ([]*parcela.Bill, error) {
+	bills, err := collect(ctx, r, scanBill, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return bills, attachPayments(ctx, r, bills)
+}
+
 // Bill returns one of the caller's bills with its payments and billing
-// summary, and the company whose rates price its penalties.
+// summary, and the company whose rates price its penalties, in one
+// statement (bill_rows.go).
 func (db *DB) Bill(ctx context.Context, a parcela.Auth, id string) (*parcela.Bill, *parcela.Company, error) {
-	return loadBill(ctx, db.reader, db, a, id)
+	bills, c, err := collectBillRows(ctx, db.reader, true, billRowsSelect+` FROM bills b `+billRowsJoins+`
+		WHERE b.id = ? AND b.company_id = ? AND b.environment = ?`, id, a.CompanyID, string(a.Environment))
+	if err == nil && len(bills) == 0 {
+		err = notFound(sql.ErrNoRows, "bill")
+	}
+	if err != nil {
+		return nil, nil, failed("read bill", err)
+	}
+	return bills[0], c, nil
 }
 
-// BillFilter selects bills; zero values do not filter. Dates are São Paulo
-// calendar days, inclusive.
-type BillFilter struct {
-	BillingID, OrderID, Status string
-	DueFrom, DueTo             *time.Time // midnight of the first day, midnight after the last
-	PaidFrom, PaidTo           *time.Time
-	Page, PerPage              int
-}
-
-// ListBills returns a page of the caller's bills ordered by due date then id,
-// each with its payments and billing summary, and the total count.
-func (db *DB) ListBills(ctx context.Context, a parcela.Auth, f BillFilter) ([]*parcela.Bill, int, *parcela.Company, error) {
-	cond, args := billListWhere(a, f)
-	total, err := db.countBills(ctx, f, cond, args)
+// Bills returns a page of the caller's bills ordered by due date then id,
+// each with its payments and billing summary, and the total count: the
+// count with the company's rates, then the page with its payments.
+//
+// On PostgreSQL the page and its payments are one joined statement (one
+// round trip fewer). On SQLite the payments come in a second statement,
+// by a sorted IN list: probing payments_bill in bill-id order reuses its
+// pages, where the join probes it in due-date order, a page-cache miss per
+// bill at a million bills (about 10% more CPU per page, measured).
+func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) ([]*parcela.Bill, int, *parcela.Company, error) {
+	l := billListing(a, f)
+	c := &parcela.Company{ID: a.CompanyID}
+	q, args := l.countAndRatesQuery()
+	var total int
+	err := db.reader.queryRow(ctx, q, args...).Scan(rate(&c.FineRate), rate(&c.MonthlyInterestRate), &total)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, failed("count bills", notFound(err, "company"))
 	}
-	c, err := companyRates(ctx, db.reader, db, a.CompanyID)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if (f.Page-1)*f.PerPage >= total {
+	if (f.Page.Page-1)*f.PerPage >= total {
 		return []*parcela.Bill{}, total, c, nil
 	}
-	bills, err := queryBillsWithBilling(ctx, db, billListSelect+cond+billListOrder, append(args, f.PerPage, (f.Page-1)*f.PerPage)...)
+	args = append(l.args, f.PerPage, (f.Page.Page-1)*f.PerPage)
+	var bills []*parcela.Bill
+	if db.dialect == Postgres {
+		bills, _, err = collectBillRows(ctx, db.reader, false, l.pageQuery(true), args...)
+	} else if bills, err = collect(ctx, db.reader, scanBillWithBilling, l.pageQuery(false), args...); err == nil {
+		err = attachPayments(ctx, db.reader, bills)
+	}
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, failed("list bills", err)
 	}
 	return bills, total, c, nil
 }
 
-// billAndBillingColumns are a bill's columns followed by its billing's (bl).
-var billAndBillingColumns = billColumns + `, ` + prefixed("bl.", billingColumns)
-
-// billListSelect reads each bill with its billing summary in one joined row.
-var billListSelect = `SELECT ` + billAndBillingColumns + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id WHERE `
-
-// queryBillsWithBilling reads bills joined with their billing, then their payments.
-func queryBillsWithBilling(ctx context.Context, db *DB, query string, args ...any) ([]*parcela.Bill, error) {
-	rows, err := db.query(ctx, query, args...)
-	if err != nil {
+// scanBillWithBilling scans a bill joined with its billing summary.
+func scanBillWithBilling(row rowScanner) (*parcela.Bill, error) {
+	b, bl := new(parcela.Bill), new(parcela.Billing)
+	dests, finishBill := billFields(b)
+	billingDests, finishBilling := billingFields(bl)
+	if err := row.Scan(append(dests, billingDests...)...); err != nil {
 		return nil, err
 	}
-	var bills []*parcela.Bill
-	for rows.Next() {
-		bl := new(parcela.Billing)
-		tail, finish := billingFields(bl)
-		b, err := scanBill(withTail{rows, tail})
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		finish()
-		b.Billing, b.Payments = bl, []*parcela.Payment{}
-		bills = append(bills, b)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return bills, attachPayments(ctx, db.reader, db, bills)
+	finishBill()
+	finishBilling()
+	b.Billing = bl
+	return b, nil
 }
 
-const billListOrder = ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
+// listing is a bill listing's filter, as the conditions on the bills and,
+// where the per-hour counts can answer the count, on the counts.
+type listing struct {
+	companyID  string
+	cond       []string // on bills b
+	args       []any
+	countCond  []string // on the count tables, when they can answer
+	countArgs  []any
+	countBills bool // the filter names what the counts do not key on
+}
 
-// billListWhere builds the filter of a bill listing. Every combination is
+// billListing builds the filter of a bill listing. Every combination is
 // served by an index (see TestBillListingUsesIndexes).
-func billListWhere(a parcela.Auth, f BillFilter) (string, []any) {
-	where := []string{"b.company_id = ?", "b.environment = ?"}
-	args := []any{a.CompanyID, string(a.Environment)}
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
+func billListing(a parcela.Auth, f parcela.BillFilter) listing {
+	l := listing{companyID: a.CompanyID, countBills: f.BillingID != "" || f.OrderID != "" || f.PaidFrom != nil || f.PaidTo != nil}
+	add := func(bills, counts string, v any) {
+		l.cond, l.args = append(l.cond, bills), append(l.args, v)
+		l.countCond, l.countArgs = append(l.countCond, counts), append(l.countArgs, v)
 	}
+	add("b.company_id = ?", "company_id = ?", a.CompanyID)
+	add("b.environment = ?", "environment = ?", string(a.Environment))
 	if f.BillingID != "" {
-		add("b.billing_id = ?", f.BillingID)
+		add("b.billing_id = ?", "", f.BillingID)
 	}
 	if f.OrderID != "" {
-		add("b.order_id = ?", f.OrderID)
+		add("b.order_id = ?", "", f.OrderID)
 	}
 	if f.Status != "" {
-		add("b.status = ?", f.Status)
+		add("b.status = ?", "status = ?", f.Status)
 	}
+	// Due-date bounds are São Paulo midnights, whole UTC hours, so the
+	// counts' hour buckets answer them exactly.
 	if f.DueFrom != nil {
-		add("b.due_date >= ?", ms64(*f.DueFrom))
+		add("b.due_date >= ?", "due_hour >= ?", ms64(*f.DueFrom))
 	}
 	if f.DueTo != nil {
-		add("b.due_date < ?", ms64(*f.DueTo))
+		add("b.due_date < ?", "due_hour < ?", ms64(*f.DueTo))
 	}
 	if f.PaidFrom != nil {
-		add("b.paid_at >= ?", ms64(*f.PaidFrom))
+		add("b.paid_at >= ?", "", ms64(*f.PaidFrom))
 	}
 	if f.PaidTo != nil {
-		add("b.paid_at < ?", ms64(*f.PaidTo))
+		add("b.paid_at < ?", "", ms64(*f.PaidTo))
 	}
-	return strings.Join(where, " AND "), args
+	return l
 }
 
-// SetPenaltyWaiver sets or clears disable_penalties_until on an open bill.
-func (db *DB) SetPenaltyWaiver(ctx context.Context, a parcela.Auth, id string, until *time.Time) error {
-	return db.inTx(ctx, func(tx *Tx) error {
-		b, _, err := loadBill(ctx, tx.q, db, a, id)
-		if err != nil {
-			return err
-		}
-		if b.Status != parcela.BillPending && b.Status != parcela.BillOverdue {
-			return parcela.Errorf(parcela.EINVALIDSTATE, "bill is %s; penalties can only be waived on a pending or overdue bill", b.Status)
-		}
-		_, err = tx.exec(ctx, `UPDATE bills SET disable_penalties_until = ?, updated_at = ? WHERE id = ?`, msPtr(until), ms64(tx.Now), id)
-		return err
-	})
+func (l listing) where() string { return strings.Join(l.cond, " AND ") }
+
+// pageQuery reads the page's bills in the filter's index order with their
+// billings, and, withPayments, their payments joined (collectBillRows).
+func (l listing) pageQuery(withPayments bool) string {
+	if !withPayments {
+		return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id
+			WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
+	}
+	return billPageSelect + ` FROM (SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?) b
+		` + billPageJoins + ` ORDER BY b.due_date, b.id`
 }

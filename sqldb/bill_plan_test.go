@@ -21,16 +21,16 @@ func TestBillListingUsesIndexes(t *testing.T) {
 		a := parcela.Auth{CompanyID: "c", Environment: parcela.Sandbox}
 		day := time.Date(2026, 12, 1, 0, 0, 0, 0, parcela.SaoPaulo)
 		next := day.AddDate(0, 1, 0)
-		filters := map[string]func(f *sqldb.BillFilter){
-			"billing_id": func(f *sqldb.BillFilter) { f.BillingID = "b" },
-			"order_id":   func(f *sqldb.BillFilter) { f.OrderID = "o" },
-			"status":     func(f *sqldb.BillFilter) { f.Status = "pending" },
-			"due":        func(f *sqldb.BillFilter) { f.DueFrom, f.DueTo = &day, &next },
-			"paid":       func(f *sqldb.BillFilter) { f.PaidFrom, f.PaidTo = &day, &next },
+		filters := map[string]func(f *parcela.BillFilter){
+			"billing_id": func(f *parcela.BillFilter) { f.BillingID = "b" },
+			"order_id":   func(f *parcela.BillFilter) { f.OrderID = "o" },
+			"status":     func(f *parcela.BillFilter) { f.Status = "pending" },
+			"due":        func(f *parcela.BillFilter) { f.DueFrom, f.DueTo = &day, &next },
+			"paid":       func(f *parcela.BillFilter) { f.PaidFrom, f.PaidTo = &day, &next },
 		}
 		names := []string{"billing_id", "order_id", "status", "due", "paid"}
 		for mask := 0; mask < 1<<len(names); mask++ {
-			f := sqldb.BillFilter{Page: 2, PerPage: 100}
+			f := parcela.BillFilter{Page: parcela.Page{Page: 2, PerPage: 100}}
 			var used []string
 			for i, n := range names {
 				if mask&(1<<i) != 0 {
@@ -65,7 +65,11 @@ func explain(t *testing.T, ctx context.Context, db *sqldb.DB, q string, args []a
 		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
 			t.Fatal(err)
 		}
-		defer conn.ExecContext(ctx, "RESET enable_seqscan")
+		defer func() {
+			if _, err := conn.ExecContext(ctx, "RESET enable_seqscan"); err != nil {
+				t.Error(err)
+			}
+		}()
 	}
 	rows, err := conn.QueryContext(ctx, prefix+q, args...)
 	if err != nil {
@@ -95,9 +99,20 @@ func explain(t *testing.T, ctx context.Context, db *sqldb.DB, q string, args []a
 }
 
 func scansBills(d sqldb.Dialect, plan string) bool {
+	// The page's bills are a subquery named b: reading its rows shows as
+	// one "SCAN b" per CO-ROUTINE (or MATERIALIZE) b; another is the table.
+	derived := 0
 	for _, l := range strings.Split(plan, "\n") {
 		l = strings.TrimSpace(l)
-		if d == sqldb.SQLite && (l == "SCAN b" || l == "SCAN bills" || l == "SCAN bill_day_counts" || l == "SCAN bill_count_deltas") {
+		if l == "CO-ROUTINE b" || l == "MATERIALIZE b" {
+			derived++
+		}
+		if d == sqldb.SQLite && l == "SCAN b" {
+			if derived--; derived < 0 {
+				return true
+			}
+		}
+		if d == sqldb.SQLite && (l == "SCAN bills" || l == "SCAN bill_day_counts" || l == "SCAN bill_count_deltas") {
 			return true
 		}
 		if d == sqldb.Postgres && strings.Contains(l, "Seq Scan on bill") {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"parcela"
-	"parcela/bank"
+	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
 
@@ -13,17 +13,17 @@ import (
 func BenchmarkCharge(b *testing.B) {
 	for _, e := range sqldbtest.Engines() {
 		b.Run(string(e), func(b *testing.B) {
-			db := sqldbtest.Open(b, e, nil)
-			db.Payments, db.Enqueue = bank.NewSimulated(), &jobRecorder{}
+			db := sqldbtest.Open(b, e, sqldb.Config{Enqueuer: &jobRecorder{}})
+			app := sqldbtest.Services(db, nil)
 			c := sqldbtest.Company(b, db)
 			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
-			if _, err := db.CreateWebhook(b.Context(), a, fromJSON[parcela.WebhookRequest](b,
+			if _, err := app.Webhooks.CreateWebhook(b.Context(), a, fromJSON[parcela.WebhookRequest](b,
 				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`)); err != nil {
 				b.Fatal(err)
 			}
-			offer := financedOffer(b, db, a)
+			offer := financedOffer(b, app, a)
 			for b.Loop() {
-				chargedOrder(b, db, a, offer)
+				chargedOrder(b, app, a, offer)
 			}
 		})
 	}

@@ -8,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"parcela"
-	"parcela/bank"
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
@@ -19,9 +16,9 @@ import (
 // jobRecorder stands in for River, recording the deliveries queued.
 type jobRecorder struct{ ids []string }
 
-func (r *jobRecorder) InsertTx(_ context.Context, _ *sqldb.Tx, jobs []river.InsertManyParams) error {
+func (r *jobRecorder) EnqueueDeliveries(_ context.Context, _ *sqldb.Tx, jobs []sqldb.DeliveryJob) error {
 	for _, j := range jobs {
-		r.ids = append(r.ids, j.Args.(sqldb.DeliveryArgs).DeliveryID)
+		r.ids = append(r.ids, j.DeliveryID)
 	}
 	return nil
 }
@@ -37,14 +34,14 @@ func fromJSON[T any](t testing.TB, s string) T {
 
 // financedOffer creates an offer whose one configuration finances in up
 // to 12 bills.
-func financedOffer(t testing.TB, db *sqldb.DB, a parcela.Auth) *parcela.Offer {
+func financedOffer(t testing.TB, app *parcela.Services, a parcela.Auth) *parcela.Offer {
 	t.Helper()
 	ctx := context.Background()
-	p, err := db.CreateProduct(ctx, a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
+	p, err := app.Catalog.CreateProduct(ctx, a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	offer, err := db.CreateOffer(ctx, a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+	offer, err := app.Catalog.CreateOffer(ctx, a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
 		"payment_configurations": [{"payment_type": "financed", "financed_type": "bolepix", "payment_methods": ["boleto"],
 		"allowed_down_payment_methods": ["pix", "boleto"], "down_payment_type": "percentage", "down_payment_value": 0.2,
 		"interest_rate": 0.0299, "max_installments": 12, "expires_in_hours": 72}]}`))
@@ -55,17 +52,17 @@ func financedOffer(t testing.TB, db *sqldb.DB, a parcela.Auth) *parcela.Offer {
 }
 
 // chargedOrder creates an order of offer and charges it in 12 bills.
-func chargedOrder(t testing.TB, db *sqldb.DB, a parcela.Auth, offer *parcela.Offer) *parcela.Order {
+func chargedOrder(t testing.TB, app *parcela.Services, a parcela.Auth, offer *parcela.Offer) *parcela.Order {
 	t.Helper()
 	ctx := context.Background()
-	o, err := db.CreateOrder(ctx, a, fromJSON[parcela.OrderRequest](t, `{"order": {"offer_id": "`+offer.ID+`",
+	o, err := app.Orders.CreateOrder(ctx, a, fromJSON[parcela.OrderRequest](t, `{"order": {"offer_id": "`+offer.ID+`",
 		"customer_name": "Maria da Silva", "customer_birthdate": "1990-05-17", "customer_document": "52998224725",
 		"email": "maria@example.com", "phone": "11987654321", "address": {"zipcode": "01310100", "street": "Avenida Paulista",
 		"number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err = db.ChargeOrder(ctx, a, o.ID, fromJSON[parcela.ChargeRequest](t, `{"payment_configuration_id": "`+offer.PaymentConfigurations[0].ID+`",
+	o, err = app.Orders.ChargeOrder(ctx, a, o.ID, fromJSON[parcela.ChargeRequest](t, `{"payment_configuration_id": "`+offer.PaymentConfigurations[0].ID+`",
 		"due_day": 10, "installments": 12, "payment": {"payment_method": "pix"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -80,15 +77,16 @@ func TestChargeEventsAndDeliveries(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			db := sqldbtest.Open(t, e, parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC)))
+			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
 			jobs := &jobRecorder{}
-			db.Payments, db.Enqueue = bank.NewSimulated(), jobs
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: jobs})
+			app := sqldbtest.Services(db, clock)
 			c := sqldbtest.Company(t, db)
 			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
 
 			hook := func(entity string, events ...string) *parcela.Webhook {
 				list, _ := json.Marshal(events)
-				w, err := db.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t, fmt.Sprintf(
+				w, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t, fmt.Sprintf(
 					`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": %q, "events": %s}`, entity, list)))
 				if err != nil {
 					t.Fatal(err)
@@ -98,8 +96,8 @@ func TestChargeEventsAndDeliveries(t *testing.T) {
 			orderHook, billHook := hook("order", "in_progress"), hook("bill", "pending", "paid")
 			hook("billing", "active") // not the charge's waiting_payment
 
-			offer := financedOffer(t, db, a)
-			o := chargedOrder(t, db, a, offer)
+			offer := financedOffer(t, app, a)
+			o := chargedOrder(t, app, a, offer)
 			billing := o.Billings[0]
 			want := []string{"order " + o.ID + " in_progress", "billing " + billing.ID + " waiting_payment"}
 			for _, b := range billing.Bills {
@@ -126,7 +124,7 @@ func TestChargeEventsAndDeliveries(t *testing.T) {
 			// Deliveries are listed newest first; each webhook gets its own.
 			var delivered []string
 			for _, w := range []*parcela.Webhook{billHook, orderHook} {
-				ds, _, err := db.Deliveries(ctx, a, w.ID, 1, 100)
+				ds, _, err := db.Deliveries(ctx, a, w.ID, parcela.Page{Page: 1, PerPage: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -141,7 +139,7 @@ func TestChargeEventsAndDeliveries(t *testing.T) {
 			if len(delivered) != 13 || !slices.Equal(delivered[:12], wantDelivered[1:]) || delivered[12] != wantDelivered[0] {
 				t.Fatalf("delivered events %v, want %v", delivered, wantDelivered)
 			}
-			all, _, err := db.Deliveries(ctx, a, "", 1, 100)
+			all, _, err := db.Deliveries(ctx, a, "", parcela.Page{Page: 1, PerPage: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,41 +158,51 @@ func TestChargeEventsAndDeliveries(t *testing.T) {
 // its order.
 func TestWriteEventsInChunks(t *testing.T) {
 	t.Parallel()
-	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
-		ctx := context.Background()
-		jobs := &jobRecorder{}
-		db.Enqueue = jobs
-		c := sqldbtest.Company(t, db)
-		a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
-		if _, err := db.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
-			`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["paid"]}`)); err != nil {
-			t.Fatal(err)
-		}
-		const n = 300 // 2,400 event parameters, 2,100 delivery parameters
-		if err := sqldb.WriteTestEvents(ctx, db, a, "bill", "paid", n); err != nil {
-			t.Fatal(err)
-		}
-		events, err := db.CompanyEvents(ctx, a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events) != n {
-			t.Fatalf("%d events, want %d", len(events), n)
-		}
-		for i, ev := range events {
-			if string(ev.Data) != fmt.Sprintf(`{"i":%d}`, i) {
-				t.Fatalf("event %d is %s", i, ev.Data)
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			jobs := &jobRecorder{}
+			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: jobs})
+			c := sqldbtest.Company(t, db)
+			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			if _, err := sqldbtest.Services(db, nil).Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["paid"]}`)); err != nil {
+				t.Fatal(err)
 			}
-		}
-		ds, total, err := db.Deliveries(ctx, a, "", 1, 1000)
-		if err != nil || total != n || len(jobs.ids) != n {
-			t.Fatalf("%d deliveries, %d jobs (%v), want %d", total, len(jobs.ids), err, n)
-		}
-		slices.Reverse(ds)
-		for i, d := range ds {
-			if d.EventID != events[i].ID || d.ID != jobs.ids[i] {
-				t.Fatalf("delivery %d: event %s job %s, want %s %s", i, d.EventID, jobs.ids[i], events[i].ID, d.ID)
+			const n = 300 // 2,400 event parameters, 2,100 delivery parameters
+			events := make([]parcela.Event, 0, n)
+			for i := range n {
+				e, err := parcela.NewEvent(a.CompanyID, a.Environment, "bill", parcela.NewID(), "paid", map[string]int{"i": i}, time.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				events = append(events, e)
 			}
-		}
-	})
+			if err := db.WriteEvents(ctx, events); err != nil {
+				t.Fatal(err)
+			}
+			events, err := db.CompanyEvents(ctx, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(events) != n {
+				t.Fatalf("%d events, want %d", len(events), n)
+			}
+			for i, ev := range events {
+				if string(ev.Data) != fmt.Sprintf(`{"i":%d}`, i) {
+					t.Fatalf("event %d is %s", i, ev.Data)
+				}
+			}
+			ds, total, err := db.Deliveries(ctx, a, "", parcela.Page{Page: 1, PerPage: 1000})
+			if err != nil || total != n || len(jobs.ids) != n {
+				t.Fatalf("%d deliveries, %d jobs (%v), want %d", total, len(jobs.ids), err, n)
+			}
+			slices.Reverse(ds)
+			for i, d := range ds {
+				if d.EventID != events[i].ID || d.ID != jobs.ids[i] {
+					t.Fatalf("delivery %d: event %s job %s, want %s %s", i, d.EventID, jobs.ids[i], events[i].ID, d.ID)
+				}
+			}
+		})
+	}
 }

@@ -3,8 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"strings"
 
 	"parcela"
 )
@@ -12,42 +10,60 @@ import (
 const companyColumns = `id, name, document, slug, email, phone, logo, dark, palette, address_id,
 	max_interest_rate, max_installments, min_down_payment_rate, min_down_payment_cents,
 	registration_fee, take_rate_type, take_rate_value, fine_rate, monthly_interest_rate,
-	min_installment_cents, payment_expiry_hours, installment_issue_days, created_at, updated_at`
+	min_installment_cents, payment_expiry_hours, installment_issue_days, boleto_grace_business_days, created_at, updated_at`
 
 // CreateCompany validates and stores a company, filling its id and times.
+// Companies are the operator's (the CLI's): no use case stands before this.
 func (db *DB) CreateCompany(ctx context.Context, c *parcela.Company) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	return db.inTx(ctx, func(tx *Tx) error {
-		var exists int
-		if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM companies WHERE slug = ?`, c.Slug).Scan(&exists); err != nil {
+	var city *parcela.City
+	if c.Address != nil {
+		var err error
+		city, err = db.City(ctx, c.Address.City.IBGECode)
+		if parcela.ErrorCode(err) == parcela.ENOTFOUND {
+			return &parcela.Error{Code: parcela.EINVALID, Message: "address.city_ibge_code is not a known IBGE municipality",
+				Fields: []parcela.FieldError{{Field: "address.city_ibge_code", Code: "not_found", Message: "is not a known IBGE municipality"}}}
+		} else if err != nil {
 			return err
 		}
-		if exists > 0 {
-			return &parcela.Error{Code: parcela.ECONFLICT, Message: "a company with slug " + c.Slug + " already exists",
-				Fields: []parcela.FieldError{{Field: "slug", Code: "taken", Message: "is already taken"}}}
-		}
-		c.ID = newID()
-		c.CreatedAt, c.UpdatedAt = tx.Now, tx.Now
-		var addressID any
+	}
+	taken := &parcela.Error{Code: parcela.ECONFLICT, Message: "a company with slug " + c.Slug + " already exists",
+		Fields: []parcela.FieldError{{Field: "slug", Code: "taken", Message: "is already taken"}}}
+	var exists int
+	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM companies WHERE slug = ?`, c.Slug).Scan(&exists); err != nil {
+		return failed("read company slug", err)
+	}
+	if exists > 0 {
+		return taken
+	}
+	now := db.clock.Now()
+	c.ID, c.CreatedAt, c.UpdatedAt = parcela.NewID(), now, now
+	var addressID any
+	if c.Address != nil {
+		c.Address.ID, c.Address.City, c.Address.CreatedAt, c.Address.UpdatedAt = parcela.NewID(), *city, now, now
+		addressID = c.Address.ID
+	}
+	err := failed("create company", db.inTx(ctx, func(tx *Tx) error {
 		if c.Address != nil {
 			if err := insertAddress(ctx, tx, c.Address); err != nil {
 				return err
 			}
-			addressID = c.Address.ID
 		}
-		_, err := tx.exec(ctx, `INSERT INTO companies (`+companyColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := tx.r.exec(ctx, `INSERT INTO companies (`+companyColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.ID, c.Name, c.Document, c.Slug, c.Email, c.Phone, c.Logo, c.Dark, c.Palette, addressID,
 			c.MaxInterestRate.String(), c.MaxInstallments, c.MinDownPaymentRate.String(), c.MinDownPaymentCents,
 			c.RegistrationFee.String(), c.TakeRateType, c.TakeRateValue.String(), c.FineRate.String(), c.MonthlyInterestRate.String(),
-			c.MinInstallmentCents, c.PaymentExpiryHours, c.InstallmentIssueDays, ms64(c.CreatedAt), ms64(c.UpdatedAt))
+			c.MinInstallmentCents, c.PaymentExpiryHours, c.InstallmentIssueDays, c.BoletoGraceBusinessDays, ms64(c.CreatedAt), ms64(c.UpdatedAt))
 		return err
-	})
+	}))
+	if parcela.IsConflict(err) {
+		return taken // a racing create took the slug
+	}
+	return err
 }
-
-type rowScanner interface{ Scan(dest ...any) error }
 
 // scanCompany reads the columns of companyColumns; the address id is
 // returned for the caller to load.
@@ -57,28 +73,26 @@ func scanCompany(row rowScanner, c *parcela.Company) (addressID sql.NullString, 
 	err = row.Scan(&c.ID, &c.Name, &c.Document, &c.Slug, &email, &phone, &c.Logo, &c.Dark, &c.Palette, &addressID,
 		rate(&c.MaxInterestRate), &c.MaxInstallments, rate(&c.MinDownPaymentRate), &c.MinDownPaymentCents,
 		rate(&c.RegistrationFee), &c.TakeRateType, rate(&c.TakeRateValue), rate(&c.FineRate), rate(&c.MonthlyInterestRate),
-		&c.MinInstallmentCents, &c.PaymentExpiryHours, &c.InstallmentIssueDays, &created, &updated)
+		&c.MinInstallmentCents, &c.PaymentExpiryHours, &c.InstallmentIssueDays, &c.BoletoGraceBusinessDays, &created, &updated)
 	c.Email, c.Phone = nullString(email), nullString(phone)
 	c.CreatedAt, c.UpdatedAt = fromMS(created), fromMS(updated)
 	return addressID, err
 }
 
-// Company returns one company by id.
+// Company returns one company by id, with its address.
 func (db *DB) Company(ctx context.Context, id string) (*parcela.Company, error) {
-	return companyByID(ctx, db.reader, db, id)
+	c, err := companyByID(ctx, db.reader, id)
+	return c, failed("read company", err)
 }
 
-// companyByID loads a company with its address, inside or outside a transaction.
-func companyByID(ctx context.Context, q querier, db *DB, id string) (*parcela.Company, error) {
+func companyByID(ctx context.Context, r runner, id string) (*parcela.Company, error) {
 	var c parcela.Company
-	addressID, err := scanCompany(q.QueryRowContext(ctx, db.rebind(`SELECT `+companyColumns+` FROM companies WHERE id = ?`), id), &c)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, parcela.NotFound("company")
-	} else if err != nil {
-		return nil, err
+	addressID, err := scanCompany(r.queryRow(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = ?`, id), &c)
+	if err != nil {
+		return nil, notFound(err, "company")
 	}
 	if addressID.Valid {
-		if c.Address, err = db.address(ctx, q, addressID.String); err != nil {
+		if c.Address, err = address(ctx, r, addressID.String); err != nil {
 			return nil, err
 		}
 	}
@@ -87,22 +101,9 @@ func companyByID(ctx context.Context, q querier, db *DB, id string) (*parcela.Co
 
 // Companies lists every company, oldest first.
 func (db *DB) Companies(ctx context.Context) ([]*parcela.Company, error) {
-	rows, err := db.query(ctx, `SELECT id FROM companies ORDER BY created_at, id`)
+	ids, err := collect(ctx, db.reader, scanString, `SELECT id FROM companies ORDER BY created_at, id`)
 	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, failed("list companies", err)
 	}
 	out := make([]*parcela.Company, 0, len(ids))
 	for _, id := range ids {
@@ -118,15 +119,6 @@ func (db *DB) Companies(ctx context.Context) ([]*parcela.Company, error) {
 // CountCompanies tells whether the database has been set up yet.
 func (db *DB) CountCompanies(ctx context.Context) (int, error) {
 	var n int
-	err := db.queryRow(ctx, `SELECT COUNT(*) FROM companies`).Scan(&n)
-	return n, err
-}
-
-// isUniqueViolation recognises a unique-constraint failure on either engine.
-func isUniqueViolation(err error) bool {
-	if err == nil {
-		return false
-	}
-	s := err.Error()
-	return strings.Contains(s, "UNIQUE constraint failed") || strings.Contains(s, "SQLSTATE 23505") || strings.Contains(s, "duplicate key value")
+	err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM companies`).Scan(&n)
+	return n, failed("count companies", err)
 }

@@ -18,15 +18,45 @@ func TestReferenceData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cities != 5570 || states != 27 {
-			t.Fatalf("cities=%d states=%d, want 5570 and 27", cities, states)
+		if cities != 5571 || states != 27 {
+			t.Fatalf("cities=%d states=%d, want 5571 and 27", cities, states)
 		}
 		// Migrating again is harmless and loads nothing twice.
 		if err := db.Migrate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if c, _, _ := db.CountCities(context.Background()); c != 5570 {
+		if c, _, _ := db.CountCities(context.Background()); c != 5571 {
 			t.Fatalf("cities after second migrate = %d", c)
+		}
+	})
+}
+
+// Not parallel: on PostgreSQL the reference rows are shared by the tests of
+// the binary, and TestReferenceData counts them.
+func TestReferenceDataRefreshesAnOlderIBGEFile(t *testing.T) {
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		// A database seeded from the 2022 file: São Luiz do Anauá (RR) was
+		// still São Luiz, and Boa Esperança do Norte (MT) did not exist.
+		// Neither is used by any other test.
+		ctx, q := context.Background(), db.SQLDB()
+		rebind := func(s string) string { return sqldb.Rebind(db, s) }
+		if _, err := q.ExecContext(ctx, rebind(`UPDATE cities SET name = ? WHERE ibge_code = ?`), "São Luiz", "1400605"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := q.ExecContext(ctx, rebind(`DELETE FROM cities WHERE ibge_code = ?`), "5101837"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for code, want := range map[string]string{"1400605": "São Luiz do Anauá", "5101837": "Boa Esperança do Norte"} {
+			var name string
+			if err := q.QueryRowContext(ctx, rebind(`SELECT name FROM cities WHERE ibge_code = ?`), code).Scan(&name); err != nil || name != want {
+				t.Errorf("city %s: %q, %v; want %q", code, name, err, want)
+			}
+		}
+		if c, _, _ := db.CountCities(ctx); c != 5571 {
+			t.Errorf("cities after the refresh = %d, want 5571", c)
 		}
 	})
 }
@@ -102,14 +132,15 @@ func TestTokens(t *testing.T) {
 		if !ok || len(secret) < 43 {
 			t.Fatalf("token %q: want sandbox_ and at least 32 random bytes of base62", plain)
 		}
-		if tok.Hash == plain || strings.Contains(tok.Hash, secret) || tok.Hash != sqldb.HashToken(plain) {
+		if tok.Hash == plain || strings.Contains(tok.Hash, secret) || tok.Hash != parcela.HashToken(plain) {
 			t.Fatal("the stored hash must be the SHA-256 of the token, never the token")
 		}
-		got, err := db.Authenticate(ctx, plain)
+		tokens := parcela.NewTokens(db)
+		got, err := tokens.Authenticate(ctx, plain)
 		if err != nil || got.CompanyID != c.ID || got.Environment != parcela.Sandbox {
 			t.Fatalf("authenticate: %+v %v", got, err)
 		}
-		if _, err := db.Authenticate(ctx, plain+"x"); parcela.ErrorCode(err) != parcela.EUNAUTHORIZED {
+		if _, err := tokens.Authenticate(ctx, plain+"x"); parcela.ErrorCode(err) != parcela.EUNAUTHORIZED {
 			t.Fatalf("wrong token: %v", err)
 		}
 		list, err := db.Tokens(ctx, c.ID)
@@ -119,7 +150,7 @@ func TestTokens(t *testing.T) {
 		if err := db.RevokeToken(ctx, tok.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Authenticate(ctx, plain); parcela.ErrorCode(err) != parcela.EUNAUTHORIZED {
+		if _, err := tokens.Authenticate(ctx, plain); parcela.ErrorCode(err) != parcela.EUNAUTHORIZED {
 			t.Fatalf("revoked token still works: %v", err)
 		}
 		if err := db.RevokeToken(ctx, "nope"); parcela.ErrorCode(err) != parcela.ENOTFOUND {

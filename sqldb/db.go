@@ -1,7 +1,8 @@
 // Package sqldb is parcela's store: one implementation over database/sql
 // whose SQL runs unchanged on SQLite (the embedded default) and PostgreSQL.
-// Each exported method runs one transaction over small helpers that take
-// (ctx, tx, …).
+// It only stores: the use cases in the root package read through it, decide,
+// and hand it a parcela.Change, which it applies in one transaction of
+// guarded writes. Files are named after the aggregate whose rows they hold.
 package sqldb
 
 import (
@@ -13,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,54 +34,83 @@ const (
 	Postgres Dialect = "postgres"
 )
 
+// Config is what a DB needs besides its address.
+type Config struct {
+	// Clock times the rows the store writes on its own account (companies,
+	// tokens, idempotency keys, delivery attempts). Default: the system clock.
+	Clock parcela.Clock
+	// Enqueuer inserts the jobs of a transaction's new deliveries inside
+	// it. Without one, a transaction that creates deliveries fails.
+	Enqueuer Enqueuer
+	// Fault is for crash tests only: it runs at each FaultPoint of a
+	// transaction that stores an idempotent response, where a test kills
+	// the process, panics or cancels the request.
+	Fault func(ctx context.Context, at FaultPoint)
+}
+
+// FaultPoint is a step of a transaction that stores an idempotent response.
+type FaultPoint string
+
+const (
+	// BeforeCommit: the request's writes and its response are written, not
+	// committed.
+	BeforeCommit FaultPoint = "before_commit"
+	// AfterCommit: both are committed; the client has no answer yet.
+	AfterCommit FaultPoint = "after_commit"
+)
+
+func (db *DB) fault(ctx context.Context, at FaultPoint) {
+	if db.faultHook != nil {
+		db.faultHook(ctx, at)
+	}
+}
+
 // DB is a handle on the store. On SQLite writes go through a single
 // connection (SQLite has one writer anyway, and one connection means no
 // SQLITE_BUSY between our own writers) and reads through a pool of readers.
 type DB struct {
-	dialect Dialect
-	write   *sql.DB
-	read    *sql.DB
-	reader  querier          // reads outside transactions; statement-cached on SQLite
-	cache   *stmtCache       // SQLite only
-	ckpt    *walCheckpointer // SQLite only
-	pool    *pgxpool.Pool    // PostgreSQL only; River and transactions use it
-	Clock   parcela.Clock
-	// Enqueue, when set, inserts background jobs inside a store transaction.
-	Enqueue Enqueuer
-	// SweepScope, when set, limits the sweeps to one company. Tests that
-	// share a database set it so that moving their clock touches only their
-	// own rows; production leaves it empty.
-	SweepScope string
-	// DeliveryQueue, when set, replaces the delivery queue's name, for the
-	// same reason.
-	DeliveryQueue string
-	// Payments issues boletos and Pix charges.
-	Payments parcela.PaymentProvider
-	// Links are each environment's public addresses, used in event payloads.
-	Links map[parcela.Environment]parcela.Links
+	dialect   Dialect
+	write     *sql.DB
+	read      *sql.DB
+	reader    runner           // reads outside transactions; statement-cached on SQLite
+	cache     *stmtCache       // SQLite only
+	ckpt      *walCheckpointer // SQLite only
+	pool      *pgxpool.Pool    // PostgreSQL only; River and transactions use it
+	binder    *binder
+	clock     parcela.Clock
+	enqueuer  Enqueuer
+	faultHook func(ctx context.Context, at FaultPoint)
+	writes    writeHealth
 
-	rebindCache sync.Map
-	numbers     numberBlock
-	numbersMu   sync.Mutex
+	numbers   numberBlock
+	numbersMu sync.Mutex
 }
+
+var _ parcela.Store = (*DB)(nil)
 
 // Open connects to the database named by dsn: a file path or "sqlite:PATH"
 // for SQLite, "postgres://…" or "postgresql://…" for PostgreSQL.
-func Open(ctx context.Context, dsn string, clock parcela.Clock) (*DB, error) {
-	if clock == nil {
-		clock = parcela.SystemClock{}
+func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = parcela.SystemClock{}
 	}
+	var db *DB
+	var err error
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return openPostgres(ctx, dsn, clock)
-	}
-	path := strings.TrimPrefix(dsn, "sqlite:")
-	if path == "" {
+		db, err = openPostgres(ctx, dsn)
+	} else if path := strings.TrimPrefix(dsn, "sqlite:"); path == "" {
 		return nil, errors.New("empty database path")
+	} else {
+		db, err = openSQLite(ctx, path)
 	}
-	return openSQLite(ctx, path, clock)
+	if err != nil {
+		return nil, err
+	}
+	db.clock, db.enqueuer, db.faultHook = cfg.Clock, cfg.Enqueuer, cfg.Fault
+	return db, nil
 }
 
-func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, error) {
+func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if dir := filepath.Dir(path); dir != "." {
 		if _, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("database directory %s: %w", dir, err)
@@ -91,7 +120,7 @@ func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, err
 	// temp_store(memory): a multi-row insert's statement journal (bills with
 	// their indexes and count trigger) outgrows 64 KB and would spill to a
 	// temporary file inside the writer's transaction.
-	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
+	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(67108864)&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
@@ -111,17 +140,18 @@ func openSQLite(ctx context.Context, path string, clock parcela.Clock) (*DB, err
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
-	ckpt, err := startCheckpointer(base, 250*time.Millisecond)
+	ckpt, err := startCheckpointer(base, write, 250*time.Millisecond)
 	if err != nil {
 		write.Close()
 		read.Close()
 		return nil, err
 	}
 	cache := &stmtCache{pool: read}
-	return &DB{dialect: SQLite, write: write, read: read, reader: cache, cache: cache, ckpt: ckpt, Clock: clock}, nil
+	b := &binder{dialect: SQLite}
+	return &DB{dialect: SQLite, write: write, read: read, reader: runner{cache, b}, cache: cache, ckpt: ckpt, binder: b}, nil
 }
 
-func openPostgres(ctx context.Context, dsn string, clock parcela.Clock) (*DB, error) {
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres url: %w", err)
@@ -140,7 +170,8 @@ func openPostgres(ctx context.Context, dsn string, clock parcela.Clock) (*DB, er
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	return &DB{dialect: Postgres, write: db, read: db, reader: db, pool: pool, Clock: clock}, nil
+	b := &binder{dialect: Postgres}
+	return &DB{dialect: Postgres, write: db, read: db, reader: runner{db, b}, pool: pool, binder: b}, nil
 }
 
 // Dialect tells which engine this is.
@@ -152,7 +183,7 @@ func (db *DB) SQLDB() *sql.DB { return db.write }
 // PgxPool returns the pgx pool on PostgreSQL (nil on SQLite), for River.
 func (db *DB) PgxPool() *pgxpool.Pool { return db.pool }
 
-// Ping checks that the database answers, for /readyz.
+// Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	return db.read.PingContext(ctx)
 }
@@ -176,41 +207,6 @@ func (db *DB) Close() error {
 		db.pool.Close()
 	}
 	return err
-}
-
-// rebind turns the portable "?" placeholders into PostgreSQL's "$n".
-func (db *DB) rebind(q string) string {
-	if db.dialect != Postgres {
-		return q
-	}
-	if v, ok := db.rebindCache.Load(q); ok {
-		return v.(string)
-	}
-	var b strings.Builder
-	b.Grow(len(q) + 16)
-	n := 0
-	for i := 0; i < len(q); i++ {
-		if q[i] == '?' {
-			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(q[i])
-	}
-	out := b.String()
-	db.rebindCache.Store(q, out)
-	return out
-}
-
-// queryRow runs a read outside any transaction, on the reader pool.
-func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return db.reader.QueryRowContext(ctx, db.rebind(q), args...)
-}
-
-// query runs a read outside any transaction, on the reader pool.
-func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return db.reader.QueryContext(ctx, db.rebind(q), args...)
 }
 
 // pgxConn is what a pgx connection reached through database/sql offers.

@@ -3,15 +3,15 @@ package sqldb
 import "parcela"
 
 // BillListQueries exposes the listing's SQL to the query-plan test.
-func BillListQueries(db *DB, a parcela.Auth, f BillFilter) (count, page string, countArgs, args []any) {
-	cond, args := billListWhere(a, f)
-	countSQL, countArgs := billCountQuery(f, cond, args)
-	return db.rebind(countSQL), db.rebind(billListSelect + cond + billListOrder), countArgs, args
+func BillListQueries(db *DB, a parcela.Auth, f parcela.BillFilter) (count, page string, countArgs, args []any) {
+	l := billListing(a, f)
+	countSQL, countArgs := l.countAndRatesQuery()
+	return db.binder.bind(countSQL), db.binder.bind(l.pageQuery(db.dialect == Postgres)), countArgs, l.args
 }
 
 // LookupQueries are the hot single-entity reads, for the query-plan test.
 var LookupQueries = map[string]string{
-	"billings of an order": billingSelect + ` WHERE order_id = ? ORDER BY created_at, id`,
+	"billings of an order": billingSelect + ` WHERE bl.order_id = ? ORDER BY bl.created_at, bl.id`,
 	"bills of an order":    billSelect + ` WHERE b.order_id = ? ORDER BY b.number`,
 	"bills of a billing":   billSelect + ` WHERE b.billing_id = ? ORDER BY b.number`,
 	"payments of a bill":   paymentSelect + ` WHERE p.bill_id IN (?) ORDER BY p.created_at, p.id`,
@@ -20,4 +20,4 @@ var LookupQueries = map[string]string{
 }
 
 // Rebind exposes placeholder rebinding.
-func Rebind(db *DB, q string) string { return db.rebind(q) }
+func Rebind(db *DB, q string) string { return db.binder.bind(q) }

@@ -2,6 +2,9 @@ package sqldb_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,48 +17,182 @@ func TestIdempotencyKeys(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
-			db := sqldbtest.Open(t, e, clock)
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock})
 			c := sqldbtest.Company(t, db)
 			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
 
-			if r, err := db.ClaimIdempotencyKey(ctx, a, "k1", "h1"); r != nil || err != nil {
-				t.Fatalf("first claim: %v %v", r, err)
+			if r, err := db.IdempotentResponse(ctx, a, "k1"); r != nil || err != nil {
+				t.Fatalf("unused key: %v %v", r, err)
 			}
-			if _, err := db.ClaimIdempotencyKey(ctx, a, "k1", "h1"); parcela.ErrorCode(err) != parcela.EIDEMPOTENTFLIGHT {
-				t.Fatalf("claim in flight: %v", err)
+			first := parcela.IdempotentResponse{RequestHash: "h1", Status: 422, Body: []byte(`{"code":"validation_failed"}`)}
+			if r, err := db.StoreIdempotentResponse(ctx, a, "k1", first); r != nil || err != nil {
+				t.Fatalf("store: %v %v", r, err)
 			}
-			if _, err := db.ClaimIdempotencyKey(ctx, a, "k1", "h2"); parcela.ErrorCode(err) != parcela.EIDEMPOTENTREUSED {
-				t.Fatalf("other body: %v", err)
-			}
-			if err := db.CompleteIdempotencyKey(ctx, a, "k1", 201, []byte(`{"id":"x"}`)); err != nil {
-				t.Fatal(err)
-			}
-			r, err := db.ClaimIdempotencyKey(ctx, a, "k1", "h1")
-			if err != nil || r == nil || r.Status != 201 || string(r.Body) != `{"id":"x"}` {
+			r, err := db.IdempotentResponse(ctx, a, "k1")
+			if err != nil || r == nil || r.RequestHash != "h1" || r.Status != 422 || string(r.Body) != string(first.Body) {
 				t.Fatalf("replay: %+v %v", r, err)
+			}
+			// A second response under the key keeps the first.
+			r, err = db.StoreIdempotentResponse(ctx, a, "k1", parcela.IdempotentResponse{RequestHash: "h2", Status: 201, Body: []byte(`{}`)})
+			if err != nil || r == nil || r.RequestHash != "h1" || r.Status != 422 {
+				t.Fatalf("second store: %+v %v", r, err)
 			}
 			// Keys are per company and environment.
 			other := parcela.Auth{CompanyID: c.ID, Environment: parcela.Production}
-			if r, err := db.ClaimIdempotencyKey(ctx, other, "k1", "h9"); r != nil || err != nil {
+			if r, err := db.IdempotentResponse(ctx, other, "k1"); r != nil || err != nil {
 				t.Fatalf("other environment: %v %v", r, err)
 			}
-			// A released claim can be taken again.
-			if err := db.ReleaseIdempotencyKey(ctx, other, "k1"); err != nil {
+			otherCompany := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
+			if r, err := db.StoreIdempotentResponse(ctx, otherCompany, "k1", first); r != nil || err != nil {
+				t.Fatalf("other company: %v %v", r, err)
+			}
+			// After 24 hours the record is gone, and the key is free again.
+			clock.Advance(sqldb.IdempotencyTTL + time.Second)
+			if r, err := db.IdempotentResponse(ctx, a, "k1"); r != nil || err != nil {
+				t.Fatalf("expired key: %v %v", r, err)
+			}
+			if r, err := db.StoreIdempotentResponse(ctx, a, "k1", parcela.IdempotentResponse{RequestHash: "h3", Status: 201}); r != nil || err != nil {
+				t.Fatalf("store after expiry: %v %v", r, err)
+			}
+			n, err := db.DeleteExpiredIdempotencyKeys(ctx)
+			if err != nil || n != 1 {
+				t.Fatalf("cleanup deleted %d, want the other company's: %v", n, err)
+			}
+		})
+	}
+}
+
+// faults is a store's fault hook that a test arms for one step.
+type faults struct {
+	mu  sync.Mutex
+	at  sqldb.FaultPoint
+	act func()
+}
+
+func (f *faults) arm(at sqldb.FaultPoint, act func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.at, f.act = at, act
+}
+
+func (f *faults) hook(_ context.Context, at sqldb.FaultPoint) {
+	f.mu.Lock()
+	act := f.act
+	if at != f.at {
+		act = nil
+	}
+	f.mu.Unlock()
+	if act != nil {
+		act()
+	}
+}
+
+// idempotentCreate creates a product as a request with Idempotency-Key key
+// would, and returns what the request would answer: the response committed
+// with its writes, or nil.
+func idempotentCreate(ctx context.Context, app *parcela.Services, a parcela.Auth, key string) (_ *parcela.IdempotentResponse, err error) {
+	req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: "create " + key,
+		Render: func(result any) (int, []byte, error) {
+			b, err := json.Marshal(parcela.NewProductCreateForm(result.(*parcela.Product)))
+			return 201, b, err
+		}}
+	in := parcela.ProductInput{Name: new("Curso"), FullAmountCents: new(int64(150000))}
+	defer func() {
+		if p := recover(); p != nil {
+			err = errors.New("crashed")
+		}
+	}()
+	_, err = app.Catalog.CreateProduct(parcela.WithIdempotentRequest(ctx, req), a, in)
+	return req.Stored(), err
+}
+
+// A request's writes and the response its retry replays commit in one
+// transaction: whatever step it dies at, the store holds both or neither.
+func TestIdempotentResponseCommitsWithTheWrites(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			f := &faults{}
+			db := sqldbtest.Open(t, e, sqldb.Config{Fault: f.hook})
+			app := sqldbtest.Services(db, nil)
+			products := func(a parcela.Auth) int {
+				t.Helper()
+				_, n, err := app.Catalog.Products(ctx, a, parcela.Page{Page: 1, PerPage: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			const (
+				neither = "neither"
+				both    = "both"
+				either  = "either"
+			)
+			tests := []struct {
+				name  string
+				at    sqldb.FaultPoint
+				crash func(cancel context.CancelFunc)
+				left  string // what the crash leaves committed
+			}{
+				{"crash before the commit", sqldb.BeforeCommit, func(context.CancelFunc) { panic("killed") }, neither},
+				// A commit under a canceled context may or may not get through.
+				{"client gone before the commit", sqldb.BeforeCommit, func(cancel context.CancelFunc) { cancel() }, either},
+				{"crash after the commit", sqldb.AfterCommit, func(context.CancelFunc) { panic("killed") }, both},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					a := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
+					reqCtx, cancel := context.WithCancel(ctx)
+					defer cancel()
+					f.arm(tt.at, func() { tt.crash(cancel) })
+					got, err := idempotentCreate(reqCtx, app, a, "k")
+					f.arm("", nil)
+					if err == nil && got == nil {
+						t.Fatal("the request succeeded without storing its response")
+					}
+					stored, serr := db.IdempotentResponse(ctx, a, "k")
+					if serr != nil {
+						t.Fatal(serr)
+					}
+					n := products(a)
+					if (stored != nil) != (n == 1) || n > 1 {
+						t.Fatalf("after the crash: %d products, stored response %v", n, stored)
+					}
+					if (tt.left == both && stored == nil) || (tt.left == neither && stored != nil) {
+						t.Fatalf("the crash left %v, want %s", stored, tt.left)
+					}
+					// The retry: a stored response is replayed, else the request runs once.
+					if stored == nil {
+						if stored, err = idempotentCreate(ctx, app, a, "k"); err != nil || stored == nil {
+							t.Fatalf("retry: %v %v", stored, err)
+						}
+					}
+					if n := products(a); n != 1 {
+						t.Fatalf("%d products after the retry", n)
+					}
+					var p map[string]any
+					if err := json.Unmarshal(stored.Body, &p); err != nil || stored.Status != 201 || p["name"] != "Curso" {
+						t.Fatalf("stored response %d %s: %v", stored.Status, stored.Body, err)
+					}
+				})
+			}
+
+			// Two instances run the same key at once: the second to commit
+			// keeps nothing and is told the key is taken.
+			a := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
+			if _, err := idempotentCreate(ctx, app, a, "twice"); err != nil {
 				t.Fatal(err)
 			}
-			if r, err := db.ClaimIdempotencyKey(ctx, other, "k1", "h9"); r != nil || err != nil {
-				t.Fatalf("after release: %v %v", r, err)
+			if got, err := idempotentCreate(ctx, app, a, "twice"); !errors.Is(err, parcela.ErrIdempotencyKeyTaken) || got != nil {
+				t.Fatalf("second commit under one key: %v %v", got, err)
 			}
-			// After 24 hours the record is gone.
-			clock.Advance(sqldb.IdempotencyTTL + time.Second)
-			n, err := db.DeleteExpiredIdempotencyKeys(ctx)
-			if err != nil || n < 2 {
-				t.Fatalf("cleanup deleted %d: %v", n, err)
-			}
-			if r, err := db.ClaimIdempotencyKey(ctx, a, "k1", "h2"); r != nil || err != nil {
-				t.Fatalf("claim after expiry: %v %v", r, err)
+			if n := products(a); n != 1 {
+				t.Fatalf("%d products under one key", n)
 			}
 		})
 	}

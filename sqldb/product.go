@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"parcela"
 )
@@ -37,142 +35,79 @@ func scanProduct(row rowScanner) (*parcela.Product, error) {
 	return &p, nil
 }
 
-// named loads a reference table (kinds or shifts) by name.
-func named(ctx context.Context, tx *Tx, table string) (map[string]parcela.Named, error) {
-	rows, err := tx.query(ctx, `SELECT id, name, created_at, updated_at FROM `+table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]parcela.Named{}
-	for rows.Next() {
-		var n parcela.Named
-		var c, u int64
-		if err := rows.Scan(&n.ID, &n.Name, &c, &u); err != nil {
-			return nil, err
-		}
-		n.CreatedAt, n.UpdatedAt = fromMS(c), fromMS(u)
-		out[n.Name] = n
-	}
-	return out, rows.Err()
+func scanNamed(row rowScanner) (parcela.Named, error) {
+	var n parcela.Named
+	var c, u int64
+	err := row.Scan(&n.ID, &n.Name, &c, &u)
+	n.CreatedAt, n.UpdatedAt = fromMS(c), fromMS(u)
+	return n, err
 }
 
-// CreateProduct validates and stores a product of the caller's company.
-func (db *DB) CreateProduct(ctx context.Context, a parcela.Auth, in parcela.ProductInput) (*parcela.Product, error) {
-	var p *parcela.Product
-	err := db.inTx(ctx, func(tx *Tx) error {
-		kinds, err := named(ctx, tx, "kinds")
-		if err != nil {
-			return err
+// ProductReferences reads the product kinds and shifts, by name.
+func (db *DB) ProductReferences(ctx context.Context) (kinds, shifts map[string]parcela.Named, err error) {
+	byName := func(q string) (map[string]parcela.Named, error) {
+		rows, err := collect(ctx, db.reader, scanNamed, q)
+		out := make(map[string]parcela.Named, len(rows))
+		for _, n := range rows {
+			out[n.Name] = n
 		}
-		shifts, err := named(ctx, tx, "shifts")
-		if err != nil {
-			return err
-		}
-		p = &parcela.Product{CompanyID: a.CompanyID, Environment: a.Environment, AccessPeriod: parcela.AccessLifetime,
-			Availability: "enabled", Kind: kinds["course"], Shift: shifts["online"]}
-		var v parcela.Validation
-		if in.Name == nil {
-			v.Add("product.name", "required", "is required")
-		}
-		if in.FullAmountCents == nil {
-			v.Add("product.full_amount_cents", "required", "is required")
-		}
-		if err := p.Apply(in, kinds, shifts); err != nil {
-			e := err.(*parcela.Error)
-			for _, f := range e.Fields {
-				if !v.Has(f.Field) {
-					v.Add(f.Field, f.Code, f.Message)
-				}
-			}
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		p.ID, p.CreatedAt, p.UpdatedAt = newID(), tx.Now, tx.Now
-		_, err = tx.exec(ctx, `INSERT INTO products (id, company_id, environment, name, description, kind_id, shift_id, access_period,
+		return out, err
+	}
+	if kinds, err = byName(`SELECT id, name, created_at, updated_at FROM kinds`); err != nil {
+		return nil, nil, failed("read product kinds", err)
+	}
+	shifts, err = byName(`SELECT id, name, created_at, updated_at FROM shifts`)
+	return kinds, shifts, failed("read product shifts", err)
+}
+
+// CreateProduct stores a new product.
+func (db *DB) CreateProduct(ctx context.Context, p *parcela.Product) error {
+	return failed("create product", db.inTx(ctx, func(tx *Tx) error {
+		_, err := tx.r.exec(ctx, `INSERT INTO products (id, company_id, environment, name, description, kind_id, shift_id, access_period,
 			duration_in_days, duration_in_hours, start_date, end_date, full_amount_cents, banner_url, google_pixel_code, meta_pixel_code,
 			metadata, availability, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.ID, p.CompanyID, string(p.Environment), p.Name, p.Description, p.Kind.ID, p.Shift.ID, p.AccessPeriod,
 			p.DurationInDays, p.DurationInHours, p.StartDate, p.EndDate, p.FullAmountCents, p.BannerURL, p.GooglePixelCode,
 			p.MetaPixelCode, string(p.Metadata), p.Availability, ms64(p.CreatedAt), ms64(p.UpdatedAt))
 		return err
-	})
-	return p, err
+	}))
 }
 
 // Product returns one of the caller's products; anyone else's is not found.
 func (db *DB) Product(ctx context.Context, a parcela.Auth, id string) (*parcela.Product, error) {
-	return productByID(ctx, db.reader, db, a, id)
-}
-
-func productByID(ctx context.Context, q querier, db *DB, a parcela.Auth, id string) (*parcela.Product, error) {
-	p, err := scanProduct(q.QueryRowContext(ctx, db.rebind(productSelect+` WHERE p.id = ? AND p.company_id = ? AND p.environment = ?`),
+	p, err := scanProduct(db.reader.queryRow(ctx, productSelect+` WHERE p.id = ? AND p.company_id = ? AND p.environment = ?`,
 		id, a.CompanyID, string(a.Environment)))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, parcela.NotFound("product")
-	}
-	return p, err
+	return p, failed("read product", notFound(err, "product"))
 }
 
 // Products lists the caller's products, newest first.
-func (db *DB) Products(ctx context.Context, a parcela.Auth, page, perPage int) ([]*parcela.Product, int, error) {
+func (db *DB) Products(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*parcela.Product, int, error) {
 	var total int
-	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM products WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
-		return nil, 0, err
+	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM products WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
+		return nil, 0, failed("count products", err)
 	}
-	rows, err := db.query(ctx, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
-		a.CompanyID, string(a.Environment), perPage, (page-1)*perPage)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []*parcela.Product
-	for rows.Next() {
-		p, err := scanProduct(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
-	}
-	return out, total, rows.Err()
+	out, err := collect(ctx, db.reader, scanProduct, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
+		a.CompanyID, string(a.Environment), p.PerPage, (p.Page-1)*p.PerPage)
+	return out, total, failed("list products", err)
 }
 
-// UpdateProduct patches a product. Lowering its amount below an offer's is
-// refused: an offer may never cost more than its product.
-func (db *DB) UpdateProduct(ctx context.Context, a parcela.Auth, id string, in parcela.ProductInput) (*parcela.Product, error) {
-	var p *parcela.Product
-	err := db.inTx(ctx, func(tx *Tx) error {
-		var err error
-		if p, err = productByID(ctx, tx.q, db, a, id); err != nil {
-			return err
-		}
-		kinds, err := named(ctx, tx, "kinds")
-		if err != nil {
-			return err
-		}
-		shifts, err := named(ctx, tx, "shifts")
-		if err != nil {
-			return err
-		}
-		if err := p.Apply(in, kinds, shifts); err != nil {
-			return err
-		}
-		var maxOffer sql.NullInt64
-		if err := tx.queryRow(ctx, `SELECT MAX(amount_cents) FROM offers WHERE product_id = ?`, p.ID).Scan(&maxOffer); err != nil {
-			return err
-		}
-		if maxOffer.Valid && p.FullAmountCents < maxOffer.Int64 {
-			return &parcela.Error{Code: parcela.EINVALID, Message: fmt.Sprintf("product.full_amount_cents must be at least %d, the amount of an offer of this product", maxOffer.Int64),
-				Fields: []parcela.FieldError{{Field: "product.full_amount_cents", Code: "too_small", Message: fmt.Sprintf("must be at least %d, the amount of an offer of this product", maxOffer.Int64)}}}
-		}
-		p.UpdatedAt = tx.Now
-		_, err = tx.exec(ctx, `UPDATE products SET name = ?, description = ?, kind_id = ?, shift_id = ?, access_period = ?, duration_in_days = ?,
-			duration_in_hours = ?, start_date = ?, end_date = ?, full_amount_cents = ?, banner_url = ?, google_pixel_code = ?, meta_pixel_code = ?,
-			metadata = ?, availability = ?, updated_at = ? WHERE id = ?`,
+// MaxOfferAmount is the highest amount of a product's offers.
+func (db *DB) MaxOfferAmount(ctx context.Context, productID string) (int64, bool, error) {
+	var most sql.NullInt64
+	err := db.reader.queryRow(ctx, `SELECT MAX(amount_cents) FROM offers WHERE product_id = ?`, productID).Scan(&most)
+	return most.Int64, most.Valid, failed("read the offers' amounts", err)
+}
+
+// UpdateProduct writes a product's fields, unless an offer of it now costs
+// more than its full amount (a conflict: the product is decided again).
+func (db *DB) UpdateProduct(ctx context.Context, p *parcela.Product) error {
+	return failed("update product", db.inTx(ctx, func(tx *Tx) error {
+		return tx.r.guarded(ctx, "product", p.ID, `UPDATE products SET name = ?, description = ?, kind_id = ?, shift_id = ?, access_period = ?,
+			duration_in_days = ?, duration_in_hours = ?, start_date = ?, end_date = ?, full_amount_cents = ?, banner_url = ?, google_pixel_code = ?,
+			meta_pixel_code = ?, metadata = ?, availability = ?, updated_at = ?
+			WHERE id = ? AND NOT EXISTS (SELECT 1 FROM offers WHERE product_id = ? AND amount_cents > ?)`,
 			p.Name, p.Description, p.Kind.ID, p.Shift.ID, p.AccessPeriod, p.DurationInDays, p.DurationInHours, p.StartDate, p.EndDate,
-			p.FullAmountCents, p.BannerURL, p.GooglePixelCode, p.MetaPixelCode, string(p.Metadata), p.Availability, ms64(p.UpdatedAt), p.ID)
-		return err
-	})
-	return p, err
+			p.FullAmountCents, p.BannerURL, p.GooglePixelCode, p.MetaPixelCode, string(p.Metadata), p.Availability, ms64(p.UpdatedAt),
+			p.ID, p.ID, p.FullAmountCents)
+	}))
 }

@@ -58,30 +58,31 @@ func parseMunicipalities() ([]municipality, error) {
 	return out, nil
 }
 
-// seed loads reference data once; a database that has it is left alone.
+// seed loads reference data once; a database that has it only gets the
+// municipalities and names the IBGE file gained since (refreshCities).
 func (db *DB) seed(ctx context.Context) error {
 	var n int
-	if err := db.write.QueryRowContext(ctx, "SELECT COUNT(*) FROM cities").Scan(&n); err != nil {
+	if err := db.write.QueryRowContext(ctx, `SELECT COUNT(*) FROM cities`).Scan(&n); err != nil {
 		return err
-	}
-	if n > 0 {
-		return nil
 	}
 	ms, err := parseMunicipalities()
 	if err != nil {
 		return err
 	}
-	return db.inTx(ctx, func(tx *Tx) error {
+	if n > 0 {
+		return failed("refresh reference data", db.refreshCities(ctx, ms))
+	}
+	return failed("seed reference data", db.inTx(ctx, func(tx *Tx) error {
 		// Reference rows carry a fixed date so every database shows the same.
 		now := referenceCreatedAt
 		for _, k := range ProductKinds {
-			if _, err := tx.exec(ctx, `INSERT INTO kinds (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			if _, err := tx.r.exec(ctx, `INSERT INTO kinds (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				referenceID("kind", k), k, now, now); err != nil {
 				return err
 			}
 		}
 		for _, s := range ProductShifts {
-			if _, err := tx.exec(ctx, `INSERT INTO shifts (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			if _, err := tx.r.exec(ctx, `INSERT INTO shifts (id, name, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				referenceID("shift", s), s, now, now); err != nil {
 				return err
 			}
@@ -92,12 +93,12 @@ func (db *DB) seed(ctx context.Context) error {
 				continue
 			}
 			seen[m.stateCode] = true
-			if _, err := tx.exec(ctx, `INSERT INTO states (id, ibge_code, name, acronym, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			if _, err := tx.r.exec(ctx, `INSERT INTO states (id, ibge_code, name, acronym, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				referenceID("state", strconv.Itoa(m.stateCode)), m.stateCode, m.stateName, m.stateAcronym, now, now); err != nil {
 				return err
 			}
 		}
-		// Multi-row inserts keep the 5,570 cities to a few round trips.
+		// Multi-row inserts keep the 5,571 cities to a few round trips.
 		const batch = 500
 		for i := 0; i < len(ms); i += batch {
 			part := ms[i:min(i+batch, len(ms))]
@@ -112,8 +113,51 @@ func (db *DB) seed(ctx context.Context) error {
 				args = append(args, referenceID("city", m.code), m.code, m.name, referenceID("state", strconv.Itoa(m.stateCode)), now, now)
 			}
 			q.WriteString(" ON CONFLICT DO NOTHING")
-			if _, err := tx.exec(ctx, q.String(), args...); err != nil {
+			if _, err := tx.r.exec(ctx, q.String(), args...); err != nil {
 				return fmt.Errorf("seed cities: %w", err)
+			}
+		}
+		return nil
+	}))
+}
+
+// refreshCities brings a seeded database up to the embedded IBGE file: new
+// municipalities are added and renamed ones take their new names (ids and
+// dates stay, so every database shows the same rows). An up-to-date
+// database costs one read.
+func (db *DB) refreshCities(ctx context.Context, ms []municipality) error {
+	rows, err := db.write.QueryContext(ctx, "SELECT ibge_code, name FROM cities")
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for rows.Next() {
+		var code, name string
+		if err := rows.Scan(&code, &name); err != nil {
+			rows.Close()
+			return err
+		}
+		names[code] = name
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var changed []municipality
+	for _, m := range ms {
+		if name, ok := names[m.code]; !ok || name != m.name {
+			changed = append(changed, m)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	return db.inTx(ctx, func(tx *Tx) error {
+		for _, m := range changed {
+			if _, err := tx.r.exec(ctx, `INSERT INTO cities (id, ibge_code, name, state_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO UPDATE SET name = excluded.name`,
+				referenceID("city", m.code), m.code, m.name, referenceID("state", strconv.Itoa(m.stateCode)), referenceCreatedAt, referenceCreatedAt); err != nil {
+				return fmt.Errorf("refresh city %s: %w", m.code, err)
 			}
 		}
 		return nil

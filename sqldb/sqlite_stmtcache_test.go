@@ -27,13 +27,19 @@ func TestCachingConnKeepsStatements(t *testing.T) {
 		}
 		defer conn.Close()
 		var n int
-		conn.Raw(func(dc any) error {
-			c := dc.(*cachingConn)
+		err = conn.Raw(func(dc any) error {
+			c, ok := dc.(*cachingConn)
+			if !ok {
+				return fmt.Errorf("connection is a %T", dc)
+			}
 			c.mu.Lock()
 			n = len(c.stmts)
 			c.mu.Unlock()
 			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		return n
 	}
 	before := kept()
@@ -61,14 +67,18 @@ func TestCachingConnKeepsStatements(t *testing.T) {
 	var pairs []string
 	for outer.Next() {
 		var a int
-		outer.Scan(&a)
+		if err := outer.Scan(&a); err != nil {
+			t.Fatal(err)
+		}
 		inner, err := tx.QueryContext(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for inner.Next() {
 			var b int
-			inner.Scan(&b)
+			if err := inner.Scan(&b); err != nil {
+				t.Fatal(err)
+			}
 			pairs = append(pairs, fmt.Sprint(a, b))
 		}
 		inner.Close()

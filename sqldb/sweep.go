@@ -2,144 +2,144 @@ package sqldb
 
 import (
 	"context"
-	"strings"
+	"time"
 
 	"parcela"
 )
 
-// sweepBatch bounds the rows a sweep handles per run; the job runs again soon.
-const sweepBatch = 500
+// The sweeps' selections. They read on a reader: on SQLite the writer is one
+// connection, and a selection over a million bills held it, and every
+// charge behind it, for most of a second. Each selected row is read and
+// decided again before it moves.
+//
+// A row the sweep failed on has a record in sweep_failures; it is left out
+// until its retry time, and selected with its count of failures.
 
-type ownedID struct {
-	id   string
-	auth parcela.Auth
+// failuresOf joins a selected row (alias.column) to its failure record.
+func failuresOf(row string) string {
+	return ` LEFT JOIN sweep_failures f ON f.sweep = ? AND f.row_id = ` + row
 }
 
-// ownedIDs runs a sweep's selection. q holds one %s where the optional
-// company scope goes (see DB.SweepScope). It reads on a reader: on SQLite
-// the writer is one connection, and a selection over a million bills held
-// it, and every charge behind it, for most of a second. Each sweep re-checks
-// its row inside the transaction that changes it.
-func (db *DB) ownedIDs(ctx context.Context, companyColumn, q string, args ...any) ([]ownedID, error) {
-	scope := ""
-	if db.SweepScope != "" {
-		scope = " AND " + companyColumn + " = ?"
-		args = append([]any{db.SweepScope}, args...)
+// retryDue leaves out the rows whose failure record's retry is still to come.
+const retryDue = ` AND (f.next_attempt_at IS NULL OR f.next_attempt_at <= ?)`
+
+// scope limits a selection to the companies d names, if any (tests sharing
+// a database name theirs), and returns the condition's arguments.
+func scope(alias string, d parcela.Due) (string, []any) {
+	if len(d.Companies) == 0 {
+		return "", nil
 	}
-	q = strings.Replace(q, "%s", scope, 1)
-	rows, err := db.reader.QueryContext(ctx, db.rebind(q), args...)
-	if err != nil {
-		return nil, err
+	args := make([]any, len(d.Companies))
+	for i, id := range d.Companies {
+		args[i] = id
 	}
-	defer rows.Close()
-	var out []ownedID
-	for rows.Next() {
-		var o ownedID
-		var env string
-		if err := rows.Scan(&o.id, &o.auth.CompanyID, &env); err != nil {
-			return nil, err
-		}
-		o.auth.Environment = parcela.Environment(env)
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return ` AND ` + alias + `.company_id IN (` + placeholders(len(args)) + `)`, args
 }
 
-// ExpireDuePayments expires unpaid payments past their expiry: each in its
-// own transaction, so one failure does not hold back the rest.
-func (db *DB) ExpireDuePayments(ctx context.Context) (int, error) {
-	ids, err := db.ownedIDs(ctx, "company_id", `SELECT id, company_id, environment FROM payments WHERE status = 'unpaid'%s AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
-		ms64(db.Clock.Now()), sweepBatch)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, o := range ids {
-		_, err := db.ExpirePayment(ctx, o.auth, o.id)
-		if parcela.ErrorCode(err) == parcela.EINVALIDSTATE {
-			continue // paid or expired meanwhile
-		} else if err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, nil
+// args joins a selection's arguments around its scope's.
+func args(sweep string, scoped []any, rest ...any) []any {
+	return append(append([]any{sweep}, scoped...), rest...)
 }
 
-// MarkOverdue moves unpaid installments past their effective due date to
-// overdue. Down payments are not swept here: they expire instead.
-func (db *DB) MarkOverdue(ctx context.Context) (int, error) {
-	ids, err := db.ownedIDs(ctx, "company_id", `SELECT id, company_id, environment FROM bills WHERE status = 'pending'%s AND effective_due_date < ? AND bill_type = 'installment'
-		ORDER BY effective_due_date LIMIT ?`, ms64(db.Clock.Now()), sweepBatch)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, o := range ids {
-		err := db.inTx(ctx, func(tx *Tx) error {
-			res, err := tx.exec(ctx, `UPDATE bills SET status = ?, updated_at = ? WHERE id = ? AND status = ? AND effective_due_date < ?`,
-				parcela.BillOverdue, ms64(tx.Now), o.id, parcela.BillPending, ms64(tx.Now))
-			if err != nil {
-				return err
-			}
-			if rows, _ := res.RowsAffected(); rows == 0 {
-				return nil
-			}
-			n++
-			f, err := billForm(ctx, tx, o.auth, o.id)
-			if err != nil {
-				return err
-			}
-			return writeEvent(ctx, tx, o.auth.CompanyID, o.auth.Environment, "bill", o.id, "overdue", f)
-		})
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+func scanDueRow(row rowScanner) (parcela.DueRow, error) {
+	var r parcela.DueRow
+	var env string
+	err := row.Scan(&r.ID, &r.Auth.CompanyID, &env, &r.BillID, &r.Failures)
+	r.Auth.Environment = parcela.Environment(env)
+	return r, err
 }
 
-// IssueDueInstallments issues the payment of every open installment of an
-// active billing whose due date is within the company's issue window and
-// that has no live payment yet.
-func (db *DB) IssueDueInstallments(ctx context.Context) (int, error) {
-	ids, err := db.ownedIDs(ctx, "b.company_id", `SELECT b.id, b.company_id, b.environment FROM bills b
-		JOIN billings bl ON bl.id = b.billing_id JOIN companies c ON c.id = b.company_id
-		WHERE b.status IN ('pending', 'overdue')%s AND b.bill_type = 'installment' AND bl.status = 'active'
-		AND b.due_date - c.installment_issue_days * 86400000 <= ?
-		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))
-		ORDER BY b.due_date LIMIT ?`, ms64(db.Clock.Now()), sweepBatch)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, o := range ids {
-		nosso, err := db.NextNossoNumero(ctx)
-		if err != nil {
-			return n, err
-		}
-		err = db.inTx(ctx, func(tx *Tx) error {
-			var live int
-			if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM payments WHERE bill_id = ? AND status IN ('unpaid', 'paid')`, o.id).Scan(&live); err != nil || live > 0 {
-				return err
-			}
-			bill, _, err := loadBill(ctx, tx.q, db, o.auth, o.id)
-			if err != nil {
-				return err
-			}
-			c, err := companyByID(ctx, tx.q, tx.db, o.auth.CompanyID)
-			if err != nil {
-				return err
-			}
-			if _, err := issueInstallment(ctx, tx, c, bill, nosso); err != nil {
-				return err
-			}
-			n++
-			return nil
-		})
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+// ExpiredPayments selects unpaid payments whose expiry has come.
+func (db *DB) ExpiredPayments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
+	now := ms64(d.Now)
+	company, scoped := scope("p", d)
+	out, err := collect(ctx, db.reader, scanDueRow, `SELECT p.id, p.company_id, p.environment, p.bill_id, COALESCE(f.failures, 0)
+		FROM payments p`+failuresOf("p.id")+`
+		WHERE p.status = 'unpaid'`+company+` AND p.expires_at <= ?`+retryDue+`
+		ORDER BY p.expires_at LIMIT ?`,
+		args(parcela.SweepExpirePayments, scoped, now, now, d.Limit)...)
+	return out, failed("select expired payments", err)
+}
+
+// LateInstallments selects pending installments of active billings past
+// their effective due date with an unpaid payment, leaving out those whose
+// first payment was issued after that date and has not expired yet (they
+// are late only after it does).
+func (db *DB) LateInstallments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
+	now := ms64(d.Now)
+	company, scoped := scope("b", d)
+	out, err := collect(ctx, db.reader, scanDueRow, `SELECT b.id, b.company_id, b.environment, b.id, COALESCE(f.failures, 0)
+		FROM bills b JOIN billings bl ON bl.id = b.billing_id`+failuresOf("b.id")+`
+		WHERE b.status = 'pending'`+company+` AND b.effective_due_date < ? AND b.bill_type = 'installment' AND bl.status = 'active'
+		AND EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status = 'unpaid')
+		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.created_at > b.effective_due_date AND p0.expires_at >= ?
+			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id))`+retryDue+`
+		ORDER BY b.effective_due_date LIMIT ?`,
+		args(parcela.SweepMarkOverdue, scoped, now, now, now, d.Limit)...)
+	return out, failed("select late installments", err)
+}
+
+// InstallmentsToIssue selects open installments of active billings inside
+// their company's issue window with no live payment. The window is
+// multiplied in 64 bits: days × 86,400,000 ms passes 32 bits at 25 days.
+func (db *DB) InstallmentsToIssue(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
+	now := ms64(d.Now)
+	company, scoped := scope("b", d)
+	out, err := collect(ctx, db.reader, scanDueRow, `SELECT b.id, b.company_id, b.environment, b.id, COALESCE(f.failures, 0)
+		FROM bills b JOIN billings bl ON bl.id = b.billing_id JOIN companies c ON c.id = b.company_id`+failuresOf("b.id")+`
+		WHERE b.status IN ('pending', 'overdue')`+company+` AND b.bill_type = 'installment' AND bl.status = 'active'
+		AND b.due_date - CAST(c.installment_issue_days AS BIGINT) * 86400000 <= ?
+		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))`+retryDue+`
+		ORDER BY b.due_date LIMIT ?`,
+		args(parcela.SweepIssueInstallments, scoped, now, now, d.Limit)...)
+	return out, failed("select installments to issue", err)
+}
+
+// StaleIntents selects intents issuing or voiding, untouched since before
+// before.
+func (db *DB) StaleIntents(ctx context.Context, d parcela.Due, before time.Time) ([]parcela.DueRow, error) {
+	company, scoped := scope("i", d)
+	out, err := collect(ctx, db.reader, scanDueRow, `SELECT i.id, i.company_id, i.environment, i.bill_id, COALESCE(f.failures, 0)
+		FROM payment_intents i`+failuresOf("i.id")+`
+		WHERE i.state IN ('issuing', 'voiding')`+company+` AND i.updated_at < ?`+retryDue+`
+		ORDER BY i.updated_at LIMIT ?`,
+		args(parcela.SweepRecoverIntents, scoped, ms64(before), ms64(d.Now), d.Limit)...)
+	return out, failed("select stale payment intents", err)
+}
+
+// RecordSweepFailure records a row's latest failure in a sweep and when to
+// retry it.
+func (db *DB) RecordSweepFailure(ctx context.Context, f parcela.SweepFailure) error {
+	return failed("record sweep failure", db.inTx(ctx, func(tx *Tx) error {
+		_, err := tx.r.exec(ctx, `INSERT INTO sweep_failures (sweep, row_id, company_id, environment, bill_id, failures, next_attempt_at, failed_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (sweep, row_id) DO UPDATE SET failures = excluded.failures,
+			next_attempt_at = excluded.next_attempt_at, failed_at = excluded.failed_at`,
+			f.Sweep, f.Row.ID, f.Row.Auth.CompanyID, string(f.Row.Auth.Environment), f.Row.BillID, f.Failures, ms64(f.Retry), ms64(db.clock.Now()))
+		return err
+	}))
+}
+
+// ClearSweepFailure deletes a row's failure record in a sweep.
+func (db *DB) ClearSweepFailure(ctx context.Context, sweep, id string) error {
+	return failed("clear sweep failure", db.inTx(ctx, func(tx *Tx) error {
+		_, err := tx.r.exec(ctx, `DELETE FROM sweep_failures WHERE sweep = ? AND row_id = ?`, sweep, id)
+		return err
+	}))
+}
+
+// LapsedFirstBills selects pending first bills of waiting billings past
+// their due date with no payment to pay them with (a first bill charged
+// for a card: its effective due date is its due date). A bill with an
+// unpaid payment is left to the expiry of that payment.
+func (db *DB) LapsedFirstBills(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
+	now := ms64(d.Now)
+	company, scoped := scope("b", d)
+	out, err := collect(ctx, db.reader, scanDueRow, `SELECT b.id, b.company_id, b.environment, b.id, COALESCE(f.failures, 0)
+		FROM bills b JOIN billings bl ON bl.id = b.billing_id`+failuresOf("b.id")+`
+		WHERE b.status = 'pending'`+company+` AND b.effective_due_date <= ? AND b.bill_type = 'down_payment'
+		AND bl.status = 'waiting_payment'
+		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))`+retryDue+`
+		ORDER BY b.effective_due_date LIMIT ?`,
+		args(parcela.SweepLapseFirstBills, scoped, now, now, d.Limit)...)
+	return out, failed("select lapsed first bills", err)
 }

@@ -9,57 +9,52 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
+
+	"parcela"
 )
 
-// Enqueuer inserts background jobs inside a store transaction, so that a job
-// exists if and only if the change that caused it committed.
+// Enqueuer inserts the jobs that deliver a transaction's new deliveries,
+// inside that transaction, so a job exists if and only if its delivery
+// committed. The jobs package implements it over River.
 type Enqueuer interface {
-	InsertTx(ctx context.Context, tx *Tx, jobs []river.InsertManyParams) error
+	EnqueueDeliveries(ctx context.Context, tx *Tx, jobs []DeliveryJob) error
 }
 
-// querier is what *sql.Tx and *sql.Conn have in common.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+// DeliveryJob asks for one attempt of a delivery at At (nil: now).
+// Generation must still be the delivery's when it runs, or the job stands
+// down: a manual retry superseded it.
+type DeliveryJob struct {
+	DeliveryID string
+	Generation int
+	At         *time.Time
 }
 
 // Tx is one store transaction. On SQLite it wraps a *sql.Tx. On PostgreSQL
 // the transaction is begun through pgx on a connection held from the pool,
-// and the application's SQL runs through database/sql on that same
-// connection, so River can insert jobs with the pgx.Tx in the same
-// transaction.
+// and the store's SQL runs through database/sql on that same connection, so
+// River can insert jobs with the pgx.Tx in the same transaction.
 type Tx struct {
 	db    *DB
-	q     querier
+	r     runner
 	sqlTx *sql.Tx
 	conn  *sql.Conn
 	pgxTx pgx.Tx
 	done  bool
-	// Now is the time of this transaction, read once from the clock so
-	// every row it writes agrees.
-	Now time.Time
 
-	jobs []river.InsertManyParams
+	jobs []DeliveryJob
 	// hooks caches the subscriptions fan-out looked up in this transaction.
 	hooks map[string][]subscription
 }
 
-// Begin starts a write transaction.
+// Begin starts a write transaction, for tools and tests; the store's own
+// writes go through inTx.
 func (db *DB) Begin(ctx context.Context) (*Tx, error) {
-	return db.beginAt(ctx, db.Clock.Now())
-}
-
-// beginAt starts a write transaction whose time is now, for callers that
-// build their rows before beginning, at the time they will carry.
-func (db *DB) beginAt(ctx context.Context, now time.Time) (*Tx, error) {
 	if db.dialect == SQLite {
 		t, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
 			return nil, fmt.Errorf("begin: %w", err)
 		}
-		return &Tx{db: db, q: t, sqlTx: t, Now: now}, nil
+		return &Tx{db: db, r: runner{t, db.binder}, sqlTx: t}, nil
 	}
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
@@ -79,7 +74,7 @@ func (db *DB) beginAt(ctx context.Context, now time.Time) (*Tx, error) {
 		conn.Close()
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return &Tx{db: db, q: conn, conn: conn, pgxTx: ptx, Now: now}, nil
+	return &Tx{db: db, r: runner{conn, db.binder}, conn: conn, pgxTx: ptx}, nil
 }
 
 // SQLTx is the SQLite transaction (nil on PostgreSQL), for River's driver.
@@ -88,10 +83,9 @@ func (tx *Tx) SQLTx() *sql.Tx { return tx.sqlTx }
 // PgxTx is the PostgreSQL transaction (nil on SQLite), for River's driver.
 func (tx *Tx) PgxTx() pgx.Tx { return tx.pgxTx }
 
-// Enqueue queues a job to be inserted with this transaction at commit time.
-func (tx *Tx) Enqueue(args river.JobArgs, opts *river.InsertOpts) {
-	tx.jobs = append(tx.jobs, river.InsertManyParams{Args: args, InsertOpts: opts})
-}
+// enqueueDelivery queues a delivery's job to be inserted with this
+// transaction at commit time.
+func (tx *Tx) enqueueDelivery(j DeliveryJob) { tx.jobs = append(tx.jobs, j) }
 
 // Commit inserts the queued jobs and commits. Without an enqueuer (tools
 // that only read or seed) queued jobs are an error, never silently dropped.
@@ -100,11 +94,11 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		return errors.New("transaction already finished")
 	}
 	if len(tx.jobs) > 0 {
-		if tx.db.Enqueue == nil {
+		if tx.db.enqueuer == nil {
 			tx.Rollback()
 			return errors.New("jobs queued but no job queue is configured")
 		}
-		if err := tx.db.Enqueue.InsertTx(ctx, tx, tx.jobs); err != nil {
+		if err := tx.db.enqueuer.EnqueueDeliveries(ctx, tx, tx.jobs); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("insert jobs: %w", err)
 		}
@@ -133,10 +127,6 @@ func (tx *Tx) Rollback() error {
 	return tx.pgxTx.Rollback(ctx)
 }
 
-func (tx *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return tx.q.ExecContext(ctx, tx.db.rebind(q), args...)
-}
-
 // maxParams bounds the bind parameters of one statement, far below
 // SQLite's (32,766) and PostgreSQL's (65,535) limits.
 const maxParams = 900
@@ -160,7 +150,7 @@ func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args 
 			}
 			b.WriteString(row)
 		}
-		if _, err := tx.exec(ctx, b.String(), args[:n*width]...); err != nil {
+		if _, err := tx.r.exec(ctx, b.String(), args[:n*width]...); err != nil {
 			return err
 		}
 		args = args[n*width:]
@@ -168,23 +158,33 @@ func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args 
 	return nil
 }
 
-func (tx *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return tx.q.QueryContext(ctx, tx.db.rebind(q), args...)
-}
+// txAttempts bounds how often a transaction that failed transiently
+// (SQLITE_BUSY, a PostgreSQL serialization failure or deadlock) runs again.
+const txAttempts = 3
 
-func (tx *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return tx.q.QueryRowContext(ctx, tx.db.rebind(q), args...)
-}
-
-// inTx runs fn in one transaction, committing on success.
+// inTx runs fn in one transaction, committing on success, and runs it
+// again when the engine failed it transiently.
 func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.inTxAt(ctx, db.Clock.Now(), fn)
+	for attempt := 1; ; attempt++ {
+		err := db.tryTx(ctx, fn)
+		if err == nil || classify(err) != transient || attempt == txAttempts {
+			db.writes.note(ctx, err)
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
+		}
+	}
 }
 
-// inTxAt is inTx with the transaction's time given: the now its caller
-// already used to build what fn writes.
-func (db *DB) inTxAt(ctx context.Context, now time.Time, fn func(tx *Tx) error) error {
-	tx, err := db.beginAt(ctx, now)
+// tryTx runs fn in one transaction. When the write completes an idempotent
+// request (parcela.IdempotentAnswer), the request's response is stored in
+// the same transaction, so a crash at any point leaves either both or
+// neither: a retry replays the response or runs the request afresh.
+func (db *DB) tryTx(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := db.Begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,28 @@ func (db *DB) inTxAt(ctx context.Context, now time.Time, fn func(tx *Tx) error) 
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit(ctx)
+	req, resp, err := parcela.IdempotentAnswer(ctx)
+	if err != nil {
+		return err
+	}
+	if req != nil {
+		stored, err := storeResponse(ctx, tx, req.Auth, req.Key, *resp, db.clock.Now())
+		if err != nil {
+			return err
+		}
+		if !stored {
+			return parcela.ErrIdempotencyKeyTaken
+		}
+		db.fault(ctx, BeforeCommit)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	if req != nil {
+		req.Committed(*resp)
+		db.fault(ctx, AfterCommit)
+	}
+	return nil
 }
 
 // lockRows is the clause that locks the rows a SELECT reads, FOR SHARE or

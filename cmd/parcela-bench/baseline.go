@@ -58,7 +58,7 @@ func serveBaseline(path string) error {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		srv.Shutdown(shut)
+		_ = srv.Shutdown(shut)
 	}()
 	fmt.Printf("baseline http://%s\n", ln.Addr())
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

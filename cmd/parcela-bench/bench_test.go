@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,15 +15,17 @@ import (
 // TestMain lets the test binary stand in for the harness binary when the
 // harness re-executes itself as the baseline server.
 func TestMain(m *testing.M) {
-	if baselineChild() {
+	if baselineChild() || lockHolderChild() {
 		return
 	}
 	os.Exit(m.Run())
 }
 
 // TestSmoke runs the whole harness in smoke mode (SQLite in a temporary
-// directory, the real parcela binary as a child process) and checks that
-// every scenario ran without errors. It asserts no timing.
+// directory, the real parcela binary as a child process), every scenario
+// including the WAL run, and checks that each ran without errors and with
+// its server CPU, per operation, and (where it writes) SQLite writer
+// figures. It asserts no timing.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the server")
@@ -31,7 +34,7 @@ func TestSmoke(t *testing.T) {
 	defer cancel()
 	db := filepath.Join(t.TempDir(), "bench.db")
 	var out, errb bytes.Buffer
-	if err := run(ctx, []string{"--smoke", "--json", "--database", db}, &out, &errb); err != nil {
+	if err := run(ctx, []string{"--smoke", "--only", "all", "--json", "--database", db}, &out, &errb); err != nil {
 		t.Fatalf("parcela-bench --smoke: %v\n%s", err, errb.String())
 	}
 	var rep Report
@@ -45,6 +48,7 @@ func TestSmoke(t *testing.T) {
 		if b.Requests == 0 || b.Errors != 0 {
 			t.Errorf("baseline at %d connections: %d requests, %d errors (%s)", b.Connections, b.Requests, b.Errors, b.FirstError)
 		}
+		checkCPU(t, "baseline", b)
 	}
 	if len(rep.Engines) != 1 || rep.Engines[0].Engine != "sqlite" {
 		t.Fatalf("engines %+v, want sqlite only", rep.Engines)
@@ -53,19 +57,46 @@ func TestSmoke(t *testing.T) {
 	if e.Seed.Bills < 2000 || e.Seed.Payments == 0 || e.Seed.Companies < 2 {
 		t.Errorf("seed %+v", e.Seed)
 	}
-	for _, name := range []string{scGet, scList, scCharge, scWebhookRate, scWebhookMax} {
+	writes := map[string]bool{scCharge: true, scChargeAlone: true, scWAL: true, scWebhookRate: true, scWebhookMax: true}
+	for _, name := range []string{scGet, scList, scOfferPage, scCheckoutPage, scCharge, scChargeAlone, scWAL, scWebhookRate, scWebhookMax} {
 		s := e.scenario(name)
 		switch {
 		case s == nil:
 			t.Errorf("no %q in the report", name)
-		case !s.Available && strings.HasPrefix(name, "webhook") && strings.HasPrefix(s.Note, "not available yet"):
+			continue
+		case !s.Available && (name == scOfferPage || name == scCheckoutPage) && strings.HasPrefix(s.Note, routeNotServed):
 			t.Logf("%s: %s", name, s.Note)
+			continue
 		case !s.Available:
 			t.Errorf("%s did not run: %s", name, s.Note)
+			continue
 		case s.Requests == 0 || s.Errors != 0:
 			t.Errorf("%s: %d requests, %d errors (%s)", name, s.Requests, s.Errors, s.FirstError)
 		case s.PeakRSSMB <= 0:
 			t.Errorf("%s: no peak RSS", name)
+		}
+		checkCPU(t, name, *s)
+		switch {
+		case !writes[name] && s.Writer != nil:
+			t.Errorf("%s: a writer share for a scenario that does not write", name)
+		case writes[name] && (s.Writer == nil || s.Writer.Samples == 0):
+			t.Errorf("%s: no SQLite writer samples", name)
+		case (name == scCharge || name == scChargeAlone || name == scWAL) && (s.Writer.BusyPercent <= 0 || s.Writer.HeldPerOpUS <= 0):
+			t.Errorf("%s: SQLite writer %+v, want it held during charges", name, *s.Writer)
+		}
+	}
+	if l := e.scenario(scList); l != nil && (l.Extra["bills"] <= 0 || l.Extra["server_cpu_us_per_bill"] <= 0) {
+		t.Errorf("listing: %v bills returned, %v µs per bill", l.Extra["bills"], l.Extra["server_cpu_us_per_bill"])
+	}
+	if w := e.scenario(scWAL); w != nil && w.Available {
+		if z := w.WAL; z == nil || z.Samples < 2 || z.PeakBytes <= 0 || z.PeakBytes < z.FinalBytes || len(z.PerSecondPeakBytes) == 0 || z.DatabaseBytes <= 0 {
+			t.Errorf("WAL sizes %+v", z)
+		}
+	}
+	if w := e.scenario(scWebhookMax); w != nil && w.Available && w.Extra["drain_deliveries"] > 0 {
+		// A drain shorter than a few clock ticks may show no CPU.
+		if d, ok := w.Extra["drain_seconds"]; !ok || (d >= 0.5 && w.Extra["drain_server_cpu_us_per_delivery"] <= 0) {
+			t.Errorf("drain of %v deliveries: %v", w.Extra["drain_deliveries"], w.Extra)
 		}
 	}
 	if len(e.Growth) < 2 {
@@ -75,6 +106,10 @@ func TestSmoke(t *testing.T) {
 		if g.Result.Requests == 0 || g.Result.Errors != 0 {
 			t.Errorf("listing at %d bills: %d requests, %d errors (%s)", g.Bills, g.Result.Requests, g.Result.Errors, g.Result.FirstError)
 		}
+		checkCPU(t, fmt.Sprintf("listing at %d bills", g.Bills), g.Result)
+		if g.Result.Extra["server_cpu_us_per_bill"] <= 0 {
+			t.Errorf("listing at %d bills: no CPU per bill", g.Bills)
+		}
 	}
 	if len(rep.Targets) == 0 {
 		t.Error("no targets evaluated")
@@ -82,7 +117,8 @@ func TestSmoke(t *testing.T) {
 	// The markdown report renders from the same numbers.
 	var md bytes.Buffer
 	rep.writeMarkdown(&md)
-	for _, want := range []string{"| scenario |", scGet, scList, scCharge, "the listing's cost", "## Targets"} {
+	for _, want := range []string{"| scenario |", "server CPU µs/op", "SQLite writer busy %", scGet, scList, scCharge, scOfferPage,
+		"the listing's cost", "CPU µs/bill", "per order + charge", "the write-ahead log under sustained charges", "## Targets"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
@@ -93,19 +129,44 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
+// checkCPU checks a result's server CPU columns: present and positive
+// when operations ran in the window.
+func checkCPU(t *testing.T, name string, r Result) {
+	t.Helper()
+	if r.Requests > 0 && (r.ServerCPU <= 0 || r.ServerCPUSeconds <= 0 || r.ServerCPUPerOpUS <= 0) {
+		t.Errorf("%s: server CPU %v%%, %v s, %v µs/op over %d operations", name, r.ServerCPU, r.ServerCPUSeconds, r.ServerCPUPerOpUS, r.Requests)
+	}
+}
+
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"--connections", "1,2"}, {"--scale", "3"}, {"--reuse"}, {"--postgres", "mysql://x"}, {"extra"}} {
+	t.Parallel()
+	for _, args := range [][]string{{"--connections", "1,2"}, {"--connections", "1,2,3,4,5"}, {"--scale", "3"}, {"--reuse"},
+		{"--postgres", "mysql://x"}, {"--only", "get,pages"}, {"--wal-duration", "0s"}, {"extra"}} {
 		if _, err := parseConfig(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("%v: no error", args)
 		}
 	}
 	c, err := parseConfig([]string{"--smoke", "--connections", "8,4,2"}, &bytes.Buffer{})
-	if err != nil || c.scale != 2000 || c.duration != time.Second || c.getConns != 8 || c.chargeConns != 2 {
+	if err != nil || c.scale != 2000 || c.duration != time.Second || c.getConns != 8 || c.chargeConns != 2 || c.pageConns != 16 || c.walDuration != 2*time.Second {
 		t.Fatalf("smoke config %+v, %v", c, err)
+	}
+	if c.runs("wal") || !c.runs("checkout-page") || !c.runs("webhooks") {
+		t.Errorf("by default every scenario but wal runs: wal %v, checkout-page %v", c.runs("wal"), c.runs("checkout-page"))
+	}
+	c, err = parseConfig([]string{"--only", "offer-page, wal", "--connections", "1,2,3,4"}, &bytes.Buffer{})
+	if err != nil || !c.runs("offer-page") || !c.runs("wal") || c.runs("get") || c.pageConns != 4 || c.walDuration != 5*time.Minute {
+		t.Errorf("--only offer-page,wal: %+v, %v", c, err)
+	}
+	c, err = parseConfig([]string{"--only", "all"}, &bytes.Buffer{})
+	for _, n := range scenarioNames {
+		if err != nil || !c.runs(n) {
+			t.Errorf("--only all does not run %s (%v)", n, err)
+		}
 	}
 }
 
 func TestPercentile(t *testing.T) {
+	t.Parallel()
 	var d []time.Duration
 	for i := 1; i <= 100; i++ {
 		d = append(d, time.Duration(i)*time.Millisecond)
@@ -125,6 +186,7 @@ func TestPercentile(t *testing.T) {
 }
 
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	got := commandLine([]string{"--postgres", "postgres://u@127.0.0.1:5432/p?sslmode=disable", "--scale", "10"})
 	want := "go run ./cmd/parcela-bench --postgres 'postgres://u@127.0.0.1:5432/p?sslmode=disable' --scale 10"
 	if got != want {

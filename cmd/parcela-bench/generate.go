@@ -36,9 +36,17 @@ type generator struct {
 	nosso     int64
 	sample    []string // reservoir of the benchmarked company's bill ids
 	seen      int
+	open      []openBill // reservoir of its pending and overdue bills
+	seenOpen  int
 }
 
-const sampleSize = 100_000
+const (
+	sampleSize     = 100_000
+	openSampleSize = 10_000
+)
+
+// openBill is a bill a payer would open the checkout of.
+type openBill struct{ id, code string }
 
 func newGenerator(cs []*company, cities []string, now time.Time) *generator {
 	return &generator{companies: cs, cities: cities, now: now, rng: rand.New(rand.NewPCG(20261121, 1)), bank: bank.NewSimulated()}
@@ -138,10 +146,6 @@ func (g *generator) billing(ctx context.Context, c *chunk, co *company) error {
 	email := strings.ToLower(fmt.Sprintf("%s.%s%d@example.com", first, last, r.IntN(10000)))
 	email = unaccent.Replace(email)
 
-	type billRow struct {
-		id, status string
-		paidAt     *time.Time
-	}
 	open, lastPaid := 0, time.Time{}
 	for _, s := range sched.Bills {
 		id := newID()
@@ -179,8 +183,9 @@ func (g *generator) billing(ctx context.Context, c *chunk, co *company) error {
 		if status == parcela.BillPending || status == parcela.BillOverdue {
 			open++
 		}
+		code := authCode(r)
 		c.add(tBills, id, co.id, co.env, billingID, orderID, s.Number, string(s.Type), status, s.AmountCents, ms(due), ms(eff), msOrNil(paidAt),
-			authCode(r), s.Details.DownPaymentCents, s.Details.RegistrationFeeCents, s.Details.AmortizationCents, s.Details.InterestCents,
+			code, s.Details.DownPaymentCents, s.Details.RegistrationFeeCents, s.Details.AmortizationCents, s.Details.InterestCents,
 			ms(charged), ms(updated))
 		if co.bench {
 			g.seen++
@@ -188,6 +193,14 @@ func (g *generator) billing(ctx context.Context, c *chunk, co *company) error {
 				g.sample = append(g.sample, id)
 			} else if j := r.IntN(g.seen); j < sampleSize {
 				g.sample[j] = id
+			}
+			if status == parcela.BillPending || status == parcela.BillOverdue {
+				g.seenOpen++
+				if len(g.open) < openSampleSize {
+					g.open = append(g.open, openBill{id, code})
+				} else if j := r.IntN(g.seenOpen); j < openSampleSize {
+					g.open[j] = openBill{id, code}
+				}
 			}
 		}
 

@@ -14,9 +14,12 @@ import (
 )
 
 // The load generator: a fixed number of connections, each a goroutine with
-// its own keep-alive client, issuing operations back to back (closed loop)
-// and recording every latency; percentiles are exact, from the sorted
-// latencies of the measured window.
+// its own keep-alive client, issuing operations back to back (closed loop).
+// The measured window opens after the warm-up and closes duration later;
+// the server's CPU (and writer probe) are read at those two instants, and
+// the window's operations are those that completed between the readings,
+// so the CPU and the operations it is divided by cover the same time.
+// Percentiles are exact, from the window's sorted latencies.
 
 // worker is one connection's goroutine.
 type worker struct {
@@ -24,21 +27,22 @@ type worker struct {
 	client *http.Client
 	rng    *rand.Rand
 	buf    bytes.Buffer
-	extra  []time.Duration // a second latency some operations record (order creation)
+	// What the operation in progress noted, kept if it completes inside
+	// the window.
+	second time.Duration // a second latency (order creation)
 	counts map[string]int64
-	record bool
 }
 
-// count adds to a named counter of the measured window.
+// count adds to a named counter of the current operation.
 func (w *worker) count(name string, n int64) {
-	if !w.record {
-		return
-	}
 	if w.counts == nil {
 		w.counts = map[string]int64{}
 	}
 	w.counts[name] += n
 }
+
+// secondLatency records a second latency for the current operation.
+func (w *worker) secondLatency(d time.Duration) { w.second = d }
 
 // op performs one operation and returns the latency to record.
 type op func(ctx context.Context, w *worker) (time.Duration, error)
@@ -47,6 +51,10 @@ type loadSpec struct {
 	conns            int
 	warmup, duration time.Duration
 	op               op
+	// pid is the server whose CPU is read at the window's edges (0: none);
+	// probe, when set, its SQLite writer.
+	pid   int
+	probe *writerProbe
 	// onMeasure runs when the measured window opens (profiling).
 	onMeasure func()
 }
@@ -63,16 +71,28 @@ type Result struct {
 	P99ms       float64 `json:"p99_ms"`
 	MaxMs       float64 `json:"max_ms"`
 	PeakRSSMB   float64 `json:"peak_rss_mb,omitempty"`
-	// ServerCPU is the server's CPU use over the run, in % of one core.
-	ServerCPU  float64 `json:"server_cpu_percent,omitempty"`
-	VsBaseline float64 `json:"vs_baseline,omitempty"`
-	FirstError string  `json:"first_error,omitempty"`
+	// ServerCPU is the server's CPU use over the window, in % of one core;
+	// ServerCPUSeconds the CPU time itself, and ServerCPUPerOpUS that time
+	// divided by the operations (requests, or deliveries) of the window.
+	ServerCPU        float64 `json:"server_cpu_percent,omitempty"`
+	ServerCPUSeconds float64 `json:"server_cpu_seconds,omitempty"`
+	ServerCPUPerOpUS float64 `json:"server_cpu_us_per_op,omitempty"`
+	// Writer is SQLite's write lock over the window, for the scenarios
+	// that write.
+	Writer     *WriterShare `json:"sqlite_writer,omitempty"`
+	VsBaseline float64      `json:"vs_baseline,omitempty"`
+	FirstError string       `json:"first_error,omitempty"`
+	// WAL is the wal scenario's log sizes.
+	WAL *WALSizes `json:"sqlite_wal,omitempty"`
 	// Extra holds scenario-specific numbers (order creation latency, full
-	// pages, deliveries).
+	// pages, bills returned, deliveries).
 	Extra map[string]float64 `json:"extra,omitempty"`
-	// Available is false for a scenario the server cannot run yet.
+	// Available is false for a scenario the server cannot run (yet).
 	Available bool   `json:"available"`
 	Note      string `json:"note,omitempty"`
+	// completed counts every successful operation, warm-up and the tail
+	// after the window included (what a run wrote).
+	completed int64
 }
 
 func newClient() *http.Client {
@@ -88,25 +108,40 @@ func newClient() *http.Client {
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
 }
 
+// sample is one completed operation.
+type sample struct {
+	done        time.Time
+	lat, second time.Duration
+	counts      map[string]int64
+}
+
 // runLoad runs spec and measures the window after the warm-up. Errors are
-// counted in both phases, so a warm-up failure is never hidden.
+// counted in every phase, so a warm-up failure is never hidden.
 func runLoad(ctx context.Context, name string, spec loadSpec) Result {
 	type outcome struct {
-		lat      []time.Duration
-		extra    []time.Duration
-		counts   map[string]int64
-		errs     int64
-		firstErr string
-		last     time.Time
+		samples   []sample
+		completed int64
+		errs      int64
+		firstErr  string
 	}
 	outs := make([]outcome, spec.conns)
 	start := time.Now()
 	measureAt := start.Add(spec.warmup)
 	end := measureAt.Add(spec.duration)
-	if spec.onMeasure != nil {
-		t := time.AfterFunc(spec.warmup, spec.onMeasure)
-		defer t.Stop()
-	}
+
+	var open, closed reading
+	edges := make(chan struct{})
+	go func() {
+		defer close(edges)
+		sleepUntil(ctx, measureAt)
+		open = readServer(spec.pid, spec.probe)
+		if spec.onMeasure != nil {
+			spec.onMeasure()
+		}
+		sleepUntil(ctx, end)
+		closed = readServer(spec.pid, spec.probe)
+	}()
+
 	var wg sync.WaitGroup
 	for i := range spec.conns {
 		wg.Add(1)
@@ -115,14 +150,11 @@ func runLoad(ctx context.Context, name string, spec loadSpec) Result {
 			w := &worker{id: i, client: newClient(), rng: rand.New(rand.NewPCG(uint64(i)+1, uint64(start.UnixNano())))}
 			defer w.client.CloseIdleConnections()
 			o := &outs[i]
-			o.lat = make([]time.Duration, 0, 4096)
-			for ctx.Err() == nil {
-				t0 := time.Now()
-				if !t0.Before(end) {
-					break
-				}
-				w.record = !t0.Before(measureAt)
+			o.samples = make([]sample, 0, 4096)
+			for ctx.Err() == nil && time.Now().Before(end) {
+				w.second, w.counts = 0, nil
 				d, err := spec.op(ctx, w)
+				done := time.Now()
 				if err != nil {
 					if ctx.Err() != nil {
 						break
@@ -133,54 +165,70 @@ func runLoad(ctx context.Context, name string, spec loadSpec) Result {
 					}
 					continue
 				}
-				if w.record {
-					o.lat = append(o.lat, d)
+				o.completed++
+				if !done.Before(measureAt) {
+					o.samples = append(o.samples, sample{done: done, lat: d, second: w.second, counts: w.counts})
 				}
 			}
-			o.extra, o.counts, o.last = w.extra, w.counts, time.Now()
 		}()
 	}
 	wg.Wait()
+	<-edges
 
 	r := Result{Name: name, Connections: spec.conns, Available: true}
-	var all, extra []time.Duration
+	var all, second []time.Duration
 	counts := map[string]int64{}
-	last := end
 	for _, o := range outs {
-		for k, v := range o.counts {
-			counts[k] += v
-		}
-		all = append(all, o.lat...)
-		extra = append(extra, o.extra...)
+		r.completed += o.completed
 		r.Errors += o.errs
 		if r.FirstError == "" {
 			r.FirstError = o.firstErr
 		}
-		if o.last.After(last) {
-			last = o.last
+		for _, s := range o.samples {
+			if s.done.Before(open.at) || !s.done.Before(closed.at) {
+				continue
+			}
+			all = append(all, s.lat)
+			if s.second > 0 {
+				second = append(second, s.second)
+			}
+			for k, v := range s.counts {
+				counts[k] += v
+			}
 		}
 	}
 	r.Requests = int64(len(all))
-	r.Seconds = last.Sub(measureAt).Seconds()
+	r.Seconds = closed.at.Sub(open.at).Seconds()
 	if r.Seconds > 0 {
 		r.RPS = float64(r.Requests) / r.Seconds
 	}
+	open.until(closed).apply(&r, r.Requests)
 	slices.Sort(all)
 	r.P50ms, r.P99ms = msOf(percentile(all, 0.50)), msOf(percentile(all, 0.99))
 	if len(all) > 0 {
 		r.MaxMs = msOf(all[len(all)-1])
 	}
-	if len(extra) > 0 || len(counts) > 0 {
+	if len(second) > 0 || len(counts) > 0 {
 		r.Extra = map[string]float64{}
 	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
-		r.Extra["second_p50_ms"], r.Extra["second_p99_ms"] = msOf(percentile(extra, 0.50)), msOf(percentile(extra, 0.99))
+	if len(second) > 0 {
+		slices.Sort(second)
+		r.Extra["second_p50_ms"], r.Extra["second_p99_ms"] = msOf(percentile(second, 0.50)), msOf(percentile(second, 0.99))
 	}
 	for k, v := range counts {
 		r.Extra[k] = float64(v)
 	}
 	return r
+}
+
+// sleepUntil sleeps until t or until ctx ends.
+func sleepUntil(ctx context.Context, t time.Time) {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+	}
 }
 
 // percentile is the nearest-rank percentile of sorted durations.

@@ -1,9 +1,11 @@
 // Command parcela-bench seeds a database at a chosen scale, starts the real
 // parcela binary against it and measures the API under load: a bare
 // net/http baseline, GET /bills/{id}, the filtered bill listing (and how
-// its cost grows with the number of bills), order + financed charge, and
-// webhook delivery when the server has it. It prints a markdown table, or
-// one JSON object with --json.
+// its cost grows with the number of bills), the payer's offer and checkout
+// pages when the binary serves them, order + financed charge (and, asked
+// for, minutes of it with SQLite's WAL sampled), and webhook delivery, each
+// with the server's CPU per operation. It prints a markdown table, or one
+// JSON object with --json.
 //
 //	go run ./cmd/parcela-bench                       # SQLite, 1,000,000 bills, 10 s per scenario
 //	go run ./cmd/parcela-bench --smoke               # 2,000 bills, ~1 s per scenario
@@ -20,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -58,7 +61,9 @@ type config struct {
 	getConns    int
 	listConns   int
 	chargeConns int
+	pageConns   int
 	webhookRate int
+	walDuration time.Duration // the sustained charge run of the "wal" scenario
 	smoke       bool
 	json        bool
 	parcelaBin  string
@@ -67,8 +72,17 @@ type config struct {
 	args        []string
 }
 
-// runs tells whether scenario (get, list, charge, webhooks) is to run.
-func (c *config) runs(scenario string) bool { return len(c.only) == 0 || c.only[scenario] }
+// scenarioNames are the names --only takes; "wal" (minutes long) runs only
+// when named, or with "all".
+var scenarioNames = []string{"get", "list", "offer-page", "checkout-page", "charge", "wal", "webhooks"}
+
+// runs tells whether the named scenario is to run.
+func (c *config) runs(scenario string) bool {
+	if len(c.only) == 0 {
+		return scenario != "wal"
+	}
+	return c.only[scenario]
+}
 
 func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("parcela-bench", flag.ContinueOnError)
@@ -82,13 +96,14 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.companies, "companies", 5, "companies seeded; the benchmarked one holds ~80% of the rows")
 	fs.DurationVar(&c.duration, "duration", 10*time.Second, "measured time per scenario")
 	fs.DurationVar(&c.warmup, "warmup", 0, "unmeasured warm-up per scenario (default: duration/5, at most 2s)")
-	conns := fs.String("connections", "64,16,16", "connections for GET /bills/{id}, GET /bills and order+charge")
+	conns := fs.String("connections", "64,16,16,16", "connections for GET /bills/{id}, GET /bills, order+charge and the pages (the fourth is optional)")
 	fs.IntVar(&c.webhookRate, "webhook-rate", 500, "events per second in the webhook scenario")
-	fs.BoolVar(&c.smoke, "smoke", false, "tiny run: 2,000 bills, 1 s per scenario, listing growth at 500 and 2,000 (for tests)")
+	fs.DurationVar(&c.walDuration, "wal-duration", 5*time.Minute, "measured time of the wal scenario's sustained charges (SQLite)")
+	fs.BoolVar(&c.smoke, "smoke", false, "tiny run: 2,000 bills, 1 s per scenario (2 s of sustained charges for wal), listing growth at 500 and 2,000 (for tests)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of markdown")
 	fs.StringVar(&c.parcelaBin, "parcela-bin", "", "parcela binary to run (default: go build ./cmd/parcela into a temporary directory)")
 	fs.StringVar(&c.profileDir, "profile", "", "directory to save a CPU profile of the server during each scenario (from the ops listener)")
-	only := fs.String("only", "", "run only these scenarios, comma-separated: get, list, charge, webhooks (default: all)")
+	only := fs.String("only", "", "run only these scenarios, comma-separated: "+strings.Join(scenarioNames, ", ")+", or all (default: all but wal)")
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -110,17 +125,23 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 		if !set["companies"] {
 			c.companies = 3
 		}
+		if !set["wal-duration"] {
+			c.walDuration = 2 * time.Second
+		}
 	}
 	for _, n := range strings.Split(*only, ",") {
-		switch n = strings.TrimSpace(n); n {
-		case "":
-		case "get", "list", "charge", "webhooks":
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+		case n == "all" || slices.Contains(scenarioNames, n):
 			if c.only == nil {
 				c.only = map[string]bool{}
 			}
-			c.only[n] = true
+			for _, s := range scenarioNames {
+				c.only[s] = c.only[s] || n == "all" || s == n
+			}
 		default:
-			return nil, fmt.Errorf("%w: --only: unknown scenario %q (get, list, charge, webhooks)", errUsage, n)
+			return nil, fmt.Errorf("%w: --only: unknown scenario %q (%s, all)", errUsage, n, strings.Join(scenarioNames, ", "))
 		}
 	}
 	var err error
@@ -128,12 +149,15 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("%w: --growth: %v", errUsage, err)
 	}
 	cs, err := intList(*conns)
-	if err != nil || len(cs) != 3 {
-		return nil, fmt.Errorf("%w: --connections wants three numbers, like 64,16,16", errUsage)
+	if err != nil || len(cs) < 3 || len(cs) > 4 {
+		return nil, fmt.Errorf("%w: --connections wants three or four numbers, like 64,16,16,16", errUsage)
 	}
-	c.getConns, c.listConns, c.chargeConns = cs[0], cs[1], cs[2]
-	if c.scale < 24 || c.companies < 1 || c.duration <= 0 || c.webhookRate <= 0 {
-		return nil, fmt.Errorf("%w: --scale must be at least 24, --companies at least 1, --duration and --webhook-rate positive", errUsage)
+	c.getConns, c.listConns, c.chargeConns, c.pageConns = cs[0], cs[1], cs[2], 16
+	if len(cs) == 4 {
+		c.pageConns = cs[3]
+	}
+	if c.scale < 24 || c.companies < 1 || c.duration <= 0 || c.webhookRate <= 0 || c.walDuration <= 0 {
+		return nil, fmt.Errorf("%w: --scale must be at least 24, --companies at least 1, --duration, --wal-duration and --webhook-rate positive", errUsage)
 	}
 	for _, n := range cs {
 		if n < 1 {
@@ -181,7 +205,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 
 	bin := cfg.parcelaBin
 	if bin == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +23,12 @@ const (
 	scGet    = "GET /bills/{id}"
 	scList   = "GET /bills?status&due_date range, per_page=100"
 	scCharge = "POST /orders + POST /orders/{id}/charge (financed, 12 bills)"
-	listPage = 100
+	// The payer's pages, served by the same binary on the sandbox listener.
+	scOfferPage    = "GET /pay/{company_slug}/offers/{offer_id} (offer page)"
+	scCheckoutPage = "GET /checkout/bills/{id}?code= (bill checkout page)"
+	scChargeAlone  = "POST /orders + charge, one connection (no contention)"
+	scWAL          = "POST /orders + charge, sustained (SQLite WAL sampled)"
+	listPage       = 100
 )
 
 type bench struct {
@@ -50,7 +57,7 @@ func sqliteTarget(cfg *config, tmp string) engineTarget {
 		path := filepath.Join(tmp, label+".db")
 		return "sqlite:" + path, func() {
 			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(path + suffix)
+				_ = os.Remove(path + suffix)
 			}
 		}, nil
 	}}
@@ -64,7 +71,7 @@ func postgresTarget(cfg *config) engineTarget {
 		}
 		name := fmt.Sprintf("parcela_bench_%s_%d", label, time.Now().UnixNano()%1e9)
 		admin := func(q string) error {
-			db, err := sqldb.Open(context.WithoutCancel(ctx), cfg.postgres, nil)
+			db, err := sqldb.Open(context.WithoutCancel(ctx), cfg.postgres, sqldb.Config{})
 			if err != nil {
 				return err
 			}
@@ -76,8 +83,16 @@ func postgresTarget(cfg *config) engineTarget {
 			return "", nil, fmt.Errorf("create database: %w", err)
 		}
 		u.Path = "/" + name
-		return u.String(), func() { admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") }, nil
+		return u.String(), func() { _ = admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") }, nil
 	}}
+}
+
+// sqlitePath is the file of a "sqlite:PATH" database, "" for any other.
+func sqlitePath(dsn string) string {
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		return p
+	}
+	return ""
 }
 
 // runEngine seeds the main database, measures every scenario on it, then
@@ -102,8 +117,9 @@ func (b *bench) runEngine(ctx context.Context, e engineTarget) (*EngineReport, e
 	if err != nil {
 		return er, err
 	}
-	defer srv.stop()
+	defer func() { _ = srv.stop() }()
 	srv.engine = e.name
+	srv.sqlitePath = sqlitePath(dsn)
 	settled, err := settle(ctx, srv.pid(), 2*time.Minute)
 	if err != nil {
 		return er, err
@@ -111,29 +127,44 @@ func (b *bench) runEngine(ctx context.Context, e engineTarget) (*EngineReport, e
 	er.SettleSeconds = settled.Seconds()
 	b.logf("%s: server up, idle after %.1f s (start-up sweeps)", e.name, settled.Seconds())
 
-	if !b.baselineDone && (cfg.runs("get") || cfg.runs("list")) {
+	if !b.baselineDone && (cfg.runs("get") || cfg.runs("list") || cfg.runs("offer-page") || cfg.runs("checkout-page")) {
 		if err := b.runBaseline(ctx, srv, s); err != nil {
 			return er, fmt.Errorf("baseline: %w", err)
 		}
 		b.baselineDone = true
 	}
-	run := func(name string, conns int, o op) Result {
-		b.logf("%s: %s, %d connections", e.name, name, conns)
-		r := b.measure(ctx, srv, e.name, name, conns, o)
-		b.logf("%s:   %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors, peak RSS %.0f MB, server CPU %.0f%%",
-			e.name, r.RPS, r.P50ms, r.P99ms, r.Errors, r.PeakRSSMB, r.ServerCPU)
+	run := func(sc scenario) Result {
+		b.logf("%s: %s, %d connections", e.name, sc.name, sc.conns)
+		r := b.measure(ctx, srv, sc)
+		logResult(b.logf, e.name, r)
 		return r
 	}
 	var listed *Result
 	if cfg.runs("get") {
-		er.Scenarios = append(er.Scenarios, run(scGet, cfg.getConns, getOp(srv.sandbox, s.token, s.billIDs)))
+		er.Scenarios = append(er.Scenarios, run(scenario{name: scGet, conns: cfg.getConns, op: getOp(srv.sandbox, s.token, s.billIDs)}))
 	}
 	if cfg.runs("list") {
-		r := run(scList, cfg.listConns, listOp(srv.sandbox, s.token, s.now))
+		r := run(scenario{name: scList, conns: cfg.listConns, op: listOp(srv.sandbox, s.token, s.now)})
+		cpuPerBill(&r)
 		er.Scenarios, listed = append(er.Scenarios, r), &r
 	}
+	if cfg.runs("offer-page") {
+		er.Scenarios = append(er.Scenarios, b.page(ctx, srv, scOfferPage, offerPageURLs(srv.sandbox, s)))
+	}
+	if cfg.runs("checkout-page") {
+		er.Scenarios = append(er.Scenarios, b.page(ctx, srv, scCheckoutPage, checkoutPageURLs(srv.sandbox, s)))
+	}
 	if cfg.runs("charge") {
-		er.Scenarios = append(er.Scenarios, run(scCharge, cfg.chargeConns, chargeOp(srv.sandbox, s.token, s.offerID, s.financedID)))
+		charge := chargeOp(srv.sandbox, s.token, s.offerID, s.financedID)
+		er.Scenarios = append(er.Scenarios, run(scenario{name: scCharge, conns: cfg.chargeConns, op: charge, writes: true}))
+		// Alone, a charge's writer time is its own work; under load it
+		// also holds the writer while waiting for a core.
+		if cfg.chargeConns > 1 {
+			er.Scenarios = append(er.Scenarios, run(scenario{name: scChargeAlone, conns: 1, op: charge, writes: true}))
+		}
+	}
+	if cfg.runs("wal") {
+		er.Scenarios = append(er.Scenarios, b.wal(ctx, srv, s))
 	}
 	// Last: its webhooks make every later charge fan out.
 	if cfg.runs("webhooks") {
@@ -182,29 +213,51 @@ func (b *bench) growthPoint(ctx context.Context, e engineTarget, n int) (*Growth
 	if err != nil {
 		return nil, err
 	}
-	defer srv.stop()
+	defer func() { _ = srv.stop() }()
 	srv.engine = e.name
+	srv.sqlitePath = sqlitePath(dsn)
 	if _, err := settle(ctx, srv.pid(), 2*time.Minute); err != nil {
 		return nil, err
 	}
-	r := b.measure(ctx, srv, e.name, scList+" @"+strconv.Itoa(s.Bills), b.cfg.listConns, listOp(srv.sandbox, s.token, s.now))
+	r := b.measure(ctx, srv, scenario{name: scList + " @" + strconv.Itoa(s.Bills), conns: b.cfg.listConns, op: listOp(srv.sandbox, s.token, s.now)})
 	r.Name = scList
-	b.logf("%s:   %d bills: %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors", e.name, s.Bills, r.RPS, r.P50ms, r.P99ms, r.Errors)
+	cpuPerBill(&r)
+	b.logf("%s:   %d bills: %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors, server CPU %.0f µs/page, %.1f µs/bill", e.name, s.Bills,
+		r.RPS, r.P50ms, r.P99ms, r.Errors, r.ServerCPUPerOpUS, r.Extra["server_cpu_us_per_bill"])
 	if err := srv.stop(); err != nil {
 		return nil, fmt.Errorf("parcela serve exited with %v\n%s", err, srv.stderr.String())
 	}
 	return &GrowthPoint{Bills: s.Bills, SeedSeconds: s.Seconds, Result: r}, nil
 }
 
-// measure runs one scenario against srv, with its peak RSS and, when asked,
-// a CPU profile of the measured window.
-func (b *bench) measure(ctx context.Context, srv *parcelaServer, engine, name string, conns int, o op) Result {
+// scenario is one closed-loop run against the server.
+type scenario struct {
+	name     string
+	conns    int
+	op       op
+	duration time.Duration // 0: --duration
+	// writes: the scenario writes, so on SQLite its writer is probed.
+	writes bool
+}
+
+// measure runs sc against srv, with the server's CPU over the window, its
+// peak RSS, the SQLite writer's share when sc writes, and, when asked, a
+// CPU profile of the window.
+func (b *bench) measure(ctx context.Context, srv *parcelaServer, sc scenario) Result {
 	resetPeakRSS(srv.pid())
-	spec := loadSpec{conns: conns, warmup: b.cfg.warmup, duration: b.cfg.duration, op: o}
+	spec := loadSpec{conns: sc.conns, warmup: b.cfg.warmup, duration: cmp.Or(sc.duration, b.cfg.duration), op: sc.op, pid: srv.pid()}
+	if sc.writes {
+		p, err := startWriterProbe(srv.sqlitePath)
+		if err != nil {
+			b.logf("%s: no SQLite writer probe: %v", sc.name, err)
+		}
+		defer p.stop()
+		spec.probe = p
+	}
 	var wg sync.WaitGroup
 	if b.cfg.profileDir != "" {
-		secs := max(1, min(5, int(b.cfg.duration.Seconds())-1))
-		path := filepath.Join(b.cfg.profileDir, profileName(engine, name))
+		secs := max(1, min(5, int(spec.duration.Seconds())-1))
+		path := filepath.Join(b.cfg.profileDir, profileName(srv.engine, sc.name))
 		spec.onMeasure = func() {
 			wg.Add(1)
 			go func() {
@@ -215,12 +268,31 @@ func (b *bench) measure(ctx context.Context, srv *parcelaServer, engine, name st
 			}()
 		}
 	}
-	cpu := startCPU(srv.pid())
-	r := runLoad(ctx, name, spec)
-	r.ServerCPU = cpu.percent()
+	r := runLoad(ctx, sc.name, spec)
 	wg.Wait()
 	r.PeakRSSMB = peakRSS(srv.pid())
 	return r
+}
+
+// logResult logs a scenario's main numbers.
+func logResult(logf func(string, ...any), engine string, r Result) {
+	if !r.Available {
+		logf("%s:   %s", engine, r.Note)
+		return
+	}
+	writer := ""
+	if r.Writer != nil {
+		writer = fmt.Sprintf(", SQLite writer busy %.0f%% (%.0f µs/op)", r.Writer.BusyPercent, r.Writer.HeldPerOpUS)
+	}
+	logf("%s:   %.0f req/s, p50 %.2f ms, p99 %.2f ms, %d errors, peak RSS %.0f MB, server CPU %.0f%% (%.0f µs/op)%s",
+		engine, r.RPS, r.P50ms, r.P99ms, r.Errors, r.PeakRSSMB, r.ServerCPU, r.ServerCPUPerOpUS, writer)
+}
+
+// cpuPerBill adds a listing's server CPU per bill returned.
+func cpuPerBill(r *Result) {
+	if n := r.Extra["bills"]; n > 0 && r.ServerCPUSeconds > 0 {
+		r.Extra["server_cpu_us_per_bill"] = r.ServerCPUSeconds * 1e6 / n
+	}
 }
 
 func profileName(engine, scenario string) string {
@@ -253,14 +325,12 @@ func (b *bench) runBaseline(ctx context.Context, srv *parcelaServer, s *seeded) 
 	if err != nil {
 		return err
 	}
-	defer c.stop()
-	conns := []int{b.cfg.getConns, b.cfg.listConns, b.cfg.chargeConns}
+	defer func() { _ = c.stop() }()
+	conns := []int{b.cfg.getConns, b.cfg.listConns, b.cfg.chargeConns, b.cfg.pageConns}
 	slices.Sort(conns)
 	for _, n := range slices.Compact(conns) {
 		b.logf("baseline: bare net/http, %d-byte body, %d connections", len(body), n)
-		cpu := startCPU(c.pid())
-		r := runLoad(ctx, "baseline", loadSpec{conns: n, warmup: b.cfg.warmup, duration: b.cfg.duration, op: baselineOp(addr+"/bill", s.token)})
-		r.ServerCPU = cpu.percent()
+		r := runLoad(ctx, "baseline", loadSpec{conns: n, warmup: b.cfg.warmup, duration: b.cfg.duration, op: baselineOp(addr+"/bill", s.token), pid: c.pid()})
 		r.PeakRSSMB = peakRSS(c.pid())
 		r.Extra = map[string]float64{"body_bytes": float64(len(body))}
 		b.logf("baseline:   %.0f req/s, p50 %.2f ms, p99 %.2f ms", r.RPS, r.P50ms, r.P99ms)
@@ -298,12 +368,16 @@ func listOp(base, token string, now time.Time) op {
 			return d, err
 		}
 		w.count("pages", 1)
+		w.count("bills", int64(bytes.Count(body, billKey)))
 		if totalItems(body) >= listPage {
 			w.count("full_pages", 1)
 		}
 		return d, nil
 	}
 }
+
+// billKey occurs once in every bill of a page (and nowhere else in it).
+var billKey = []byte(`"bill_type"`)
 
 // totalItems reads "total_items" from a page without decoding it.
 func totalItems(body []byte) int {
@@ -346,12 +420,10 @@ func chargeOp(base, token, offerID, financedID string) op {
 		if err != nil {
 			return d, err
 		}
-		if n := bytes.Count(body, []byte(`"bill_type"`)); n != 12 {
+		if n := bytes.Count(body, billKey); n != 12 {
 			return d, fmt.Errorf("charge answered %d bills, want 12", n)
 		}
-		if w.record {
-			w.extra = append(w.extra, t1.Sub(t0))
-		}
+		w.secondLatency(t1.Sub(t0))
 		return d, nil
 	}
 }

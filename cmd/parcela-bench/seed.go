@@ -49,12 +49,14 @@ type SeedReport struct {
 // seeded is what the scenarios need from the seeded database.
 type seeded struct {
 	SeedReport
-	token      string
-	companyID  string
-	offerID    string
-	financedID string
-	billIDs    []string // a uniform sample of the benchmarked company's bills
-	now        time.Time
+	token       string
+	companyID   string
+	companySlug string
+	offerID     string
+	financedID  string
+	billIDs     []string   // a uniform sample of the benchmarked company's bills
+	openBills   []openBill // a uniform sample of its pending and overdue bills
+	now         time.Time
 }
 
 type table struct {
@@ -152,7 +154,8 @@ func createCompany(ctx context.Context, db *sqldb.DB, i int, env parcela.Environ
 	if err := json.Unmarshal([]byte(productJSON), &pin); err != nil {
 		return nil, err
 	}
-	p, err := db.CreateProduct(ctx, a, pin)
+	catalog := parcela.NewCatalog(db, parcela.SystemClock{})
+	p, err := catalog.CreateProduct(ctx, a, pin)
 	if err != nil {
 		return nil, fmt.Errorf("create product: %w", err)
 	}
@@ -160,7 +163,7 @@ func createCompany(ctx context.Context, db *sqldb.DB, i int, env parcela.Environ
 	if err := json.Unmarshal(fmt.Appendf(nil, offerJSON, p.ID), &oreq); err != nil {
 		return nil, err
 	}
-	o, err := db.CreateOffer(ctx, a, oreq)
+	o, err := catalog.CreateOffer(ctx, a, oreq)
 	if err != nil {
 		return nil, fmt.Errorf("create offer: %w", err)
 	}
@@ -179,7 +182,7 @@ func createCompany(ctx context.Context, db *sqldb.DB, i int, env parcela.Environ
 // seed fills a migrated database at dsn with about bills bills.
 func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, logf func(string, ...any)) (*seeded, error) {
 	start := time.Now()
-	db, err := sqldb.Open(ctx, dsn, nil)
+	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -243,13 +246,13 @@ func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, log
 	// grouped pass (RecountBills) instead of a delta per bill.
 	triggers, err := dropTriggers(ctx, raw, db.Dialect())
 	if err != nil {
-		restoreIndexes(context.WithoutCancel(ctx), raw, indexes)
+		_ = restoreIndexes(context.WithoutCancel(ctx), raw, indexes)
 		return nil, err
 	}
 	rebuilt := false
 	defer func() {
 		if !rebuilt {
-			restoreIndexes(context.WithoutCancel(ctx), raw, append(indexes, triggers...))
+			_ = restoreIndexes(context.WithoutCancel(ctx), raw, append(indexes, triggers...))
 		}
 	}()
 
@@ -334,8 +337,8 @@ func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, log
 	rows := rep.Bills + rep.Payments + rep.Billings + 2*rep.Orders
 	rep.RowsPerSecond = float64(rows) / rep.Seconds
 	rep.BenchmarkBills = cs[0].billings * installments
-	return &seeded{SeedReport: rep, token: token, companyID: cs[0].id, offerID: cs[0].offerID, financedID: cs[0].financedID,
-		billIDs: g.sample, now: now}, nil
+	return &seeded{SeedReport: rep, token: token, companyID: cs[0].id, companySlug: benchSlug, offerID: cs[0].offerID, financedID: cs[0].financedID,
+		billIDs: g.sample, openBills: g.open, now: now}, nil
 }
 
 // bulkTables are the tables the bulk path fills.
@@ -368,7 +371,7 @@ func dropIndexes(ctx context.Context, raw *sql.DB, d sqldb.Dialect) ([]string, e
 	}
 	for i, name := range names {
 		if _, err := raw.ExecContext(ctx, "DROP INDEX "+name); err != nil {
-			restoreIndexes(context.WithoutCancel(ctx), raw, defs[:i])
+			_ = restoreIndexes(context.WithoutCancel(ctx), raw, defs[:i])
 			return nil, err
 		}
 	}
@@ -406,7 +409,7 @@ func dropTriggers(ctx context.Context, raw *sql.DB, d sqldb.Dialect) ([]string, 
 	}
 	for i, drop := range drops {
 		if _, err := raw.ExecContext(ctx, drop); err != nil {
-			restoreIndexes(context.WithoutCancel(ctx), raw, defs[:i])
+			_ = restoreIndexes(context.WithoutCancel(ctx), raw, defs[:i])
 			return nil, err
 		}
 	}
@@ -425,7 +428,7 @@ func restoreIndexes(ctx context.Context, raw *sql.DB, defs []string) error {
 // loadSeeded picks up a database seeded earlier (nil when there is none).
 func loadSeeded(ctx context.Context, db *sqldb.DB) (*seeded, error) {
 	raw, d := db.SQLDB(), db.Dialect()
-	s := &seeded{now: time.Now()}
+	s := &seeded{now: time.Now(), companySlug: benchSlug}
 	err := raw.QueryRowContext(ctx, rebind(d, `SELECT id FROM companies WHERE slug = ?`), benchSlug).Scan(&s.companyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -464,8 +467,24 @@ func loadSeeded(ctx context.Context, db *sqldb.DB) (*seeded, error) {
 		}
 		s.billIDs = append(s.billIDs, id)
 	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	s.Reused, s.BenchmarkBills = true, len(s.billIDs)
-	return s, rows.Err()
+	open, err := raw.QueryContext(ctx, rebind(d, `SELECT id, authentication_code FROM bills WHERE company_id = ? AND environment = 'sandbox'
+		AND status IN ('pending', 'overdue') ORDER BY random() LIMIT `+strconv.Itoa(openSampleSize)), s.companyID)
+	if err != nil {
+		return nil, err
+	}
+	defer open.Close()
+	for open.Next() {
+		var b openBill
+		if err := open.Scan(&b.id, &b.code); err != nil {
+			return nil, err
+		}
+		s.openBills = append(s.openBills, b)
+	}
+	return s, open.Err()
 }
 
 func cityIDs(ctx context.Context, raw *sql.DB, d sqldb.Dialect) ([]string, error) {

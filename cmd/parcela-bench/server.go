@@ -118,10 +118,10 @@ func startChild(ctx context.Context, path string, args, env, want []string) (*ch
 		case <-c.done:
 			return nil, nil, fmt.Errorf("%s exited early: %v\n%s", filepath.Base(path), c.err, c.stderr.String())
 		case <-timeout.C:
-			c.stop()
+			_ = c.stop()
 			return nil, nil, fmt.Errorf("%s printed no addresses in 2 minutes\n%s", filepath.Base(path), c.stderr.String())
 		case <-ctx.Done():
-			c.stop()
+			_ = c.stop()
 			return nil, nil, ctx.Err()
 		}
 	}
@@ -134,12 +134,12 @@ func (c *child) stop() error {
 		return c.err
 	default:
 	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-c.done:
 		return c.err
 	case <-time.After(30 * time.Second):
-		c.cmd.Process.Kill()
+		_ = c.cmd.Process.Kill()
 		<-c.done
 		return errors.New("did not stop within 30 s of SIGTERM; killed")
 	}
@@ -152,6 +152,7 @@ type parcelaServer struct {
 	*child
 	sandbox, production, ops string
 	engine                   string
+	sqlitePath               string // the database file on SQLite
 }
 
 func startParcela(ctx context.Context, bin, dsn string) (*parcelaServer, error) {
@@ -168,7 +169,7 @@ func startParcela(ctx context.Context, bin, dsn string) (*parcelaServer, error) 
 	}
 	s := &parcelaServer{child: c, sandbox: addrs["sandbox"], production: addrs["production"], ops: addrs["operations"]}
 	if err := waitHealthy(ctx, s.sandbox+"/readyz"); err != nil {
-		c.stop()
+		_ = c.stop()
 		return nil, fmt.Errorf("%w\n%s", err, c.stderr.String())
 	}
 	return s, nil
@@ -191,23 +192,6 @@ func waitHealthy(ctx context.Context, url string) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// cpuTicks is the process's user+system CPU time in clock ticks.
-func cpuTicks(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name, which is in parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	s, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + s, nil
 }
 
 // settle waits until the server is idle (its start-up sweeps are done):
@@ -235,28 +219,6 @@ func settle(ctx context.Context, pid int, max time.Duration) (time.Duration, err
 		prev = cur
 	}
 	return time.Since(start), nil
-}
-
-// cpuMeter measures a process's CPU use from now on.
-type cpuMeter struct {
-	pid   int
-	ticks int64
-	at    time.Time
-}
-
-func startCPU(pid int) cpuMeter {
-	t, _ := cpuTicks(pid)
-	return cpuMeter{pid: pid, ticks: t, at: time.Now()}
-}
-
-// percent is the CPU used since start, in % of one core (100 ticks/s).
-func (m cpuMeter) percent() float64 {
-	t, err := cpuTicks(m.pid)
-	d := time.Since(m.at).Seconds()
-	if err != nil || d <= 0 {
-		return 0
-	}
-	return float64(t-m.ticks) / d
 }
 
 // peakRSS is the process's peak resident set (VmHWM) in MiB.

@@ -35,11 +35,21 @@ const (
 
 // receiver accepts notifications and remembers when each event arrived.
 type receiver struct {
-	url string
-	srv *http.Server
-	mu  sync.Mutex
-	got map[string]arrival // by webhook-id (the event id)
-	bad atomic.Int64
+	url   string
+	srv   *http.Server
+	mu    sync.Mutex
+	got   map[string]arrival // by webhook-id (the event id)
+	watch *watch
+	bad   atomic.Int64
+}
+
+// watch waits for the n-th arrival of an event created at or after since;
+// the handler that receives it calls reached at once, so the server's
+// counters are read at that arrival, not at the next poll.
+type watch struct {
+	since   time.Time
+	n, seen int
+	reached func()
 }
 
 type arrival struct {
@@ -53,7 +63,7 @@ func startReceiver() (*receiver, error) {
 	}
 	r := &receiver{url: "http://" + ln.Addr().String(), got: map[string]arrival{}}
 	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 10 * time.Second}
-	go r.srv.Serve(ln)
+	go func() { _ = r.srv.Serve(ln) }() // ends with ErrServerClosed at shutdown
 	return r, nil
 }
 
@@ -87,11 +97,20 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 		created = env.CreatedAt
 	}
+	var reached func()
 	r.mu.Lock()
 	if _, dup := r.got[id]; !dup {
 		r.got[id] = arrival{created: created, received: now}
+		if wt := r.watch; wt != nil && !created.Before(wt.since) {
+			if wt.seen++; wt.seen >= wt.n {
+				reached, r.watch = wt.reached, nil
+			}
+		}
 	}
 	r.mu.Unlock()
+	if reached != nil {
+		reached()
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -110,16 +129,45 @@ func (r *receiver) since(t time.Time) []arrival {
 	return out
 }
 
-// waitFor waits until n events created since t arrived, for at most max.
-func (r *receiver) waitFor(ctx context.Context, t time.Time, n int, max time.Duration) []arrival {
-	deadline := time.Now().Add(max)
-	for {
-		got := r.since(t)
-		if len(got) >= n || time.Now().After(deadline) || ctx.Err() != nil {
-			return got
+// waitFor waits until n events created since t arrived, for at most max,
+// and returns them with read's reading at the n-th arrival (or at the end
+// of the wait, when some never came).
+func (r *receiver) waitFor(ctx context.Context, t time.Time, n int, max time.Duration, read func() reading) ([]arrival, reading) {
+	t = t.Truncate(time.Millisecond) // created_at has millisecond precision
+	at := make(chan reading, 1)
+	reached := func() { at <- read() }
+	r.mu.Lock()
+	seen := 0
+	for _, a := range r.got {
+		if !a.created.Before(t) {
+			seen++
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	if seen < n {
+		r.watch = &watch{since: t, n: n, seen: seen, reached: reached}
+	}
+	r.mu.Unlock()
+	if seen >= n {
+		reached()
+	}
+	timer := time.NewTimer(max)
+	defer timer.Stop()
+	var end reading
+	select {
+	case end = <-at:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	stale := r.watch != nil
+	r.watch = nil
+	r.mu.Unlock()
+	if stale {
+		end = read()
+	} else if end.at.IsZero() {
+		end = <-at // reached between the timer and the lock
+	}
+	return r.since(t), end
 }
 
 // webhooks runs both webhook scenarios, or reports them unavailable when
@@ -152,63 +200,79 @@ func (b *bench) webhooks(ctx context.Context, srv *parcelaServer, s *seeded) []R
 		}
 		// Leave the database as it was found (--reuse): later charges must
 		// not fan out to a receiver that is gone.
-		defer w.do(context.WithoutCancel(ctx), "DELETE", srv.sandbox+"/external_api/v1/webhooks/"+created.ID, s.token, nil, 204)
+		defer func() {
+			_, _ = w.do(context.WithoutCancel(ctx), "DELETE", srv.sandbox+"/external_api/v1/webhooks/"+created.ID, s.token, nil, 204)
+		}()
 	}
 	charge := chargeOp(srv.sandbox, s.token, s.offerID, s.financedID)
 	drainMax := max(30*time.Second, 12*b.cfg.duration)
 
-	// Fixed rate.
+	probe, err := startWriterProbe(srv.sqlitePath)
+	if err != nil {
+		b.logf("webhooks: no SQLite writer probe: %v", err)
+	}
+	defer probe.stop()
+	read := func() reading { return readServer(srv.pid(), probe) }
+
+	// Fixed rate. The window runs from the first charge to the last
+	// delivery's arrival; its CPU includes the charges that made the events.
 	b.logf("%s: %d events/s for %s", scWebhookRate, b.cfg.webhookRate, b.cfg.duration)
 	resetPeakRSS(srv.pid())
 	b.profile(ctx, srv, scWebhookRate)
-	cpu := startCPU(srv.pid())
-	start := time.Now()
+	first := read()
 	sales, errs, firstErr := paced(ctx, charge, float64(b.cfg.webhookRate)/eventsPerSale, b.cfg.duration, b.cfg.chargeConns)
 	want := int(sales) * eventsPerSale
-	got := rec.waitFor(ctx, start, want, drainMax)
-	r1 := deliveryResult(scWebhookRate, b.cfg.chargeConns, start, got, want, errs, firstErr)
-	r1.ServerCPU = cpu.percent()
+	got, last := rec.waitFor(ctx, first.at, want, drainMax, read)
+	r1 := deliveryResult(scWebhookRate, b.cfg.chargeConns, first.at, got, want, errs, firstErr)
+	first.until(last).apply(&r1, int64(len(got)))
 	r1.Extra["events_per_second_target"] = float64(b.cfg.webhookRate)
 	r1.Extra["events_per_second_written"] = float64(want) / b.cfg.duration.Seconds()
 	r1.PeakRSSMB = peakRSS(srv.pid())
-	b.logf("%s:   %.0f deliveries/s, event to receipt p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors",
-		scWebhookRate, r1.RPS, r1.P50ms, r1.P99ms, len(got), want, r1.Errors)
+	b.logf("%s:   %.0f deliveries/s, event to receipt p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors, server CPU %.0f µs/delivery",
+		scWebhookRate, r1.RPS, r1.P50ms, r1.P99ms, len(got), want, r1.Errors, r1.ServerCPUPerOpUS)
 
-	// Saturated: as many charges as the server takes, then the drain.
+	// Saturated: as many charges as the server takes, then the drain, whose
+	// window runs from the end of the charges to the last arrival: the
+	// server does nothing but deliver in it.
 	b.logf("%s: %d connections for %s", scWebhookMax, b.cfg.chargeConns, b.cfg.duration)
 	resetPeakRSS(srv.pid())
-	start = time.Now()
-	cpu = startCPU(srv.pid())
+	first = read()
 	lr := runLoad(ctx, scWebhookMax, loadSpec{conns: b.cfg.chargeConns, duration: b.cfg.duration, op: charge})
-	stopped := time.Now()
-	want = int(lr.Requests) * eventsPerSale
+	want = int(lr.completed) * eventsPerSale
 	b.profile(ctx, srv, scWebhookMax+" drain")
-	drainCPU := startCPU(srv.pid())
-	got = rec.waitFor(ctx, start, want, drainMax)
-	r2 := deliveryResult(scWebhookMax, b.cfg.chargeConns, start, got, want, lr.Errors, lr.FirstError)
+	stopped := read()
+	got, last = rec.waitFor(ctx, first.at, want, drainMax, read)
+	r2 := deliveryResult(scWebhookMax, b.cfg.chargeConns, first.at, got, want, lr.Errors, lr.FirstError)
+	first.until(last).apply(&r2, int64(len(got)))
 	r2.Extra["charges_per_second"] = lr.RPS
-	r2.Extra["drain_server_cpu_percent"] = drainCPU.percent()
-	r2.ServerCPU = cpu.percent()
 	r2.Extra["events_per_second_written"] = float64(want) / lr.Seconds
-	var before, drainEnd int
-	drainLast := stopped
+	var before, drained int
 	for _, a := range got {
-		if a.received.Before(stopped) {
+		if a.received.Before(stopped.at) {
 			before++
 		} else {
-			drainEnd++
-			if a.received.After(drainLast) {
-				drainLast = a.received
-			}
+			drained++
 		}
 	}
 	r2.Extra["backlog_at_stop"] = float64(want - before)
-	if d := drainLast.Sub(stopped).Seconds(); drainEnd >= 100 && d > 0 {
-		r2.Extra["drain_deliveries_per_second"] = float64(drainEnd) / d
+	r2.Extra["drain_deliveries"] = float64(drained)
+	drain := stopped.until(last)
+	if drained > 0 && drain.seconds > 0 {
+		r2.Extra["drain_seconds"] = drain.seconds
+		r2.Extra["drain_server_cpu_percent"] = drain.cpuPercent()
+		r2.Extra["drain_server_cpu_us_per_delivery"] = drain.perOp(float64(drained))
+		if drained >= 100 {
+			r2.Extra["drain_deliveries_per_second"] = float64(drained) / drain.seconds
+		}
+		if w := drain.share(float64(drained)); w != nil {
+			r2.Extra["drain_sqlite_writer_busy_percent"] = w.BusyPercent
+			r2.Extra["drain_sqlite_writer_held_us_per_delivery"] = w.HeldPerOpUS
+		}
 	}
 	r2.PeakRSSMB = peakRSS(srv.pid())
-	b.logf("%s:   %.0f deliveries/s (%.0f charges/s, %.0f events/s written, drain %.0f/s), p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors",
-		scWebhookMax, r2.RPS, lr.RPS, r2.Extra["events_per_second_written"], r2.Extra["drain_deliveries_per_second"], r2.P50ms, r2.P99ms, len(got), want, r2.Errors)
+	b.logf("%s:   %.0f deliveries/s (%.0f charges/s, %.0f events/s written, drain %.0f/s at %.0f µs of server CPU each), p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors",
+		scWebhookMax, r2.RPS, lr.RPS, r2.Extra["events_per_second_written"], r2.Extra["drain_deliveries_per_second"],
+		r2.Extra["drain_server_cpu_us_per_delivery"], r2.P50ms, r2.P99ms, len(got), want, r2.Errors)
 	if n := rec.bad.Load(); n > 0 {
 		r2.Errors += n
 		r2.FirstError = fmt.Sprintf("%d notifications without webhook-id or created_at", n)
@@ -268,7 +332,7 @@ func paced(ctx context.Context, o op, rate float64, d time.Duration, conns int) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{id: i, client: newClient(), record: true}
+			w := &worker{id: i, client: newClient()}
 			defer w.client.CloseIdleConnections()
 			for range jobs {
 				if _, err := o(ctx, w); err != nil {

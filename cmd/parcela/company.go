@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
 	"time"
 
 	"parcela"
+	"parcela/sqldb"
 )
 
 func cmdCompany(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -37,6 +39,13 @@ func companyCreate(ctx context.Context, args []string, getenv func(string) strin
 	fs.Var(&rateFlag{r: &c.RegistrationFee}, "registration-fee", "registration fee rate")
 	fs.Var(&rateFlag{r: &c.FineRate}, "fine-rate", "late fine rate (at most 0.02)")
 	fs.Var(&rateFlag{r: &c.MonthlyInterestRate}, "monthly-interest-rate", "late interest per month")
+	fs.IntVar(&c.BoletoGraceBusinessDays, "boleto-grace-business-days", c.BoletoGraceBusinessDays,
+		"business days an unpaid boleto waits for the bank's notice after its last payable day before it expires (0 to 5)")
+	// The platform's fee and the smallest installment are the operator's
+	// to set: offers take them from the company, never from the seller.
+	fs.StringVar(&c.TakeRateType, "take-rate-type", c.TakeRateType, "the platform's fee per payment: percentage or absolute")
+	fs.Var(&rateFlag{r: &c.TakeRateValue}, "take-rate-value", "the platform's fee: a fraction of each payment (percentage) or cents (absolute)")
+	fs.Int64Var(&c.MinInstallmentCents, "min-installment-cents", c.MinInstallmentCents, "smallest installment bill in cents")
 	asJSON := fs.Bool("json", false, "print the company as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -44,7 +53,7 @@ func companyCreate(ctx context.Context, args []string, getenv func(string) strin
 	if err := c.Validate(); err != nil {
 		return validationLine(err)
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}
@@ -61,7 +70,7 @@ func companyCreate(ctx context.Context, args []string, getenv func(string) strin
 
 // validationLine turns a domain error into one line naming every field.
 func validationLine(err error) error {
-	e, ok := err.(*parcela.Error)
+	e, ok := errors.AsType[*parcela.Error](err)
 	if !ok || len(e.Fields) == 0 {
 		return err
 	}
@@ -91,7 +100,7 @@ func companyList(ctx context.Context, args []string, getenv func(string) string,
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}
@@ -123,7 +132,7 @@ func companyJSON(c *parcela.Company) map[string]any {
 		"registration_fee": c.RegistrationFee, "take_rate_type": c.TakeRateType, "take_rate_value": c.TakeRateValue,
 		"fine_rate": c.FineRate, "monthly_interest_rate": c.MonthlyInterestRate,
 		"min_installment_amount_cents": c.MinInstallmentCents, "payment_expiry_hours": c.PaymentExpiryHours,
-		"installment_issue_days": c.InstallmentIssueDays,
-		"created_at":             c.CreatedAt.Format(time.RFC3339Nano),
+		"installment_issue_days": c.InstallmentIssueDays, "boleto_grace_business_days": c.BoletoGraceBusinessDays,
+		"created_at": c.CreatedAt.Format(time.RFC3339Nano),
 	}
 }

@@ -69,7 +69,9 @@ func TestNoDeliveryLostAcrossAStop(t *testing.T) {
 			t.Fatalf("POST %s: %d %s", path, r.status, r.body)
 		}
 		var m map[string]any
-		json.Unmarshal(r.body, &m)
+		if err := json.Unmarshal(r.body, &m); err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
 		return m
 	}
 	for entity, events := range map[string][]string{"order": {"in_progress"}, "billing": {"waiting_payment"}, "bill": {"pending"}} {

@@ -12,18 +12,21 @@ import (
 
 // demoSetup is what the demo creates.
 type demoSetup struct {
-	CompanyID string `json:"company_id"`
-	TokenID   string `json:"token_id"`
-	Token     string `json:"token"`
-	ProductID string `json:"product_id"`
-	OfferID   string `json:"offer_id"`
+	CompanyID   string `json:"company_id"`
+	CompanySlug string `json:"company_slug"`
+	TokenID     string `json:"token_id"`
+	Token       string `json:"token"`
+	ProductID   string `json:"product_id"`
+	OfferID     string `json:"offer_id"`
 	// Configuration ids: one upfront (pix or boleto), one financed (bolepix).
 	UpfrontConfigurationID  string `json:"upfront_payment_configuration_id"`
 	FinancedConfigurationID string `json:"financed_payment_configuration_id"`
 }
 
-// setUpDemo creates a demo company and a sandbox token.
+// setUpDemo creates a demo company and a sandbox token through the store's
+// operator methods, and its product and offer through the catalog.
 func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
+	catalog := parcela.NewCatalog(db, parcela.SystemClock{})
 	c := parcela.NewCompany("Escola Demonstração", "11222333000181", "demo")
 	email, phone := "contato@demo.parcela.dev", "11987654321"
 	c.Email, c.Phone = &email, &phone
@@ -37,25 +40,27 @@ func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &demoSetup{CompanyID: c.ID, TokenID: t.ID, Token: plain}
+	d := &demoSetup{CompanyID: c.ID, CompanySlug: c.Slug, TokenID: t.ID, Token: plain}
 	a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
 	name, amount, kind, access, days := "Curso de Confeitaria Profissional", int64(240000), "course", parcela.AccessDays, 365
 	desc := "Do básico ao avançado, com certificado."
-	p, err := db.CreateProduct(ctx, a, parcela.ProductInput{Name: &name, FullAmountCents: &amount, Kind: &kind, AccessPeriod: &access,
+	p, err := catalog.CreateProduct(ctx, a, parcela.ProductInput{Name: &name, FullAmountCents: &amount, Kind: &kind, AccessPeriod: &access,
 		DurationInDays: &days, Description: &desc})
 	if err != nil {
 		return nil, err
 	}
 	offerName, price := "Turma regular", int64(199000)
 	upfront, financed := parcela.Upfront, parcela.Financed
-	upMethods, dpMethods := []string{"pix", "boleto"}, []string{"pix", "boleto"}
+	// Cards on the payer's pages: upfront, and for the down payment; the
+	// installments are boletos with a Pix code (bolepix), or a Pix.
+	upMethods, dpMethods, installmentMethods := []string{"pix", "boleto", "credit_card"}, []string{"pix", "boleto", "credit_card"}, []string{"boleto", "pix"}
 	dpType, dpValue, interest, maxInst := "percentage", parcela.MustRate("0.2"), parcela.MustRate("0.0199"), 12
-	o, err := db.CreateOffer(ctx, a, parcela.OfferRequest{
+	o, err := catalog.CreateOffer(ctx, a, parcela.OfferRequest{
 		Offer: parcela.OfferFields{Name: &offerName, ProductID: &p.ID, AmountCents: &price},
 		PaymentConfigurations: &[]parcela.PaymentConfigurationRequest{
 			{PaymentType: &upfront, PaymentMethods: &upMethods},
-			{PaymentType: &financed, AllowedDownPaymentMethods: &dpMethods, DownPaymentType: &dpType, DownPaymentValue: &dpValue,
-				InterestRate: &interest, MaxInstallments: &maxInst},
+			{PaymentType: &financed, PaymentMethods: &installmentMethods, AllowedDownPaymentMethods: &dpMethods, DownPaymentType: &dpType,
+				DownPaymentValue: &dpValue, InterestRate: &interest, MaxInstallments: &maxInst},
 		},
 	})
 	if err != nil {
@@ -70,6 +75,7 @@ func printDemo(w io.Writer, d *demoSetup, sandboxURL string) {
 	fmt.Fprintf(w, "demo company %s\nsandbox token (shown once): %s\n", d.CompanyID, d.Token)
 	fmt.Fprintf(w, "product %s\noffer %s (upfront configuration %s, financed configuration %s)\n",
 		d.ProductID, d.OfferID, d.UpfrontConfigurationID, d.FinancedConfigurationID)
+	fmt.Fprintf(w, "offer page: %s\n", parcela.Links{PublicURL: sandboxURL}.OfferURL(d.CompanySlug, d.OfferID))
 	fmt.Fprintf(w, "try: curl -s -H 'Authorization: Bearer %s' %s/external_api/v1/offers/%s\n", d.Token, sandboxURL, d.OfferID)
 }
 
@@ -79,7 +85,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}

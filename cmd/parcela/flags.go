@@ -35,7 +35,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 }
 
 // openDB opens and migrates the database named by --database or the environment.
-func openDB(ctx context.Context, flagValue string, getenv func(string) string, clock parcela.Clock) (*sqldb.DB, error) {
+func openDB(ctx context.Context, flagValue string, getenv func(string) string, cfg sqldb.Config) (*sqldb.DB, error) {
 	dsn := flagValue
 	if dsn == "" {
 		dsn = getenv("PARCELA_DATABASE_URL")
@@ -43,7 +43,7 @@ func openDB(ctx context.Context, flagValue string, getenv func(string) string, c
 	if dsn == "" {
 		dsn = "parcela.db"
 	}
-	db, err := sqldb.Open(ctx, dsn, clock)
+	db, err := sqldb.Open(ctx, dsn, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}

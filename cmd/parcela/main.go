@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -75,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // errorLine is the one line shown for a failed command.
 func errorLine(err error) string {
-	if e, ok := err.(*parcela.Error); ok {
+	if e, ok := errors.AsType[*parcela.Error](err); ok {
 		return e.Message
 	}
 	// Drivers report multi-address failures over several lines.

@@ -15,9 +15,10 @@ import (
 
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
+	"parcela/web/browsertest"
 )
 
-func TestMain(m *testing.M) { sqldbtest.Main(m) }
+func TestMain(m *testing.M) { sqldbtest.Main(m, browsertest.Stop) }
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
 type syncBuffer struct {
@@ -355,6 +356,20 @@ func TestDemo(t *testing.T) {
 	}
 	if !strings.Contains(out, "offer ") || !strings.Contains(out, "financed configuration") {
 		t.Fatalf("demo ids not printed:\n%s", out)
+	}
+	// The offer's page, as printed, sells the demo course.
+	page := ""
+	for _, line := range strings.Split(out, "\n") {
+		if u, ok := strings.CutPrefix(line, "offer page: "); ok {
+			page = u
+		}
+	}
+	if !strings.HasPrefix(page, ts.sandbox+"/pay/demo/offers/") {
+		t.Fatalf("offer page %q not printed on the sandbox listener:\n%s", page, out)
+	}
+	if r := do(t, "GET", page, "", nil, nil); r.status != 200 || !bytes.Contains(r.body, []byte("Curso de Confeitaria Profissional")) ||
+		!bytes.Contains(r.body, []byte(":credit_card")) {
+		t.Fatalf("offer page: %d", r.status)
 	}
 	_ = os.Getenv
 }

@@ -22,6 +22,7 @@ import (
 	"parcela/bank"
 	"parcela/jobs"
 	"parcela/server"
+	"parcela/sqldb"
 )
 
 // serveConfig is read from the environment once, so nothing else reads it.
@@ -33,6 +34,9 @@ type serveConfig struct {
 	shutdownTimeout            time.Duration
 	logLevel                   slog.Level
 	allowedCIDRs               string
+	productionProvider         string // "" (none) or "simulated"
+	limits                     serveLimits
+	pages                      pagesConfig
 }
 
 func readServeConfig(getenv func(string) string) (serveConfig, error) {
@@ -63,6 +67,17 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration", s)
 		}
 	}
+	switch c.productionProvider = getenv("PARCELA_PRODUCTION_PROVIDER"); c.productionProvider {
+	case "", "simulated":
+	default:
+		return c, fmt.Errorf("PARCELA_PRODUCTION_PROVIDER: %q is not a known payment provider (the one built in is simulated)", c.productionProvider)
+	}
+	if c.limits, err = readServeLimits(getenv); err != nil {
+		return c, err
+	}
+	if c.pages, err = readPagesConfig(getenv); err != nil {
+		return c, err
+	}
 	if s := getenv("PARCELA_LOG_LEVEL"); s != "" {
 		if err := c.logLevel.UnmarshalText([]byte(s)); err != nil {
 			return c, fmt.Errorf("PARCELA_LOG_LEVEL: %q is not debug, info, warn or error", s)
@@ -90,6 +105,10 @@ func envFloat(getenv func(string) string, name string, def float64) (float64, er
 	return f, nil
 }
 
+// storeFault is nil in the binary. The crash tests' child process sets it
+// to kill itself between the steps of an idempotent request.
+var storeFault func(context.Context, sqldb.FaultPoint)
+
 func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, dbFlag := newFlags("serve", stderr)
 	demo := fs.Bool("demo", false, "create a demo company and sandbox token when the database has no company")
@@ -102,7 +121,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 	clock := parcela.SystemClock{}
-	db, err := openDB(ctx, *dbFlag, getenv, clock)
+	enq, err := jobs.NewEnqueuer(jobs.DeliveryQueue)
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault})
 	if err != nil {
 		return err
 	}
@@ -147,11 +170,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	db.Links = map[parcela.Environment]parcela.Links{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
-	db.Payments = bank.NewSimulated()
+	links := parcela.LinksByEnvironment{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
+	app := parcela.NewServices(db, paymentProviders(cfg, log), cardAcquirers(cfg), clock, links)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	queue, err := jobs.New(db, jobs.Config{Logger: log.With("component", "jobs"), WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
+	queue, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db},
+		jobs.Config{Logger: log.With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -162,11 +186,28 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	metrics := server.NewMetrics(reg)
-	prod := &http.Server{Handler: server.New(db, server.Config{Environment: parcela.Production, Logger: log, RateLimit: cfg.rateLimit,
-		PublicURL: cfg.publicURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}), ReadHeaderTimeout: 10 * time.Second}
-	sandbox := &http.Server{Handler: server.New(db, server.Config{Environment: parcela.Sandbox, Logger: log, RateLimit: cfg.sandboxLimit,
-		PublicURL: cfg.sandboxURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}), ReadHeaderTimeout: 10 * time.Second}
-	ops := &http.Server{Handler: opsHandler(reg), ReadHeaderTimeout: 10 * time.Second}
+	svc := server.ServicesOf(app, db)
+	if db.Dialect() == sqldb.Postgres {
+		// Instances on one database share their rate limits; SQLite has one.
+		svc.RateCounter = db
+	}
+	lim := cfg.limits
+	listenerConfig := func(env parcela.Environment, rate float64, publicURL string) server.Config {
+		return server.Config{Environment: env, Clock: clock, Logger: log, RateLimit: rate, UnauthenticatedRateLimit: lim.unauthenticatedRate,
+			ImageRateLimit: lim.imageRate, TrustedProxies: lim.trustedProxies, ImageCacheBytes: lim.imageCacheBytes,
+			PublicURL: publicURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}
+	}
+	if cfg.pages.random {
+		log.Warn("PARCELA_PAGES_SECRET is not set: the payer pages' form tokens use a secret drawn at this start, so forms " +
+			"shown before a restart are answered with a fresh form, and instances behind one address need the variable set to the same value")
+	}
+	listener := func(env parcela.Environment, rate float64, publicURL string) *http.Server {
+		apiHandler := server.New(svc, listenerConfig(env, rate, publicURL))
+		return server.NewHTTPServer(withPages(apiHandler, app, env, links.Links(env), clock, cfg.pages, lim.trustedProxies, log), lim.listener, log)
+	}
+	prod := listener(parcela.Production, cfg.rateLimit, cfg.publicURL)
+	sandbox := listener(parcela.Sandbox, cfg.sandboxLimit, cfg.sandboxURL)
+	ops := server.NewHTTPServer(opsHandler(reg), lim.listener, log)
 
 	errc := make(chan error, 3)
 	for _, s := range []struct {
@@ -174,7 +215,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		ln  net.Listener
 	}{{prod, lnProd}, {sandbox, lnSandbox}, {ops, lnOps}} {
 		go func() {
-			if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := s.srv.Serve(server.LimitListener(s.ln, lim.listener.MaxConnections)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
 			}
 		}()
@@ -208,6 +249,34 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log.Info("stopped")
 	return serveErr
+}
+
+// paymentProviders gives the sandbox the simulated bank, and production
+// the provider the operator configured, if any: the simulated bank's codes
+// are not payable at any bank, so production gets it only on request.
+func paymentProviders(cfg serveConfig, log *slog.Logger) parcela.ProvidersByEnvironment {
+	simulated := bank.NewSimulated()
+	p := parcela.ProvidersByEnvironment{parcela.Sandbox: simulated}
+	switch cfg.productionProvider {
+	case "simulated":
+		p[parcela.Production] = simulated
+		log.Warn("production issues payments on the simulated bank (PARCELA_PRODUCTION_PROVIDER=simulated): no bank pays its codes")
+	default:
+		log.Warn("production has no payment provider: its charges and payment issues answer 503 unavailable; " +
+			"set PARCELA_PRODUCTION_PROVIDER to configure one")
+	}
+	return p
+}
+
+// cardAcquirers gives the sandbox the simulated acquirer, which approves
+// test cards; production gets it only with the simulated bank
+// (PARCELA_PRODUCTION_PROVIDER=simulated), and otherwise takes no card.
+func cardAcquirers(cfg serveConfig) parcela.AcquirersByEnvironment {
+	a := parcela.AcquirersByEnvironment{parcela.Sandbox: bank.SimulatedAcquirer{}}
+	if cfg.productionProvider == "simulated" {
+		a[parcela.Production] = bank.SimulatedAcquirer{}
+	}
+	return a
 }
 
 func opsHandler(reg *prometheus.Registry) http.Handler {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"parcela"
+	"parcela/sqldb"
 )
 
 func cmdToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -41,7 +42,7 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return usageError{"token create: --environment must be sandbox or production"}
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func tokenList(ctx context.Context, args []string, getenv func(string) string, s
 	if *company == "" {
 		return usageError{"token list: --company is required"}
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func tokenRevoke(ctx context.Context, args []string, getenv func(string) string,
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, nil)
+	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err
 	}

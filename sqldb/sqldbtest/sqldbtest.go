@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"parcela"
+	"parcela/bank"
 	"parcela/sqldb"
 )
 
@@ -34,7 +35,7 @@ func Each(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 	t.Helper()
 	for _, e := range Engines() {
 		t.Run(string(e), func(t *testing.T) {
-			fn(t, Open(t, e, nil))
+			fn(t, Open(t, e, sqldb.Config{}))
 		})
 	}
 }
@@ -42,11 +43,11 @@ func Each(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 // Open returns a migrated database of engine e that is closed when the test
 // ends. SQLite databases are private to the test; PostgreSQL tests share one
 // database per test binary and stay apart by creating their own companies.
-func Open(t testing.TB, e sqldb.Dialect, clock parcela.Clock) *sqldb.DB {
+func Open(t testing.TB, e sqldb.Dialect, cfg sqldb.Config) *sqldb.DB {
 	t.Helper()
 	ctx := context.Background()
 	dsn := DSN(t, e)
-	db, err := sqldb.Open(ctx, dsn, clock)
+	db, err := sqldb.Open(ctx, dsn, cfg)
 	if err != nil {
 		t.Fatalf("open %s: %v", e, err)
 	}
@@ -92,7 +93,7 @@ func sqliteTemplate() (string, error) {
 		}
 		sqlitePath = filepath.Join(dir, "template.db")
 		ctx := context.Background()
-		db, err := sqldb.Open(ctx, "sqlite:"+sqlitePath, nil)
+		db, err := sqldb.Open(ctx, "sqlite:"+sqlitePath, sqldb.Config{})
 		if err != nil {
 			sqliteErr = err
 			return
@@ -166,9 +167,10 @@ func postgresDB() (string, error) {
 				return
 			}
 			defer c.Close(context.Background())
-			c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			// A database left behind is named parcela_test_*; nothing else depends on it.
+			_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 		}
-		db, err := sqldb.Open(ctx, pgDSN, nil)
+		db, err := sqldb.Open(ctx, pgDSN, sqldb.Config{})
 		if err != nil {
 			pgErr = err
 			return
@@ -179,15 +181,19 @@ func postgresDB() (string, error) {
 	return pgDSN, pgErr
 }
 
-// Main runs a package's tests and then drops the PostgreSQL database they
-// used. Call it from TestMain.
-func Main(m *testing.M) {
+// Main runs a package's tests, then after (each thing the package's tests
+// share, to close), then drops the PostgreSQL database they used. Call it
+// from TestMain.
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	if pgCleanup != nil {
 		pgCleanup()
 	}
 	if sqlitePath != "" {
-		os.RemoveAll(filepath.Dir(sqlitePath))
+		_ = os.RemoveAll(filepath.Dir(sqlitePath)) // a temporary directory
 	}
 	os.Exit(code)
 }
@@ -217,4 +223,21 @@ func Token(t testing.TB, db *sqldb.DB, companyID string, env parcela.Environment
 		t.Fatalf("create token: %v", err)
 	}
 	return plain
+}
+
+// Links are the public addresses tests render forms with.
+var Links = parcela.LinksByEnvironment{
+	parcela.Sandbox:    {PublicURL: "https://sandbox.parcela.test"},
+	parcela.Production: {PublicURL: "https://api.parcela.test"},
+}
+
+// Acquirers take cards in both environments with the simulated acquirer.
+var Acquirers = parcela.AcquirersByEnvironment{parcela.Sandbox: bank.SimulatedAcquirer{}, parcela.Production: bank.SimulatedAcquirer{}}
+
+// Services wires every use case over db with the simulated bank and acquirer.
+func Services(db *sqldb.DB, clock parcela.Clock) *parcela.Services {
+	if clock == nil {
+		clock = parcela.SystemClock{}
+	}
+	return parcela.NewServices(db, bank.NewSimulated(), Acquirers, clock, Links)
 }

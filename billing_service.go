@@ -1,0 +1,109 @@
+package parcela
+
+import (
+	"context"
+	"time"
+)
+
+// Billings reads and cancels billings.
+type Billings struct {
+	store OrderStore
+	clock Clock
+	links PublicLinks
+}
+
+// NewBillings returns the billing use cases.
+func NewBillings(store OrderStore, clock Clock, links PublicLinks) *Billings {
+	return &Billings{store: store, clock: clock, links: links}
+}
+
+var _ BillingService = (*Billings)(nil)
+
+// Billing returns one of the caller's billings.
+func (s *Billings) Billing(ctx context.Context, a Auth, id string) (*Billing, error) {
+	return s.store.Billing(ctx, a, id)
+}
+
+// CancelBilling cancels an open billing and, since an order cannot be
+// finished without it, the order too, with the same reason.
+func (s *Billings) CancelBilling(ctx context.Context, a Auth, id, reason string) (*Billing, error) {
+	var canceled *Billing
+	err := decideAndApply("billing", func() error {
+		b, err := s.store.Billing(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		o, err := s.store.Order(ctx, a, b.OrderID)
+		if err != nil {
+			return err
+		}
+		o.linkBills()
+		if b = o.findBilling(id); b == nil {
+			return &Conflict{Entity: "billing", ID: id}
+		}
+		m := newMover(a, s.clock.Now(), s.links.Links(a.Environment))
+		if err := m.cancelBillingAndOrder(o, b, reason, o.Offer.Product.Company); err != nil {
+			return err
+		}
+		canceled = b
+		return s.store.Apply(answering(ctx, b), m.change())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return canceled, nil
+}
+
+// Bills reads bills and waives their penalties.
+type Bills struct {
+	store BillStore
+	clock Clock
+}
+
+// NewBills returns the bill use cases.
+func NewBills(store BillStore, clock Clock) *Bills {
+	return &Bills{store: store, clock: clock}
+}
+
+var _ BillService = (*Bills)(nil)
+
+// Bill returns one of the caller's bills with its payments and billing
+// summary, and the company whose rates price its penalties.
+func (s *Bills) Bill(ctx context.Context, a Auth, id string) (*Bill, *Company, error) {
+	return s.store.Bill(ctx, a, id)
+}
+
+// Bills returns a page of the caller's bills ordered by due date, and the
+// total count. A filter on an id that no bill can have (not a UUID) finds
+// nothing without a query.
+func (s *Bills) Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, *Company, error) {
+	if err := f.Validate(); err != nil {
+		return nil, 0, nil, err
+	}
+	if f.MatchesNothing() {
+		return []*Bill{}, 0, nil, nil
+	}
+	return s.store.Bills(ctx, a, f)
+}
+
+// WaivePenalties sets (or, with nil, clears) the instant until which an
+// open bill carries no late penalties.
+func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *time.Time) (*Bill, *Company, error) {
+	err := decideAndApply("bill", func() error {
+		b, _, err := s.store.Bill(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		if !b.open() {
+			return Errorf(EINVALIDSTATE, "bill is %s; penalties can only be waived on a pending or overdue bill", b.Status)
+		}
+		m := newMover(a, s.clock.Now(), Links{})
+		b.DisablePenaltiesUntil = until
+		m.touchBill(b)
+		return s.store.Apply(ctx, m.change())
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.store.Bill(ctx, a, id)
+}

@@ -1,0 +1,135 @@
+package parcela
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// cardStore stands in for the store of a card payment on the down payment
+// of chargedOrder(3). Only the methods PayByCard calls are implemented;
+// any other would panic on the nil interface.
+type cardStore struct {
+	CheckoutStore
+	billID   string
+	applyErr error
+	applied  []*Change
+	intents  []string // id state, as recorded
+}
+
+func (s *cardStore) BillKey(ctx context.Context, env Environment, id string) (PayerKey, error) {
+	if id != s.billID {
+		return PayerKey{}, NotFound("bill")
+	}
+	return PayerKey{Owned: Owned{ID: id, Auth: Auth{CompanyID: "company", Environment: env}}, OrderID: "order", Code: "CODE"}, nil
+}
+
+func (s *cardStore) Order(ctx context.Context, a Auth, id string) (*Order, error) {
+	o, _ := chargedOrder(3)
+	o.Billings[0].Bills[0].ID = s.billID
+	o.Billings[0].PaymentConfiguration.AllowedDownPaymentMethods = []string{MethodCreditCard}
+	return o, nil
+}
+
+func (s *cardStore) RecordIntent(ctx context.Context, in *PaymentIntent) error {
+	s.intents = append(s.intents, in.ID+" "+in.State)
+	return nil
+}
+
+func (s *cardStore) StartVoid(ctx context.Context, id string, at time.Time) error {
+	s.intents = append(s.intents, id+" "+IntentVoiding)
+	return nil
+}
+
+func (s *cardStore) FinishVoid(ctx context.Context, id string, at time.Time) error {
+	s.intents = append(s.intents, id+" "+IntentVoided)
+	return nil
+}
+
+func (s *cardStore) Apply(ctx context.Context, c *Change) error {
+	s.applied = append(s.applied, c)
+	return s.applyErr
+}
+
+// recordingAcquirer approves or fails, and records what it was asked.
+type recordingAcquirer struct {
+	err        error
+	authorized []CardAuthorization
+	voided     []CardVoid
+}
+
+func (a *recordingAcquirer) Authorize(ctx context.Context, req CardAuthorization) (CardDecision, error) {
+	a.authorized = append(a.authorized, req)
+	if a.err != nil {
+		return CardDecision{}, a.err
+	}
+	return CardDecision{Approved: true, AuthorizationID: "AUTH-" + req.PaymentID}, nil
+}
+
+func (a *recordingAcquirer) Void(ctx context.Context, v CardVoid) error {
+	a.voided = append(a.voided, v)
+	return nil
+}
+
+func TestPayByCardFailures(t *testing.T) {
+	t.Parallel()
+	visa := CardPayment{Number: "4111111111111111", HolderName: "MARIA", ExpiryMonth: 12, ExpiryYear: 2030, CVV: "123", Installments: 1}
+	tests := []struct {
+		name        string
+		env         Environment
+		applyErr    error
+		acquirerErr error
+		code        string
+		authorized  int
+		voided      bool
+	}{
+		{name: "no acquirer in the environment", env: Production, code: EUNAVAILABLE},
+		// It may have approved before it timed out: void.
+		{name: "the acquirer does not answer", env: Sandbox, acquirerErr: errors.New("dial tcp: timeout"), code: EUNAVAILABLE, authorized: 1, voided: true},
+		// An approval no change could record is released.
+		{name: "the store fails", env: Sandbox, applyErr: errors.New("disk full"), code: EINTERNAL, authorized: 1, voided: true},
+		{name: "the billing never stops changing", env: Sandbox, applyErr: &Conflict{Entity: "billing"}, code: EINVALIDSTATE, authorized: 1, voided: true},
+		{name: "approved and stored", env: Sandbox, authorized: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := &cardStore{billID: NewID(), applyErr: tt.applyErr}
+			acq := &recordingAcquirer{err: tt.acquirerErr}
+			acquirers := AcquirersByEnvironment{Sandbox: acq}
+			s := NewCheckout(store, VoidingCards(nil, acquirers), acquirers, NewTestClock(moveNow.Add(-time.Hour)), LinksByEnvironment{})
+			p, err := s.PayByCard(context.Background(), tt.env, store.billID, "CODE", visa)
+			if ErrorCode(err) != tt.code && !(tt.code == "" && err == nil) {
+				t.Fatalf("err %v, want %s", err, tt.code)
+			}
+			if len(acq.authorized) != tt.authorized || (len(acq.voided) > 0) != tt.voided || len(acq.voided) > 2 {
+				t.Fatalf("authorized %d, voided %v", len(acq.authorized), acq.voided)
+			}
+			if tt.voided && acq.voided[0].PaymentID != acq.authorized[0].PaymentID ||
+				tt.voided && tt.acquirerErr == nil && acq.voided[0].AuthorizationID != "AUTH-"+acq.authorized[0].PaymentID {
+				t.Fatalf("voided %+v, authorized %+v", acq.voided, acq.authorized)
+			}
+			if tt.code == "" && (p == nil || p.Status != PaymentPaid || len(store.applied) != 1) {
+				t.Fatalf("payment %+v after %d changes", p, len(store.applied))
+			}
+			if tt.authorized == 1 && acq.authorized[0].Card.Number != visa.Number {
+				t.Fatal("the acquirer did not get the card")
+			}
+			// The attempt was an intent before the acquirer was asked,
+			// voided when nothing recorded it.
+			var want []string
+			if tt.authorized == 1 {
+				id := acq.authorized[0].PaymentID
+				want = []string{id + " " + IntentIssuing}
+				if tt.code != "" {
+					want = append(want, id+" "+IntentVoiding, id+" "+IntentVoided)
+				}
+			}
+			if !slices.Equal(store.intents, want) {
+				t.Fatalf("intents %v, want %v", store.intents, want)
+			}
+		})
+	}
+}

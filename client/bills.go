@@ -1,0 +1,46 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"iter"
+)
+
+// Bills yields every bill that params selects, fetching page after page
+// (params.Page, when set, is the first page; params.PerPage the page size,
+// default 25). An error ends the sequence after being yielded. Bills are
+// ordered by due date, then id; bills created while walking may be missed
+// or, rarely, seen twice.
+//
+//	for bill, err := range c.Bills(ctx, client.ListBillsParams{OrderId: &orderID}) {
+//		if err != nil { return err }
+//		…
+//	}
+func (c *Client) Bills(ctx context.Context, params ListBillsParams) iter.Seq2[BillEndpoint, error] {
+	return func(yield func(BillEndpoint, error) bool) {
+		page := 1
+		if params.Page != nil {
+			page = *params.Page
+		}
+		for {
+			params.Page = &page
+			resp, err := c.ListBillsWithResponse(ctx, &params)
+			if err == nil && resp.JSON200 == nil {
+				err = fmt.Errorf("client: GET /bills answered %d without a page of bills", resp.StatusCode())
+			}
+			if err != nil {
+				yield(BillEndpoint{}, err)
+				return
+			}
+			for _, b := range resp.JSON200.Results {
+				if !yield(b, nil) {
+					return
+				}
+			}
+			if page >= resp.JSON200.TotalPages {
+				return
+			}
+			page++
+		}
+	}
+}

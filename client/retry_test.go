@@ -1,0 +1,211 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"parcela/client"
+)
+
+// flaky is a server that answers each request with the next of its
+// answers (the last one repeats), recording what it received. It stands for
+// a parcela listener under load, which the real one cannot be made to be on
+// demand.
+type flaky struct {
+	mu       sync.Mutex
+	answers  []func(w http.ResponseWriter)
+	received []*http.Request
+	bodies   []string
+}
+
+func problem(status int, code string, header ...string) func(w http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"type": "https://api.parcela.test/docs/errors#%s", "title": "t", "status": %d, "detail": "d", "code": %q, "request_id": "req_1"}`, code, status, code)
+	}
+}
+
+func ok(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, `{"results": [], "total_items": 0, "total_pages": 0}`)
+}
+
+func created(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	fmt.Fprint(w, `{"id": "1929b262-8d21-4c03-8f10-dc12d94e2fbe", "name": "Curso"}`)
+}
+
+// hangUp closes the connection without an answer.
+func hangUp(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		conn.Close()
+	}
+}
+
+func newFlaky(t *testing.T, answers ...func(w http.ResponseWriter)) (*flaky, *client.Client) {
+	t.Helper()
+	return newFlakyWith(t, nil, answers...)
+}
+
+func newFlakyWith(t *testing.T, opts []client.Option, answers ...func(w http.ResponseWriter)) (*flaky, *client.Client) {
+	t.Helper()
+	f := &flaky{answers: answers}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		n := len(f.received)
+		f.received = append(f.received, r.Clone(context.Background()))
+		f.bodies = append(f.bodies, string(body))
+		f.mu.Unlock()
+		f.answers[min(n, len(f.answers)-1)](w)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, "sandbox_token", append([]client.Option{client.WithMaxRetryWait(2 * time.Second)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, c
+}
+
+func (f *flaky) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.received)
+}
+
+func createProduct(c *client.Client) error {
+	_, err := c.CreateProductWithResponse(context.Background(), nil, client.ProductCreateRequest{Product: client.ProductCreateInput{Name: "Curso", FullAmountCents: 50000}})
+	return err
+}
+
+// A POST is retried with the same Idempotency-Key and body, after the
+// wait Retry-After asks for.
+func TestRetriesKeepTheKeyAndHonourRetryAfter(t *testing.T) {
+	t.Parallel()
+	f, c := newFlaky(t, problem(429, "rate_limited", "Retry-After", "1"), problem(409, "idempotency_in_flight"), created)
+	began := time.Now()
+	if err := createProduct(c); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(began); elapsed < time.Second {
+		t.Errorf("retried after %v, before Retry-After's second", elapsed)
+	}
+	if f.count() != 3 {
+		t.Fatalf("%d attempts, want 3", f.count())
+	}
+	key := f.received[0].Header.Get("Idempotency-Key")
+	for i, r := range f.received {
+		if r.Header.Get("Idempotency-Key") != key || len(key) != 32 || f.bodies[i] != f.bodies[0] || f.bodies[i] == "" {
+			t.Errorf("attempt %d: key %q body %q, first key %q body %q", i+1, r.Header.Get("Idempotency-Key"), f.bodies[i], key, f.bodies[0])
+		}
+		if r.Header.Get("Authorization") != "Bearer sandbox_token" {
+			t.Errorf("attempt %d: Authorization %q", i+1, r.Header.Get("Authorization"))
+		}
+	}
+	// Every new call gets a new key; GETs get none.
+	if err := createProduct(c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListBillsWithResponse(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if f.received[3].Header.Get("Idempotency-Key") == key || f.received[4].Header.Get("Idempotency-Key") != "" {
+		t.Errorf("keys %q then %q", f.received[3].Header.Get("Idempotency-Key"), f.received[4].Header.Get("Idempotency-Key"))
+	}
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	t.Parallel()
+	f, c := newFlaky(t, problem(503, "unavailable"))
+	_, err := c.ListBillsWithResponse(context.Background(), nil)
+	var p *client.Problem
+	if !errors.As(err, &p) || p.Status != 503 || p.Code != "unavailable" {
+		t.Fatalf("err = %v", err)
+	}
+	if f.count() != 4 {
+		t.Errorf("%d attempts, want the default 4", f.count())
+	}
+}
+
+func TestWhatIsNotRetried(t *testing.T) {
+	t.Parallel()
+	for name, answer := range map[string]func(http.ResponseWriter){
+		"invalid_state":    problem(409, "invalid_state"),
+		"validation":       problem(422, "validation_failed"),
+		"not found":        problem(404, "not_found"),
+		"a long wait":      problem(429, "rate_limited", "Retry-After", "60"),
+		"not implemented":  problem(501, "internal_error"),
+		"one attempt only": problem(503, "unavailable"),
+	} {
+		var opts []client.Option
+		if name == "one attempt only" {
+			opts = append(opts, client.WithMaxAttempts(1))
+		}
+		f, c := newFlakyWith(t, opts, answer, created)
+		if err := createProduct(c); err == nil || f.count() != 1 {
+			t.Errorf("%s: err %v after %d attempts, want the problem after 1", name, err, f.count())
+		}
+	}
+}
+
+func TestRetriesLostConnections(t *testing.T) {
+	t.Parallel()
+	f, c := newFlaky(t, hangUp, ok)
+	if _, err := c.ListBillsWithResponse(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if f.count() != 2 {
+		t.Errorf("%d attempts, want 2", f.count())
+	}
+}
+
+// A canceled context stops the waiting at once.
+func TestRetryWaitFollowsTheContext(t *testing.T) {
+	t.Parallel()
+	_, c := newFlaky(t, problem(429, "rate_limited", "Retry-After", "2"))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	_, err := c.ListBillsWithResponse(ctx, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(began) > time.Second {
+		t.Errorf("err %v after %v", err, time.Since(began))
+	}
+}
+
+// An answer that is not a problem document (a proxy's page) is still a
+// *Problem, with its status.
+func TestNonProblemAnswers(t *testing.T) {
+	t.Parallel()
+	_, c := newFlaky(t, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, "<html>blocked by the firewall</html>")
+	})
+	_, err := c.ListBillsWithResponse(context.Background(), nil)
+	var p *client.Problem
+	if !errors.As(err, &p) || p.Status != 403 || p.Code != "" || p.Title != "Forbidden" || p.Detail != "<html>blocked by the firewall</html>" {
+		t.Errorf("err = %#v", err)
+	}
+}
+
+func TestNewRefusesBadArguments(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][2]string{{"127.0.0.1:8081", "t"}, {"ftp://h", "t"}, {"http://127.0.0.1:8081", ""}} {
+		if _, err := client.New(args[0], args[1]); err == nil {
+			t.Errorf("New(%q, %q) accepted", args[0], args[1])
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// transport sends the generated client's requests: it authenticates them,
+// gives every POST an Idempotency-Key, retries what is safe to retry, and
+// turns error answers into *Problem errors.
+type transport struct {
+	http        *http.Client
+	token       string
+	userAgent   string
+	maxAttempts int
+	maxWait     time.Duration
+	backoff     time.Duration // the first retry's wait without Retry-After; doubled each time
+}
+
+// maxProblemBytes bounds how much of an error answer is read.
+const maxProblemBytes = 1 << 20
+
+// Do sends req, retrying as the package documentation says.
+//
+// Retrying is safe: a POST carries the same Idempotency-Key on every
+// attempt, so the server runs it once (a 5xx is not stored, so its retry
+// runs for real) and answers a retry with the first answer; the other
+// methods are idempotent.
+func (t *transport) Do(req *http.Request) (*http.Response, error) {
+	req.Header.Set("Authorization", "Bearer "+t.token)
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", t.userAgent)
+	}
+	if req.Method == http.MethodPost && req.Header.Get("Idempotency-Key") == "" {
+		req.Header.Set("Idempotency-Key", newIdempotencyKey())
+	}
+	if err := replayable(req); err != nil {
+		return nil, err
+	}
+	ctx := req.Context()
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 && req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			req.Body = body
+		}
+		resp, err := t.http.Do(req)
+		var wait time.Duration
+		switch {
+		case err != nil:
+			if ctx.Err() != nil || attempt >= t.maxAttempts {
+				return nil, err
+			}
+			wait = t.delay(attempt)
+		case resp.StatusCode < 400:
+			return resp, nil
+		default:
+			p := readProblem(resp)
+			if attempt >= t.maxAttempts || !retryable(p) {
+				return nil, p
+			}
+			if wait = t.delay(attempt); resp.Header.Get("Retry-After") != "" {
+				wait = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+			}
+			if wait > t.maxWait {
+				return nil, p
+			}
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// replayable makes sure the body can be sent again.
+func replayable(req *http.Request) error {
+	if req.Body == nil || req.GetBody != nil {
+		return nil
+	}
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return err
+	}
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.Body, _ = req.GetBody()
+	return nil
+}
+
+// retryable tells the answers that a later attempt may turn into a success.
+func retryable(p *Problem) bool {
+	switch {
+	case p.Status == http.StatusConflict:
+		return p.Code == "idempotency_in_flight"
+	case p.Status == http.StatusTooManyRequests:
+		return true
+	case p.Status >= 500:
+		return p.Status != http.StatusNotImplemented
+	}
+	return false
+}
+
+// delay is the wait before attempt+1 when the server gave no Retry-After:
+// exponential, with jitter so that many clients do not retry in step.
+func (t *transport) delay(attempt int) time.Duration {
+	d := t.backoff << (attempt - 1)
+	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter reads Retry-After as seconds or as an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+		return time.Duration(max(s, 0)) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0)
+	}
+	return 0
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// readProblem reads an error answer. An answer that is not a problem
+// document (a proxy's HTML page) still becomes a *Problem, with the
+// status and the start of the body as its detail.
+func readProblem(resp *http.Response) *Problem {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxProblemBytes))
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	var p Problem
+	if mt == "application/problem+json" && json.Unmarshal(body, &p) == nil && p.Code != "" {
+		p.Status = resp.StatusCode
+		return &p
+	}
+	detail := strings.TrimSpace(string(body))
+	if len(detail) > 200 {
+		detail = detail[:200] + "…"
+	}
+	return &Problem{Status: resp.StatusCode, Title: http.StatusText(resp.StatusCode), Detail: detail, RequestId: resp.Header.Get("X-Request-Id")}
+}
+
+func newIdempotencyKey() string {
+	var b [16]byte
+	crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// What the server spent in a measured window: its CPU time, read from
+// /proc/PID/stat at the window's two edges, and, on SQLite, how much of the
+// window its single writer held the database's write lock.
+
+// userHZ is the unit of the times in /proc/PID/stat (USER_HZ, 100 on every
+// Linux architecture the harness runs on).
+const userHZ = 100
+
+// cpuTicks is the process's user+system CPU time in clock ticks, its
+// threads' (living and exited) together.
+func cpuTicks(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s, nil
+}
+
+// reading is the server's counters at one instant.
+type reading struct {
+	at     time.Time
+	ticks  int64
+	cpuOK  bool
+	writer writerCounts
+}
+
+// readServer reads pid's CPU time and p's samples (p may be nil, pid 0).
+func readServer(pid int, p *writerProbe) reading {
+	r := reading{writer: p.counts()}
+	if pid > 0 {
+		t, err := cpuTicks(pid)
+		r.ticks, r.cpuOK = t, err == nil
+	}
+	r.at = time.Now()
+	return r
+}
+
+// spent is what the server used between two readings.
+type spent struct {
+	seconds    float64 // wall time
+	cpuSeconds float64
+	cpuOK      bool
+	writer     writerCounts
+}
+
+func (a reading) until(b reading) spent {
+	return spent{
+		seconds:    b.at.Sub(a.at).Seconds(),
+		cpuSeconds: float64(b.ticks-a.ticks) / userHZ,
+		cpuOK:      a.cpuOK && b.cpuOK,
+		writer:     writerCounts{samples: b.writer.samples - a.writer.samples, held: b.writer.held - a.writer.held},
+	}
+}
+
+// cpuPercent is the CPU used in % of one core.
+func (s spent) cpuPercent() float64 {
+	if !s.cpuOK || s.seconds <= 0 {
+		return 0
+	}
+	return 100 * s.cpuSeconds / s.seconds
+}
+
+// perOp is the CPU per operation in µs (0 without operations).
+func (s spent) perOp(ops float64) float64 {
+	if !s.cpuOK || ops <= 0 {
+		return 0
+	}
+	return s.cpuSeconds * 1e6 / ops
+}
+
+// share is the writer's part of the window, and the writer time per
+// operation in µs; nil when the window was not probed.
+func (s spent) share(ops float64) *WriterShare {
+	if s.writer.samples == 0 {
+		return nil
+	}
+	busy := float64(s.writer.held) / float64(s.writer.samples)
+	w := &WriterShare{Samples: s.writer.samples, BusyPercent: 100 * busy}
+	if ops > 0 {
+		w.HeldPerOpUS = busy * s.seconds * 1e6 / ops
+	}
+	return w
+}
+
+// apply fills r's server columns for ops operations done in the window.
+func (s spent) apply(r *Result, ops int64) {
+	r.ServerCPU = s.cpuPercent()
+	if s.cpuOK {
+		r.ServerCPUSeconds = s.cpuSeconds
+	}
+	r.ServerCPUPerOpUS = s.perOp(float64(ops))
+	r.Writer = s.share(float64(ops))
+}
+
+// WriterShare is how much of a window SQLite's writer held the write lock.
+type WriterShare struct {
+	Samples     int64   `json:"samples"`
+	BusyPercent float64 `json:"busy_percent"`
+	// HeldPerOpUS is busy share × window ÷ operations: the writer time
+	// each operation cost, background writes included.
+	HeldPerOpUS float64 `json:"held_us_per_op"`
+}
+
+// writerCounts are a probe's samples so far and how many saw the lock held.
+type writerCounts struct{ samples, held int64 }
+
+// writerProbe samples whether another process holds SQLite's write lock on
+// a database in WAL mode. A write transaction holds an exclusive fcntl lock
+// on byte 120 of the "-shm" file (WAL_WRITE_LOCK, taken at BEGIN IMMEDIATE,
+// released at COMMIT or ROLLBACK; a TRUNCATE checkpoint takes it too).
+// F_GETLK asks the kernel whether a lock conflicts without taking one, so
+// the server is never made to wait. Sampled at exponentially distributed
+// intervals, the fraction of samples that find the lock held estimates the
+// fraction of time it was held.
+type writerProbe struct {
+	f             *os.File
+	samples, held atomic.Int64
+	stopOnce      sync.Once
+	quit, done    chan struct{}
+}
+
+// walWriteLock is the byte SQLite's unix VFS locks for WAL_WRITE_LOCK:
+// UNIX_SHM_BASE = (22 + SQLITE_SHM_NLOCK) × 4, and the write lock is the
+// first of the eight.
+const walWriteLock = 120
+
+// probeMeanInterval spaces the samples: about 1,000 a second, a syscall
+// each.
+const probeMeanInterval = time.Millisecond
+
+// startWriterProbe probes the database at path (a SQLite file in WAL mode
+// that a server has open); it returns nil when path is empty and an error
+// when the lock cannot be queried.
+func startWriterProbe(path string) (*writerProbe, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path + "-shm")
+	if err != nil {
+		return nil, err
+	}
+	p := &writerProbe{f: f, quit: make(chan struct{}), done: make(chan struct{})}
+	if _, err := p.locked(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("F_GETLK on %s-shm: %w", path, err)
+	}
+	go p.loop()
+	return p, nil
+}
+
+// locked reports whether another process holds the write lock.
+func (p *writerProbe) locked() (bool, error) {
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: 0, Start: walWriteLock, Len: 1}
+	if err := syscall.FcntlFlock(p.f.Fd(), syscall.F_GETLK, &lk); err != nil {
+		return false, err
+	}
+	return lk.Type != syscall.F_UNLCK, nil
+}
+
+func (p *writerProbe) loop() {
+	defer close(p.done)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+		}
+		held, err := p.locked()
+		if err != nil {
+			return
+		}
+		// held before samples: a reader never sees more held than samples.
+		if held {
+			p.held.Add(1)
+		}
+		p.samples.Add(1)
+		t.Reset(time.Duration(rng.ExpFloat64() * float64(probeMeanInterval)))
+	}
+}
+
+func (p *writerProbe) counts() writerCounts {
+	if p == nil {
+		return writerCounts{}
+	}
+	s := p.samples.Load()
+	return writerCounts{samples: s, held: min(p.held.Load(), s)}
+}
+
+func (p *writerProbe) stop() {
+	if p == nil {
+		return
+	}
+	p.stopOnce.Do(func() {
+		close(p.quit)
+		<-p.done
+		p.f.Close()
+	})
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"parcela/server"
+)
+
+// serveLimits are the limits of `parcela serve` that protect one client or
+// tenant from the others, read from the environment.
+type serveLimits struct {
+	unauthenticatedRate, imageRate float64
+	trustedProxies                 []netip.Prefix
+	imageCacheBytes                int64
+	listener                       server.ListenerLimits
+}
+
+func readServeLimits(getenv func(string) string) (serveLimits, error) {
+	l := serveLimits{listener: server.DefaultListenerLimits(), imageCacheBytes: server.DefaultImageCacheBytes}
+	var err error
+	if l.unauthenticatedRate, err = envFloat(getenv, "PARCELA_UNAUTHENTICATED_RATE_LIMIT", 10); err != nil {
+		return l, err
+	}
+	if l.imageRate, err = envFloat(getenv, "PARCELA_IMAGE_RATE_LIMIT", 20); err != nil {
+		return l, err
+	}
+	if l.trustedProxies, err = server.ParseTrustedProxies(getenv("PARCELA_TRUSTED_PROXIES")); err != nil {
+		return l, fmt.Errorf("PARCELA_TRUSTED_PROXIES: %w", err)
+	}
+	for name, d := range map[string]*time.Duration{
+		"PARCELA_READ_HEADER_TIMEOUT": &l.listener.ReadHeaderTimeout,
+		"PARCELA_READ_TIMEOUT":        &l.listener.ReadTimeout,
+		"PARCELA_WRITE_TIMEOUT":       &l.listener.WriteTimeout,
+		"PARCELA_IDLE_TIMEOUT":        &l.listener.IdleTimeout,
+	} {
+		if s := getenv(name); s != "" {
+			if *d, err = time.ParseDuration(s); err != nil || *d <= 0 {
+				return l, fmt.Errorf("%s: %q is not a positive duration", name, s)
+			}
+		}
+	}
+	if s := getenv("PARCELA_MAX_CONNECTIONS"); s != "" {
+		if l.listener.MaxConnections, err = strconv.Atoi(s); err != nil || l.listener.MaxConnections < 1 {
+			return l, fmt.Errorf("PARCELA_MAX_CONNECTIONS: %q is not a positive number of connections", s)
+		}
+	}
+	if s := getenv("PARCELA_IMAGE_CACHE_BYTES"); s != "" {
+		if l.imageCacheBytes, err = strconv.ParseInt(s, 10, 64); err != nil || l.imageCacheBytes < 0 {
+			return l, fmt.Errorf("PARCELA_IMAGE_CACHE_BYTES: %q is not a number of bytes", s)
+		}
+		if l.imageCacheBytes == 0 {
+			l.imageCacheBytes = -1 // no cache
+		}
+	}
+	return l, nil
+}

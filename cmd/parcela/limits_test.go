@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every listener of `parcela serve` closes a client that trickles its
+// headers, at the configured timeout.
+func TestServeListenersCloseTricklingClients(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, tempDSN(t), map[string]string{"PARCELA_READ_HEADER_TIMEOUT": "300ms", "PARCELA_MAX_CONNECTIONS": "50"})
+	for _, base := range []string{ts.prod, ts.sandbox, ts.ops} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		go func() {
+			for _, b := range []byte("GET /healthz HTTP/1.1\r\nHost: parcela\r\nX-Slow: " + strings.Repeat("a", 100)) {
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+		if err := c.SetReadDeadline(time.Now().Add(3 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		// Closed is an end of stream, or a reset when the server closed
+		// while the client was still writing; only the deadline means the
+		// server kept the client.
+		if _, err := io.Copy(io.Discard, c); errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("%s: a trickling client was not closed: %v", base, err)
+		}
+	}
+}
+
+func TestServeLimitsFromEnvironment(t *testing.T) {
+	t.Parallel()
+	l, err := readServeLimits(env(map[string]string{
+		"PARCELA_READ_HEADER_TIMEOUT": "2s", "PARCELA_READ_TIMEOUT": "10s", "PARCELA_WRITE_TIMEOUT": "90s", "PARCELA_IDLE_TIMEOUT": "1m",
+		"PARCELA_MAX_CONNECTIONS": "300", "PARCELA_UNAUTHENTICATED_RATE_LIMIT": "2", "PARCELA_IMAGE_RATE_LIMIT": "0",
+		"PARCELA_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.1/32", "PARCELA_IMAGE_CACHE_BYTES": "0",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.listener.ReadHeaderTimeout != 2*time.Second || l.listener.ReadTimeout != 10*time.Second || l.listener.WriteTimeout != 90*time.Second ||
+		l.listener.IdleTimeout != time.Minute || l.listener.MaxConnections != 300 || l.unauthenticatedRate != 2 || l.imageRate != 0 ||
+		len(l.trustedProxies) != 2 || l.imageCacheBytes != -1 {
+		t.Fatalf("%+v", l)
+	}
+	defaults, err := readServeLimits(env(nil))
+	if err != nil || defaults.listener.WriteTimeout != time.Minute || defaults.unauthenticatedRate != 10 || defaults.imageRate != 20 || defaults.imageCacheBytes <= 0 {
+		t.Fatalf("defaults %+v %v", defaults, err)
+	}
+	for name, value := range map[string]string{
+		"PARCELA_READ_TIMEOUT": "soon", "PARCELA_IDLE_TIMEOUT": "-1s", "PARCELA_MAX_CONNECTIONS": "0",
+		"PARCELA_UNAUTHENTICATED_RATE_LIMIT": "-3", "PARCELA_TRUSTED_PROXIES": "10.0.0.0/33", "PARCELA_IMAGE_CACHE_BYTES": "lots",
+	} {
+		if _, err := readServeLimits(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, value, err)
+		}
+	}
+}

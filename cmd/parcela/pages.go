@@ -1,0 +1,56 @@
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+
+	"parcela"
+	"parcela/web"
+)
+
+// pagesConfig is the payer's pages' part of the serve configuration.
+type pagesConfig struct {
+	// secret keys the pages' CSRF tokens; every instance behind one
+	// address needs the same one.
+	secret []byte
+	// random tells that no secret was configured and one was drawn.
+	random bool
+}
+
+// minPagesSecret is the shortest PARCELA_PAGES_SECRET taken: 32 bytes.
+const minPagesSecret = 32
+
+func readPagesConfig(getenv func(string) string) (pagesConfig, error) {
+	var c pagesConfig
+	if s := getenv("PARCELA_PAGES_SECRET"); s != "" {
+		if len(s) < minPagesSecret {
+			return c, fmt.Errorf("PARCELA_PAGES_SECRET: must be at least %d characters (it keys the pages' form tokens)", minPagesSecret)
+		}
+		c.secret = []byte(s)
+	} else {
+		c.secret, c.random = make([]byte, 32), true
+		rand.Read(c.secret)
+	}
+	return c, nil
+}
+
+// withPages serves the payer's pages of env under /pay/ and /checkout/ and
+// the API (with its docs) everywhere else. trusted are the proxies whose
+// X-Forwarded-For names the customer (PARCELA_TRUSTED_PROXIES).
+func withPages(api http.Handler, app *parcela.Services, env parcela.Environment, links parcela.Links, clock parcela.Clock,
+	cfg pagesConfig, trusted []netip.Prefix, log *slog.Logger) http.Handler {
+	var cards parcela.CardChargeService // nil: the environment takes no card
+	if app.Checkout.TakesCards(env) {
+		cards = app.Orders
+	}
+	pages := web.New(web.Deps{Checkout: app.Checkout, Orders: app.Orders, CardCharges: cards, Payments: app.Payments, Clock: clock,
+		Environment: env, Links: links, Logger: log.With("component", "pages"), Secret: cfg.secret, TrustedProxies: trusted})
+	mux := http.NewServeMux()
+	mux.Handle("/pay/", pages)
+	mux.Handle("/checkout/", pages)
+	mux.Handle("/", api)
+	return mux
+}

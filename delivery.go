@@ -1,0 +1,122 @@
+package parcela
+
+import (
+	"context"
+	"time"
+)
+
+// FailingLimit is how long a webhook may fail everything before it is disabled.
+const FailingLimit = 5 * 24 * time.Hour
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryRetrying  = "retrying"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// DeliveryWork is everything a delivery attempt needs.
+type DeliveryWork struct {
+	Delivery Delivery
+	Webhook  *Webhook
+	Deleted  bool // the webhook was deleted
+	Event    Event
+}
+
+// AttemptResult is the outcome of one delivery attempt, as the worker saw it.
+type AttemptResult struct {
+	At           time.Time
+	Status       *int
+	Duration     time.Duration
+	Error        *string
+	ResponseBody *string
+	Delivered    bool
+	Gone         bool       // 410: disable the webhook
+	NextAt       *time.Time // when to try again; nil: no more tries
+	SkipReason   string     // the attempt was not made (webhook disabled or deleted)
+}
+
+// AttemptRecord is what the store writes for one attempt, in one
+// transaction: the attempt, the delivery's next state (if the delivery is
+// still at Generation; a manual retry supersedes the attempt otherwise),
+// its retry, and the webhook's failure record.
+type AttemptRecord struct {
+	DeliveryID string
+	WebhookID  string
+	Generation int
+	At         time.Time
+	Attempt    DeliveryAttempt
+	Status     string     // delivered, retrying or failed
+	RetryAt    *time.Time // when retrying
+	// Webhook is how the attempt bears on its webhook.
+	Webhook WebhookHealth
+}
+
+// WebhookHealth is an attempt's effect on its webhook: a delivery clears
+// its failure record, a failure starts one (if none), and the webhook is
+// disabled at once (Disable) or once it has failed since FailingSince.
+type WebhookHealth struct {
+	Skip          bool // the attempt was not made: no effect
+	Delivered     bool
+	Disable       string    // disable now with this reason
+	DisableReason string    // otherwise, disable with this reason...
+	FailingSince  time.Time // ...if failing since this instant or earlier
+}
+
+// recordOf decides what one attempt changes.
+func recordOf(w *DeliveryWork, r AttemptResult, now time.Time) AttemptRecord {
+	rec := AttemptRecord{
+		DeliveryID: w.Delivery.ID, WebhookID: w.Webhook.ID, Generation: w.Delivery.Generation, At: now,
+		Attempt: DeliveryAttempt{AttemptedAt: r.At, ResponseStatus: r.Status, DurationMS: r.Duration.Milliseconds(), Error: r.Error, ResponseBody: r.ResponseBody},
+		Status:  DeliveryFailed,
+	}
+	switch {
+	case r.Delivered:
+		rec.Status = DeliveryDelivered
+	case r.NextAt != nil && !r.Gone && r.SkipReason == "":
+		rec.Status, rec.RetryAt = DeliveryRetrying, r.NextAt
+	}
+	switch {
+	case r.SkipReason != "":
+		rec.Webhook.Skip = true
+	case r.Delivered:
+		rec.Webhook.Delivered = true
+	case r.Gone:
+		rec.Webhook.Disable = "the receiver answered 410 Gone"
+	default:
+		rec.Webhook.DisableReason, rec.Webhook.FailingSince = "every delivery failed for 5 days", now.Add(-FailingLimit)
+	}
+	return rec
+}
+
+// Deliveries is the webhook worker's use case: what an attempt needs, and
+// what it changes.
+type Deliveries struct {
+	store DeliveryStore
+	clock Clock
+}
+
+// NewDeliveries returns the delivery use cases.
+func NewDeliveries(store DeliveryStore, clock Clock) *Deliveries {
+	return &Deliveries{store: store, clock: clock}
+}
+
+var _ DeliveryService = (*Deliveries)(nil)
+
+// DeliveryWork reads a delivery with its webhook and event.
+func (s *Deliveries) DeliveryWork(ctx context.Context, id string) (*DeliveryWork, error) {
+	return s.store.DeliveryWork(ctx, id)
+}
+
+// RecordAttempt stores an attempt and moves the delivery and its webhook
+// on; a retry is scheduled in the same transaction, so none is lost or
+// doubled.
+func (s *Deliveries) RecordAttempt(ctx context.Context, w *DeliveryWork, r AttemptResult) error {
+	return s.store.RecordAttempt(ctx, recordOf(w, r, s.clock.Now()))
+}
+
+// PendingDeliveries counts deliveries waiting to be sent.
+func (s *Deliveries) PendingDeliveries(ctx context.Context) (int, error) {
+	return s.store.PendingDeliveries(ctx)
+}

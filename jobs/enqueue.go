@@ -1,0 +1,78 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"parcela/sqldb"
+)
+
+// DeliveryQueue is the River queue of webhook deliveries: its own, so slow
+// receivers never hold up the sweeps, and wide, because deliveries mostly
+// wait on the network.
+const DeliveryQueue = "webhooks"
+
+// Enqueuer inserts jobs inside the store's transactions (it is the store's
+// sqldb.Enqueuer), so a job exists if and only if the change that caused it
+// committed. It needs no connection of its own: River inserts through the
+// transaction, so it is built before the store, and the store gets it at
+// Open.
+type Enqueuer struct {
+	queue  string
+	sqlite *river.Client[*sql.Tx]
+	pgx    *river.Client[pgx.Tx]
+}
+
+// NewEnqueuer returns an enqueuer that puts deliveries on deliveryQueue
+// (DeliveryQueue when empty; tests sharing one PostgreSQL database each
+// work their own).
+func NewEnqueuer(deliveryQueue string) (*Enqueuer, error) {
+	if deliveryQueue == "" {
+		deliveryQueue = DeliveryQueue
+	}
+	// Clients without a pool only insert, and only in a transaction.
+	lite, err := river.NewClient(riversqlite.New(nil), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("job enqueuer: %w", err)
+	}
+	pg, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("job enqueuer: %w", err)
+	}
+	return &Enqueuer{queue: deliveryQueue, sqlite: lite, pgx: pg}, nil
+}
+
+var _ sqldb.Enqueuer = (*Enqueuer)(nil)
+
+// DeliveryQueue names the queue deliveries go to.
+func (e *Enqueuer) DeliveryQueue() string { return e.queue }
+
+// EnqueueDeliveries inserts one delivery job per delivery, in tx.
+func (e *Enqueuer) EnqueueDeliveries(ctx context.Context, tx *sqldb.Tx, jobs []sqldb.DeliveryJob) error {
+	params := make([]river.InsertManyParams, len(jobs))
+	for i, j := range jobs {
+		opts := &river.InsertOpts{Queue: e.queue}
+		if j.At != nil {
+			opts.ScheduledAt = *j.At
+		}
+		params[i] = river.InsertManyParams{Args: DeliveryArgs{DeliveryID: j.DeliveryID, Generation: j.Generation}, InsertOpts: opts}
+	}
+	return e.InsertTx(ctx, tx, params)
+}
+
+// InsertTx inserts jobs in tx.
+func (e *Enqueuer) InsertTx(ctx context.Context, tx *sqldb.Tx, params []river.InsertManyParams) error {
+	var err error
+	if ptx := tx.PgxTx(); ptx != nil {
+		_, err = e.pgx.InsertManyTx(ctx, ptx, params)
+	} else {
+		_, err = e.sqlite.InsertManyTx(ctx, tx.SQLTx(), params)
+	}
+	return err
+}

@@ -1,0 +1,110 @@
+package jobs
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// companyShares bounds how many delivery attempts of one company, in one
+// environment, run at once in this process, so that a company whose
+// receivers are slow or failing holds at most its share of the delivery
+// workers and the others' deliveries keep their latency. An attempt over
+// the share is snoozed (River runs it again later, without counting an
+// attempt) for about as long as the company's attempts take, so that a
+// slow company's backlog waits without churning through the queue.
+//
+// A company whose attempts are fast may go past its share, up to burst
+// places (half the workers), while its oldest running attempt is younger
+// than fastAttempt: fast receivers free their workers within milliseconds,
+// so a single busy tenant is not held to a tenth of the workers, and the
+// others keep at least half of them. Once an attempt of the company has run
+// longer, it is held to its share again.
+//
+// The bound is per process: n instances give a company n shares of n
+// times the workers, the same fraction of the whole.
+type companyShares struct {
+	limit  int
+	burst  int
+	jitter bool
+	mu     sync.Mutex
+	byKey  map[string]*companyShare
+}
+
+type companyShare struct {
+	running int
+	started []time.Time   // of the running attempts, oldest first
+	typical time.Duration // a moving average of the company's attempts
+}
+
+// fastAttempt is how long an attempt may run before its company is held to
+// its share.
+const fastAttempt = 250 * time.Millisecond
+
+// Snoozes stay between these bounds: soon enough for a company with a
+// burst of fast deliveries, seldom enough for one with slow receivers.
+const (
+	minShareSnooze = time.Second
+	maxShareSnooze = 10 * time.Second
+)
+
+// maxRemembered bounds the companies whose typical attempt is remembered;
+// past it the idle ones are forgotten.
+const maxRemembered = 10_000
+
+func newCompanyShares(limit, workers int, jitter bool) *companyShares {
+	return &companyShares{limit: limit, burst: max(limit, workers/2), jitter: jitter, byKey: map[string]*companyShare{}}
+}
+
+// acquire takes one of key's places at now. When they are all taken it
+// returns false and how long to snooze.
+func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.byKey[key]
+	if s == nil {
+		if len(c.byKey) >= maxRemembered {
+			for k, idle := range c.byKey {
+				if idle.running == 0 {
+					delete(c.byKey, k)
+				}
+			}
+		}
+		s = &companyShare{}
+		c.byKey[key] = s
+	}
+	fast := len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt
+	if s.running >= c.limit && (!fast || s.running >= c.burst) {
+		wait := min(max(s.typical, minShareSnooze), maxShareSnooze)
+		if c.jitter {
+			wait += rand.N(wait / 4)
+		}
+		return false, wait
+	}
+	s.running++
+	s.started = append(s.started, now)
+	return true, 0
+}
+
+// release gives key's place, taken at started, back after an attempt that
+// took d.
+func (c *companyShares) release(key string, started time.Time, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.byKey[key]
+	if s == nil {
+		return
+	}
+	s.running--
+	for i, t := range s.started {
+		if t.Equal(started) {
+			s.started = append(s.started[:i], s.started[i+1:]...)
+			break
+		}
+	}
+	if s.typical == 0 {
+		s.typical = d
+	} else {
+		s.typical = (3*s.typical + d) / 4
+	}
+}

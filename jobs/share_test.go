@@ -1,0 +1,81 @@
+package jobs
+
+import (
+	"testing"
+	"time"
+)
+
+func TestCompanyShares(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(2, 4, false) // half of 4 workers: no burst past the share
+	now := time.Now()
+	for range 2 {
+		if ok, _ := c.acquire("a/sandbox", now); !ok {
+			t.Fatal("refused within the share")
+		}
+	}
+	ok, wait := c.acquire("a/sandbox", now)
+	if ok || wait != minShareSnooze {
+		t.Fatalf("over the share: %v, snooze %v", ok, wait)
+	}
+	if ok, _ := c.acquire("b/sandbox", now); !ok {
+		t.Fatal("another company waits for the first")
+	}
+	if ok, _ := c.acquire("a/production", now); !ok {
+		t.Fatal("the other environment waits")
+	}
+	// The snooze follows the company's attempts, within bounds.
+	c.release("a/sandbox", now, 14*time.Second)
+	if ok, _ := c.acquire("a/sandbox", now); !ok {
+		t.Fatal("a released place was not given back")
+	}
+	if _, wait := c.acquire("a/sandbox", now); wait != maxShareSnooze {
+		t.Fatalf("snooze %v after 14 s attempts", wait)
+	}
+	c.release("a/sandbox", now, 2*time.Second)
+	c.release("a/sandbox", now, 2*time.Second)
+	for range 2 {
+		c.acquire("a/sandbox", now)
+	}
+	if _, wait := c.acquire("a/sandbox", now); wait <= minShareSnooze || wait >= maxShareSnooze {
+		t.Fatalf("snooze %v after attempts of 14, 2 and 2 s", wait)
+	}
+	// With jitter the snooze is up to a quarter longer.
+	j := newCompanyShares(1, 2, true)
+	j.acquire("a/sandbox", time.Now())
+	if _, wait := j.acquire("a/sandbox", time.Now()); wait < minShareSnooze || wait > minShareSnooze*5/4 {
+		t.Fatalf("jittered snooze %v", wait)
+	}
+}
+
+// A company whose attempts are fast may use up to half the workers; once
+// one of its attempts has run past fastAttempt it is held to its share.
+func TestCompanySharesBurstWhileFast(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(2, 10, false) // share 2, burst 5
+	now := time.Now()
+	for i := range 5 {
+		if ok, _ := c.acquire("a/sandbox", now.Add(time.Duration(i)*time.Millisecond)); !ok {
+			t.Fatalf("fast company refused at %d running", i)
+		}
+	}
+	if ok, _ := c.acquire("a/sandbox", now.Add(10*time.Millisecond)); ok {
+		t.Fatal("fast company went past half the workers")
+	}
+	// Its oldest attempt is now slow: past the share, nothing more.
+	c.release("a/sandbox", now.Add(4*time.Millisecond), time.Millisecond)
+	if ok, _ := c.acquire("a/sandbox", now.Add(fastAttempt+time.Millisecond)); ok {
+		t.Fatal("a company with a slow attempt went past its share")
+	}
+	// When the slow attempt ends and the rest are young again, it may burst.
+	c.release("a/sandbox", now, 300*time.Millisecond)
+	for _, d := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond} {
+		c.release("a/sandbox", now.Add(d), time.Millisecond)
+	}
+	later := now.Add(time.Second)
+	for i := range 5 {
+		if ok, _ := c.acquire("a/sandbox", later); !ok {
+			t.Fatalf("refused at %d running after the slow attempt ended", i)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"parcela"
+)
+
+// A sweep's failed rows are logged by id and counted, and fail nothing
+// else: the job succeeds. Only the sweep itself failing fails the job.
+func TestSweepWorkerReportsFailedRows(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	reg := prometheus.NewRegistry()
+	d := &deps{log: slog.New(slog.NewJSONHandler(&logs, nil)), sweepFailures: newSweepFailures(reg)}
+	row := parcela.DueRow{Owned: parcela.Owned{ID: "payment-1", Auth: parcela.Auth{CompanyID: "company-1", Environment: parcela.Sandbox}}, BillID: "bill-1"}
+	report := parcela.SweepReport{Moved: 2, Failed: []parcela.SweepFailure{{Sweep: parcela.SweepIssueInstallments, Row: row, Failures: 3,
+		Retry: time.Date(2027, 1, 12, 10, 16, 0, 0, parcela.SaoPaulo), Err: errors.New("brcode: Pix merchant name is empty")}}}
+	var sweepErr error
+	w := &sweepWorker[IssueInstallmentsArgs]{deps: d, what: "installment payments issued",
+		sweep: func(context.Context) (parcela.SweepReport, error) { return report, sweepErr }}
+
+	if err := w.Work(context.Background(), nil); err != nil {
+		t.Fatalf("a row's failure failed the job: %v", err)
+	}
+	var line map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(l, "retried later") {
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if line["sweep"] != "issue_installments" || line["id"] != "payment-1" || line["bill_id"] != "bill-1" || line["company_id"] != "company-1" ||
+		line["failures"] != float64(3) || line["level"] != "WARN" || !strings.Contains(line["error"].(string), "merchant name") {
+		t.Fatalf("failure logged as %v\n%s", line, logs.String())
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counted []string
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			counted = append(counted, fmt.Sprintf("%s{%s=%s} %v", f.GetName(), m.GetLabel()[0].GetName(), m.GetLabel()[0].GetValue(), m.GetCounter().GetValue()))
+		}
+	}
+	if want := "parcela_sweep_failures_total{sweep=issue_installments} 1"; len(counted) != 1 || counted[0] != want {
+		t.Fatalf("metrics %v, want %s", counted, want)
+	}
+
+	sweepErr = errors.New("select installments to issue: connection refused")
+	if err := w.Work(context.Background(), nil); !errors.Is(err, sweepErr) {
+		t.Fatalf("the sweep's own failure: %v", err)
+	}
+}

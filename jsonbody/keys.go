@@ -1,0 +1,179 @@
+package jsonbody
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"parcela"
+)
+
+// checkKeys walks the (already decoded, so well-formed) body beside the
+// type of v and refuses what encoding/json would have let through
+// silently: a key twice in one object, and a key that names a field of the
+// target struct in other letter case.
+func checkKeys(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	w := walker{dec: dec}
+	t := reflect.TypeOf(v)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return w.value(t, "")
+}
+
+type walker struct{ dec *json.Decoder }
+
+// value reads one value whose Go type is t (nil when its keys are free:
+// unknown fields, maps of anything, interfaces, custom unmarshalers).
+func (w walker) value(t reflect.Type, path string) error {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return malformed(err)
+	}
+	t = target(t)
+	switch tok {
+	case json.Delim('{'):
+		return w.object(t, path)
+	case json.Delim('['):
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i := 0; w.dec.More(); i++ {
+			if err := w.value(elem, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		_, err := w.dec.Token() // ]
+		return err
+	}
+	return nil
+}
+
+func (w walker) object(t reflect.Type, path string) error {
+	var fields map[string]reflect.Type
+	var elem reflect.Type
+	if t != nil {
+		switch t.Kind() {
+		case reflect.Struct:
+			fields = fieldsOf(t)
+		case reflect.Map:
+			elem = t.Elem()
+		}
+	}
+	seen := map[string]bool{}
+	for w.dec.More() {
+		tok, err := w.dec.Token()
+		if err != nil {
+			return malformed(err)
+		}
+		key, _ := tok.(string)
+		at := key
+		if path != "" {
+			at = path + "." + key
+		}
+		if seen[key] {
+			return &parcela.Error{Code: parcela.EMALFORMED, Message: "duplicate key " + strconv.Quote(at) + " in the body",
+				Fields: []parcela.FieldError{{Field: at, Code: "not_allowed", Message: "appears more than once"}}}
+		}
+		seen[key] = true
+		next := elem
+		if fields != nil {
+			ft, known := fields[key]
+			if !known {
+				if name, ok := foldedName(fields, key); ok {
+					msg := "differs only in case from the field " + strconv.Quote(name) + "; field names are case-sensitive"
+					return &parcela.Error{Code: parcela.EMALFORMED, Message: strconv.Quote(at) + " " + msg,
+						Fields: []parcela.FieldError{{Field: at, Code: "not_allowed", Message: msg}}}
+				}
+			}
+			next = ft // nil for an unknown field: ignored, as encoding/json does
+		}
+		if err := w.value(next, at); err != nil {
+			return err
+		}
+	}
+	_, err := w.dec.Token() // }
+	return err
+}
+
+func foldedName(fields map[string]reflect.Type, key string) (string, bool) {
+	for name := range fields {
+		if strings.EqualFold(name, key) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// target is the type whose keys constrain a value of type t: pointers are
+// followed; a type that decodes itself (json.RawMessage, time.Time,
+// parcela.Rate) and an interface take any keys.
+func target(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
+		return nil
+	}
+	return t
+}
+
+var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+
+// fieldsOf maps the JSON names of a struct's fields to their types, by
+// encoding/json's rules: exported fields, named by their tag or their Go
+// name, "-" skipped, the fields of untagged embedded structs promoted
+// unless a shallower field has the name.
+func fieldsOf(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := map[string]reflect.Type{}
+	var embedded []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				embedded = append(embedded, ft)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = ft
+	}
+	for _, e := range embedded {
+		for name, ft := range fieldsOf(e) {
+			if _, shadowed := m[name]; !shadowed {
+				m[name] = ft
+			}
+		}
+	}
+	fieldCache.Store(t, m)
+	return m
+}

@@ -1,0 +1,180 @@
+package parcela
+
+import "context"
+
+// Payments settles and expires payments as the bank reports them, and
+// issues installment boletos.
+type Payments struct {
+	store  PaymentStore
+	issuer *issuer
+	clock  Clock
+	links  PublicLinks
+}
+
+// NewPayments returns the payment use cases. provider issues installment
+// boletos.
+func NewPayments(store PaymentStore, provider PaymentProvider, clock Clock, links PublicLinks) *Payments {
+	return &Payments{store: store, issuer: &issuer{intents: store, provider: provider, clock: clock}, clock: clock, links: links}
+}
+
+var _ PaymentService = (*Payments)(nil)
+
+// PayPayment settles a payment as the bank would: the payment and its bill
+// become paid, the bill's other open payments are canceled, and the billing
+// and order move on (the first bill activates a financed billing and
+// finishes an upfront one; the last bill finishes both). A settlement below
+// the payment's amount is recorded on it and pays nothing (mover.pay).
+// Paying a paid payment again changes nothing and writes no event.
+func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Settlement) (*Bill, *Company, error) {
+	var paid PricedBill
+	err := decideAndApply("payment", func() error {
+		o, err := s.store.OrderOfPayment(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		o.linkBills()
+		b, bill, p := o.findPayment(id)
+		if p == nil {
+			return &Conflict{Entity: "payment", ID: id}
+		}
+		paid = PricedBill{Bill: bill, Company: o.Offer.Product.Company}
+		switch p.Status {
+		case PaymentPaid:
+			return nil
+		case PaymentUnpaid:
+		default:
+			return Errorf(EINVALIDSTATE, "payment is %s; only an unpaid payment can be paid", p.Status)
+		}
+		if !bill.open() {
+			return Errorf(EINVALIDSTATE, "bill is %s; it cannot be paid", bill.Status)
+		}
+		m := newMover(a, s.clock.Now(), s.links.Links(a.Environment))
+		if err := m.pay(o, b, bill, p, o.Offer.Product.Company, settle); err != nil {
+			return err
+		}
+		return s.store.Apply(answering(ctx, paid), m.change())
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return paid.Bill, paid.Company, nil
+}
+
+// ExpirePayment expires an unpaid payment. An expired down payment cancels
+// its billing (down_payment_not_paid) and order (expired); an expired
+// installment boleto is re-issued and its bill stays open.
+func (s *Payments) ExpirePayment(ctx context.Context, a Auth, id string) (*Bill, *Company, error) {
+	expired, err := s.expire(ctx, a, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return expired.Bill, expired.Company, nil
+}
+
+// expire expires a payment and returns its bill as the change left it. An
+// installment that stays open gets its next boleto in the same change when
+// the provider issues it; when the provider fails, the expiry stands alone
+// and the installment sweep issues the boleto later (recording the
+// failure), so a provider's failure never holds an expiry back.
+func (s *Payments) expire(ctx context.Context, a Auth, id string) (expired PricedBill, err error) {
+	err = decideAndApply("payment", func() error {
+		o, err := s.store.OrderOfPayment(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		o.linkBills()
+		b, bill, p := o.findPayment(id)
+		if p == nil {
+			return &Conflict{Entity: "payment", ID: id}
+		}
+		now := s.clock.Now()
+		c := o.Offer.Product.Company
+		expired = PricedBill{Bill: bill, Company: c}
+		m := newMover(a, now, s.links.Links(a.Environment))
+		reissue, err := m.expire(o, b, bill, p, c)
+		if err != nil {
+			return err
+		}
+		var fresh *Payment
+		if reissue && b.Status == BillingActive {
+			if fresh, err = s.issuer.issue(ctx, installmentPayment(c, b.PaymentConfiguration, bill, now)); err == nil {
+				m.c.NewPayments = append(m.c.NewPayments, fresh)
+				bill.Payments = append(bill.Payments, fresh)
+			}
+		}
+		if err := s.store.Apply(answering(ctx, expired), m.change()); err != nil {
+			if fresh != nil {
+				s.issuer.abandon(ctx, fresh)
+			}
+			return err
+		}
+		return nil
+	})
+	return expired, err
+}
+
+// issueInstallment issues the boleto of an installment bill that needs one
+// (open, in an active billing, without a live payment), deciding on a
+// fresh read; the billing, read first, guards the decision, as its version
+// moves with any change of its bills and payments. It reports whether it
+// issued.
+func (s *Payments) issueInstallment(ctx context.Context, a Auth, billID string) (issued bool, err error) {
+	err = decideAndApply("bill", func() error {
+		issued = false
+		found, _, err := s.store.Bill(ctx, a, billID)
+		if err != nil {
+			return err
+		}
+		billing, err := s.store.Billing(ctx, a, found.BillingID)
+		if err != nil {
+			return err
+		}
+		var bill *Bill
+		for _, b := range billing.Bills {
+			if b.ID == billID {
+				bill, b.Billing = b, billing
+			}
+		}
+		if bill == nil || !bill.needsPayment() || billing.Status != BillingActive {
+			return nil
+		}
+		c, err := s.store.Company(ctx, a.CompanyID)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		p, err := s.issuer.issue(ctx, installmentPayment(c, billing.PaymentConfiguration, bill, now))
+		if err != nil {
+			return err
+		}
+		m := newMover(a, now, s.links.Links(a.Environment))
+		m.guardBilling(billing)
+		m.c.NewPayments = []*Payment{p}
+		if err := s.store.Apply(ctx, m.change()); err != nil {
+			s.issuer.abandon(ctx, p)
+			return err
+		}
+		issued = true
+		return nil
+	})
+	return issued, err
+}
+
+// needsPayment tells whether an open installment has no live (unpaid or
+// paid) payment.
+func (b *Bill) needsPayment() bool {
+	if !b.open() || b.Type != BillTypeInstallment {
+		return false
+	}
+	for _, p := range b.Payments {
+		if p.Status == PaymentUnpaid || p.Status == PaymentPaid {
+			return false
+		}
+	}
+	return true
+}
+
+// PublicPayment finds a payment of env by its unguessable id alone.
+func (s *Payments) PublicPayment(ctx context.Context, env Environment, id string) (*Payment, error) {
+	return s.store.PublicPayment(ctx, env, id)
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"parcela"
+)
+
+// IdempotencyStore keeps the responses stored under Idempotency-Keys. The
+// response of a request that writes is stored by the store itself, in the
+// transaction of the request's writes (parcela.IdempotentRequest).
+type IdempotencyStore interface {
+	// IdempotentResponse is the response stored under key in the last 24
+	// hours, or nil.
+	IdempotentResponse(ctx context.Context, a parcela.Auth, key string) (*parcela.IdempotentResponse, error)
+	// StoreIdempotentResponse stores the response of a request that
+	// committed no write; if another request stored one under key first,
+	// that one is kept and returned.
+	StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key string, resp parcela.IdempotentResponse) (*parcela.IdempotentResponse, error)
+}
+
+// inFlight holds the keys whose first request is running in this process,
+// so a concurrent retry is told 409 instead of running it twice. Across
+// instances the store's unique key decides: the second to commit is rolled
+// back and answered with the first's response.
+type inFlight struct {
+	mu   sync.Mutex
+	keys map[inFlightKey]struct{}
+}
+
+type inFlightKey struct {
+	company string
+	env     parcela.Environment
+	key     string
+}
+
+func (f *inFlight) claim(k inFlightKey) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.keys[k]; ok {
+		return false
+	}
+	if f.keys == nil {
+		f.keys = map[inFlightKey]struct{}{}
+	}
+	f.keys[k] = struct{}{}
+	return true
+}
+
+func (f *inFlight) release(k inFlightKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.keys, k)
+}
+
+// idempotent runs a POST sent with an Idempotency-Key: a stored response of
+// the same request is replayed byte for byte; otherwise the request runs
+// with a parcela.IdempotentRequest in its context, and the response its
+// writes committed with is the one written. A request that wrote nothing
+// has its response stored on its own, unless it failed (5xx) or its client
+// left: then nothing is kept and a retry runs for real.
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, body []byte, key string) {
+	// The answer leaves only after the key is released: a client that
+	// retries the moment it has the answer must find the stored response,
+	// not a request still in flight.
+	held := &heldResponse{ResponseWriter: w}
+	defer held.send()
+	w = held
+	a := authOf(r)
+	sum := sha256.Sum256([]byte(r.Method + " " + r.URL.Path + "\n" + string(body)))
+	hash := hex.EncodeToString(sum[:])
+	k := inFlightKey{a.CompanyID, a.Environment, key}
+	if !s.inFlight.claim(k) {
+		writeError(w, r, inFlightErr(key))
+		return
+	}
+	defer s.inFlight.release(k)
+
+	stored, err := s.svc.Idempotency.IdempotentResponse(r.Context(), a, key)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if stored != nil {
+		replay(w, r, key, hash, stored)
+		return
+	}
+	req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: hash}
+	r = r.WithContext(parcela.WithIdempotentRequest(r.Context(), req))
+	status, v, err := h(r, body)
+	if committed := req.Stored(); committed != nil {
+		writeRaw(w, committed.Status, committed.Body)
+		return
+	}
+	if keyTaken(err) {
+		s.takenByAnother(w, r, key, hash)
+		return
+	}
+	status, out := render(r, status, v, err)
+	if status >= 500 || r.Context().Err() != nil {
+		writeRaw(w, status, out)
+		return
+	}
+	ctx, cancel := detached(r)
+	defer cancel()
+	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out})
+	switch {
+	case err != nil:
+		logger(r).Error("store idempotent response", "error", err.Error())
+	case first != nil:
+		replay(w, r, key, hash, first)
+		return
+	}
+	writeRaw(w, status, out)
+}
+
+// heldResponse keeps a response's status and body until send; headers go
+// straight to the real writer's map, which nothing reads before send.
+type heldResponse struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *heldResponse) Write(b []byte) (int, error) {
+	if h.status == 0 {
+		h.status = http.StatusOK
+	}
+	return h.body.Write(b)
+}
+
+func (h *heldResponse) send() {
+	if h.status == 0 {
+		return
+	}
+	h.ResponseWriter.WriteHeader(h.status)
+	h.ResponseWriter.Write(h.body.Bytes())
+}
+
+// takenByAnother answers a request whose commit found its key stored by
+// another request (on another instance) meanwhile.
+func (s *Server) takenByAnother(w http.ResponseWriter, r *http.Request, key, hash string) {
+	stored, err := s.svc.Idempotency.IdempotentResponse(r.Context(), authOf(r), key)
+	switch {
+	case err != nil:
+		writeError(w, r, err)
+	case stored == nil: // expired in between: the client's retry runs afresh
+		writeError(w, r, inFlightErr(key))
+	default:
+		replay(w, r, key, hash, stored)
+	}
+}
+
+func inFlightErr(key string) error {
+	return parcela.Errorf(parcela.EIDEMPOTENTFLIGHT, "a request with Idempotency-Key %q is still being processed; retry shortly", key)
+}
+
+// replay writes the stored response of the same request, or 422 when the
+// key came with another request.
+func replay(w http.ResponseWriter, r *http.Request, key, hash string, stored *parcela.IdempotentResponse) {
+	if stored.RequestHash != hash {
+		writeError(w, r, parcela.Errorf(parcela.EIDEMPOTENTREUSED, "Idempotency-Key %q was already used with a different request", key))
+		return
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeRaw(w, stored.Status, stored.Body)
+}
+
+// answer runs a use case whose result the API renders as form with status.
+// With an Idempotency-Key, the same rendering is what the store commits
+// with the use case's writes, so the first answer and its replays are the
+// same bytes.
+func answer[T any](r *http.Request, status int, form func(T) any, run func() (T, error)) (int, any, error) {
+	if req := parcela.IdempotentRequestOf(r.Context()); req != nil {
+		req.Render = func(result any) (int, []byte, error) {
+			v, ok := result.(T)
+			if !ok {
+				return 0, nil, fmt.Errorf("the use case answered %T, not %T", result, v)
+			}
+			body, err := json.Marshal(form(v))
+			return status, body, err
+		}
+	}
+	v, err := run()
+	if err != nil {
+		return 0, nil, err
+	}
+	return status, form(v), nil
+}
+
+// keyTaken tells whether err is the store's report that another request
+// committed the idempotency key first.
+func keyTaken(err error) bool { return errors.Is(err, parcela.ErrIdempotencyKeyTaken) }

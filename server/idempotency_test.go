@@ -1,0 +1,218 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"parcela"
+	"parcela/api"
+	"parcela/server"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// storeFaults is a store's fault hook that a test arms for one request.
+type storeFaults struct {
+	mu sync.Mutex
+	at sqldb.FaultPoint
+}
+
+func (f *storeFaults) arm(at sqldb.FaultPoint) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.at = at
+}
+
+// hook dies like the process would, once: the panic unwinds the request
+// (rolling back an uncommitted transaction) and the client gets no answer
+// of the request's own.
+func (f *storeFaults) hook(_ context.Context, at sqldb.FaultPoint) {
+	f.mu.Lock()
+	hit := f.at == at
+	if hit {
+		f.at = ""
+	}
+	f.mu.Unlock()
+	if hit {
+		panic("killed at " + string(at))
+	}
+}
+
+// rows counts what a request may create, for the bundle's company.
+func (b *bundle) rows(t *testing.T) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, table := range []string{"products", "offers", "orders", "billings", "webhooks", "events"} {
+		var n int
+		// Ids are UUIDs the store made: safe to inline, and portable.
+		q := "SELECT COUNT(*) FROM " + table + " WHERE company_id = '" + b.company.ID + "'"
+		if err := b.db.SQLDB().QueryRowContext(context.Background(), q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
+}
+
+// crashCase is one POST: how to prepare it, and what one run of it creates.
+type crashCase struct {
+	name    string
+	status  int
+	prepare func(t *testing.T, b *bundle) (path string, body any)
+	creates map[string]int
+}
+
+const v1 = "/external_api/v1"
+
+func crashCases() []crashCase {
+	charged := func(t *testing.T, b *bundle) map[string]any {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		return b.call("POST", v1+"/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+	}
+	firstPayment := func(t *testing.T, b *bundle) string {
+		return openPayment(t, b.bill(t, billIDs(charged(t, b))[0]))["id"].(string)
+	}
+	hookBody := map[string]any{"name": "orders", "url": "https://hooks.example.com/parcela", "entity": "order", "events": []string{"in_progress"}, "verb": "post"}
+	return []crashCase{
+		{"create product", 201, func(*testing.T, *bundle) (string, any) { return v1 + "/products", productBody() }, map[string]int{"products": 1}},
+		{"create offer", 201, func(t *testing.T, b *bundle) (string, any) {
+			return v1 + "/offers", offerBody(b.product()["id"].(string))
+		}, map[string]int{"offers": 1}},
+		{"create order", 201, func(t *testing.T, b *bundle) (string, any) {
+			return v1 + "/orders", orderBody(b.offer()["id"].(string))
+		}, map[string]int{"orders": 1}},
+		{"charge", 200, func(t *testing.T, b *bundle) (string, any) {
+			offer, order := b.order()
+			_, fin := configs(offer)
+			return v1 + "/orders/" + order["id"].(string) + "/charge", chargeBody(fin, "boleto", 4)
+		}, map[string]int{"billings": 1, "events": 6}},
+		{"cancel order", 200, func(t *testing.T, b *bundle) (string, any) {
+			return v1 + "/orders/" + charged(t, b)["id"].(string) + "/cancel", nil
+		}, map[string]int{"events": 5}},
+		{"cancel billing", 200, func(t *testing.T, b *bundle) (string, any) {
+			billing := charged(t, b)["billings"].([]any)[0].(map[string]any)["id"].(string)
+			return v1 + "/billings/" + billing + "/cancel", map[string]any{"cancelation_reason": "refunded_by_company"}
+		}, map[string]int{"events": 5}},
+		{"sandbox pay", 200, func(t *testing.T, b *bundle) (string, any) {
+			return v1 + "/sandbox/payments/" + firstPayment(t, b) + "/pay", nil
+		}, map[string]int{"events": 2}},
+		{"sandbox expire", 200, func(t *testing.T, b *bundle) (string, any) {
+			return v1 + "/sandbox/payments/" + firstPayment(t, b) + "/expire", nil
+		}, map[string]int{"events": 5}},
+		{"create webhook", 201, func(*testing.T, *bundle) (string, any) { return v1 + "/webhooks", hookBody }, map[string]int{"webhooks": 1}},
+		{"rotate secret", 200, func(t *testing.T, b *bundle) (string, any) {
+			h := b.call("POST", v1+"/webhooks", hookBody).want(t, 201).JSON(t)
+			return v1 + "/webhooks/" + h["id"].(string) + "/rotate_secret", nil
+		}, nil},
+		{"retry delivery", 200, func(t *testing.T, b *bundle) (string, any) {
+			h := b.call("POST", v1+"/webhooks", hookBody).want(t, 201).JSON(t)
+			charged(t, b)
+			ds := b.call("GET", v1+"/webhook_deliveries?webhook_id="+h["id"].(string), nil).want(t, 200).JSON(t)
+			return v1 + "/webhook_deliveries/" + ds["results"].([]any)[0].(map[string]any)["id"].(string) + "/retry", nil
+		}, nil},
+	}
+}
+
+// Killing the server between the steps of a POST with an Idempotency-Key,
+// on every POST route: a crash before the commit leaves nothing, and the
+// retry runs the request for the first time; a crash after the commit
+// (before the client had its answer) leaves the request and its response,
+// and the retry replays it. Either way the request took effect once, and
+// every later retry gets the same bytes.
+func TestIdempotentRequestsSurviveACrash(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			f := &storeFaults{}
+			b := setup(t, e, func(c *sqldb.Config) { c.Fault = f.hook })
+			for _, tt := range crashCases() {
+				for _, at := range []sqldb.FaultPoint{sqldb.BeforeCommit, sqldb.AfterCommit} {
+					t.Run(fmt.Sprintf("%s/%s", tt.name, at), func(t *testing.T) {
+						b.t = t
+						path, body := tt.prepare(t, b)
+						key := map[string]string{"Idempotency-Key": "crash-" + sqldbtest.Suffix()}
+						before := b.rows(t)
+
+						f.arm(at)
+						b.send(b.sandbox.URL, b.token, "POST", path, body, key).want(t, http.StatusInternalServerError)
+						f.arm("")
+						crashed := b.rows(t)
+						if at == sqldb.BeforeCommit && fmt.Sprint(crashed) != fmt.Sprint(before) {
+							t.Fatalf("a crash before the commit kept writes: %v, was %v", crashed, before)
+						}
+
+						retry := b.send(b.sandbox.URL, b.token, "POST", path, body, key).want(t, tt.status)
+						replayed := retry.Header.Get("Idempotent-Replayed") == "true"
+						if replayed != (at == sqldb.AfterCommit) {
+							t.Fatalf("after a crash %s the retry was replayed=%v", at, replayed)
+						}
+						again := b.send(b.sandbox.URL, b.token, "POST", path, body, key).want(t, tt.status)
+						if string(again.Body) != string(retry.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+							t.Fatalf("the replay differs:\n%s\n%s", retry.Body, again.Body)
+						}
+						after := b.rows(t)
+						for table, n := range after {
+							if n-before[table] != tt.creates[table] {
+								t.Errorf("%s: %d rows made, want %d", table, n-before[table], tt.creates[table])
+							}
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// Two instances on one database, one Idempotency-Key sent to both at once:
+// the charge happens once, and every answer is that charge's 200, byte for
+// byte, or 409 while the first is in flight on the same instance; never the
+// 409 invalid_state a second run of the charge would meet.
+func TestIdempotencyAcrossInstances(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.skipContract = true // answers are checked below; the sends run concurrently
+		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(other.Close)
+		for round := range 5 {
+			offer, order := b.order()
+			_, fin := configs(offer)
+			path := v1 + "/orders/" + order["id"].(string) + "/charge"
+			key := map[string]string{"Idempotency-Key": fmt.Sprintf("twice-%d-%s", round, sqldbtest.Suffix())}
+			var wg sync.WaitGroup
+			answers := make([]resp, 8)
+			for i := range answers {
+				base := b.sandbox.URL
+				if i%2 == 1 {
+					base = other.URL
+				}
+				wg.Go(func() { answers[i] = b.send(base, b.token, "POST", path, chargeBody(fin, "pix", 3), key) })
+			}
+			wg.Wait()
+			var charged string
+			for _, r := range answers {
+				switch {
+				case r.Status == 200 && (charged == "" || charged == string(r.Body)):
+					charged = string(r.Body)
+				case r.Status == 409 && r.JSON(t)["code"] == "idempotency_in_flight":
+				default:
+					t.Fatalf("answer %d %s (first charge %s)", r.Status, r.Body, charged)
+				}
+			}
+			got := b.call("GET", v1+"/orders/"+order["id"].(string), nil).want(t, 200).JSON(t)
+			if n := len(got["billings"].([]any)); n != 1 || charged == "" {
+				t.Fatalf("%d billings; charged %q", n, charged)
+			}
+			again := b.send(other.URL, b.token, "POST", path, chargeBody(fin, "pix", 3), key).want(t, 200)
+			if string(again.Body) != charged {
+				t.Fatalf("the replay differs from the charge")
+			}
+		}
+	})
+}

@@ -1,0 +1,133 @@
+package server_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"parcela/server"
+)
+
+// serveLimited serves a plain handler on 127.0.0.1 with limits l.
+func serveLimited(t *testing.T, l server.ListenerLimits) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	}), l, nil)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(server.LimitListener(ln, l.MaxConnections)) }()
+	t.Cleanup(func() {
+		srv.Close()
+		if err := <-served; err != http.ErrServerClosed {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+// closedWithin reads c until the server closes it, and fails unless that
+// happens within d.
+func closedWithin(t *testing.T, c net.Conn, d time.Duration, what string) {
+	t.Helper()
+	if err := c.SetReadDeadline(time.Now().Add(d)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := io.Copy(io.Discard, c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("%s: the connection was still open after %v", what, d)
+	}
+}
+
+// A client that trickles its headers a byte at a time is cut off at the
+// header timeout, however steadily it sends.
+func TestListenerClosesTricklingClient(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.ReadHeaderTimeout = 300 * time.Millisecond
+	addr := serveLimited(t, l)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	go func() {
+		for _, b := range []byte("GET / HTTP/1.1\r\nHost: parcela\r\nX-Slow: " + strings.Repeat("a", 100)) {
+			if _, err := c.Write([]byte{b}); err != nil {
+				return // closed by the server
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	closedWithin(t, c, 3*time.Second, "trickling headers")
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Fatalf("closed after %v, before the header timeout", d)
+	}
+}
+
+// A kept-alive connection that goes idle is closed at the idle timeout.
+func TestListenerClosesIdleConnection(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.IdleTimeout = 300 * time.Millisecond
+	addr := serveLimited(t, l)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: parcela\r\n\r\n")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("first request: %v", err)
+	}
+	res.Body.Close()
+	closedWithin(t, c, 3*time.Second, "idle keep-alive")
+}
+
+// Beyond the maximum of open connections a new client is not served until
+// one of them closes.
+func TestListenerMaxConnections(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.MaxConnections = 2
+	addr := serveLimited(t, l)
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		held = append(held, c)
+	}
+	third, err := net.Dial("tcp", addr) // the kernel's backlog takes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	io.WriteString(third, "GET / HTTP/1.1\r\nHost: parcela\r\n\r\n")
+	if err := third.SetReadDeadline(time.Now().Add(500 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := third.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a third connection was served while two were open")
+	}
+	held[0].Close()
+	if err := third.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(third), nil)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("after one closed: %v", err)
+	}
+	res.Body.Close()
+}

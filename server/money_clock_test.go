@@ -1,0 +1,270 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// The first installment falls due after the down payment, and no bill turns
+// late before its plan is running and it has a payment to be paid with.
+// These tests move the clock across a month's end with due_day 1, where an
+// installment used to fall due before the down payment.
+
+// chargedNearMonthEnd charges a financed order on Friday 29 January 2027 with
+// due_day 1, its down payment due expiresIn hours later, and returns the
+// order id and its bill ids (down payment first).
+func (b *bundle) chargedNearMonthEnd(t *testing.T, expiresIn int, method string) (orderID string, bills []string) {
+	t.Helper()
+	b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
+	body := offerBody(b.product()["id"].(string))
+	body["payment_configurations"].([]any)[1].(map[string]any)["expires_in_hours"] = expiresIn
+	offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+	_, fin := configs(offer)
+	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+	orderID = order["id"].(string)
+	charge := chargeBody(fin, method, 4)
+	charge["due_day"] = 1
+	charged := b.call("POST", "/external_api/v1/orders/"+orderID+"/charge", charge).want(t, 200).JSON(t)
+	return orderID, billIDs(charged)
+}
+
+// orderBills lists the order's bills through GET /bills?order_id=, by id.
+func (b *bundle) orderBills(t *testing.T, orderID string) map[string]map[string]any {
+	t.Helper()
+	page := b.call("GET", "/external_api/v1/bills?order_id="+orderID, nil).want(t, 200).JSON(t)
+	out := map[string]map[string]any{}
+	for _, x := range page["results"].([]any) {
+		m := x.(map[string]any)
+		out[m["id"].(string)] = m
+	}
+	return out
+}
+
+// runSweeps runs the named sweeps of the bundle's company, in order, and
+// fails on any bill a sweep could not process.
+func (b *bundle) runSweeps(t *testing.T, sweeps ...func(context.Context) (parcela.SweepReport, error)) {
+	t.Helper()
+	for _, f := range sweeps {
+		r, err := f(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, failure := range r.Failed {
+			t.Fatalf("sweep %s failed on %s: %v", failure.Sweep, failure.Row.ID, failure.Err)
+		}
+	}
+}
+
+func timestamp(t *testing.T, v any) time.Time {
+	t.Helper()
+	s, _ := v.(string)
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatalf("timestamp %v: %v", v, err)
+	}
+	return ts.In(parcela.SaoPaulo)
+}
+
+// firstDueDayAfterAMonth is the rule, computed here on its own: the first
+// day-dueDay on or after one month past the down payment's São Paulo date,
+// where "one month past" the 31st of a short month is that month's last day.
+func firstDueDayAfterAMonth(downPaymentDue time.Time, dueDay int) time.Time {
+	y, m, d := downPaymentDue.In(parcela.SaoPaulo).Date()
+	lastDay := func(y int, m time.Month) int { return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day() }
+	next := time.Date(y, m+1, 1, 0, 0, 0, 0, time.UTC)
+	floor := time.Date(next.Year(), next.Month(), min(d, lastDay(next.Year(), next.Month())), 0, 0, 0, 0, time.UTC)
+	for c := next; ; c = c.AddDate(0, 1, 0) {
+		if due := time.Date(c.Year(), c.Month(), min(dueDay, lastDay(c.Year(), c.Month())), 0, 0, 0, 0, time.UTC); !due.Before(floor) {
+			return due
+		}
+	}
+}
+
+func sameDate(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
+}
+
+func cents(v any) int64 {
+	n, _ := v.(float64)
+	return int64(n)
+}
+
+// With due_day 1 charged on 29 January, installment 1 falls due after the
+// down payment; while the down payment is unpaid the billing waits, and its
+// installment neither turns overdue nor accrues a penalty, even past its due
+// date, and even once the unpaid down payment has lapsed.
+func TestFirstInstallmentAfterTheDownPayment(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		expiresIn int    // hours from the charge to the down payment's due date
+		method    string // of the down payment
+		dpDue     string // São Paulo date of the down payment
+		firstDue  string // São Paulo date of installment 1
+	}{
+		// Due Monday 1 February: one month later is 1 March, a due day 1.
+		{"three_days", 72, "boleto", "2027-02-01", "2027-03-01"},
+		// The longest expiry: due Sunday 28 February, so 28 March is the
+		// floor and 1 April the first due day 1.
+		{"thirty_days", 720, "pix", "2027-02-28", "2027-04-01"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			each(t, func(t *testing.T, b *bundle) {
+				orderID, ids := b.chargedNearMonthEnd(t, c.expiresIn, c.method)
+				bills := b.orderBills(t, orderID)
+				if len(bills) != 4 {
+					t.Fatalf("GET /bills?order_id= lists %d bills, want 4", len(bills))
+				}
+				dp, i1 := bills[ids[0]], bills[ids[1]]
+				dpDue, i1Due := timestamp(t, dp["due_date"]), timestamp(t, i1["due_date"])
+				if !i1Due.After(dpDue) {
+					t.Fatalf("installment 1 due %v, not after the down payment's %v", i1Due, dpDue)
+				}
+				if want := firstDueDayAfterAMonth(dpDue, 1); !sameDate(i1Due, want) {
+					t.Fatalf("installment 1 due %v, want the first day 1 at least a month after %v: %v", i1Due, dpDue, want.Format(time.DateOnly))
+				}
+				if dpDue.Format(time.DateOnly) != c.dpDue || i1Due.Format(time.DateOnly) != c.firstDue {
+					t.Fatalf("down payment due %v, installment 1 %v; want %s and %s", dpDue, i1Due, c.dpDue, c.firstDue)
+				}
+				for k := 2; k <= 3; k++ {
+					due := timestamp(t, bills[ids[k]]["due_date"])
+					if want := i1Due.AddDate(0, k-1, 0); !sameDate(due, want) {
+						t.Fatalf("installment %d due %v, want %v", k, due, want)
+					}
+				}
+				amount := cents(i1["amount_cents"])
+
+				// A day past installment 1's effective due date, the down
+				// payment still unpaid and the billing still waiting for it
+				// (the expiry sweep has not run): the overdue and issue sweeps
+				// leave the installment alone.
+				eff := timestamp(t, i1["effective_due_date"])
+				b.clock.Set(time.Date(eff.Year(), eff.Month(), eff.Day()+1, 10, 0, 0, 0, parcela.SaoPaulo))
+				b.runSweeps(t, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+				got := b.orderBills(t, orderID)[ids[1]]
+				if billing := got["billing"].(map[string]any); billing["status"] != "waiting_payment" {
+					t.Fatalf("billing %v, want waiting_payment before the expiry sweep", billing["status"])
+				}
+				if got["status"] != "pending" || cents(got["current_amount_cents"]) != amount || len(got["payments"].([]any)) != 0 {
+					t.Fatalf("installment 1 of a waiting billing past its due date: status %v, current %v of %d, payments %v",
+						got["status"], got["current_amount_cents"], amount, got["payments"])
+				}
+
+				// The down payment cannot still be payable here (installment 1
+				// falls a month after its due date): once every sweep runs, the
+				// plan, its bills and the order are canceled for the unpaid
+				// down payment, and installment 1 never turned overdue nor owes
+				// a penalty.
+				b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments, b.sweeps.RecoverIntents)
+				got = b.orderBills(t, orderID)[ids[1]]
+				billing := got["billing"].(map[string]any)
+				if billing["status"] != "canceled" || billing["cancelation_reason"] != "down_payment_not_paid" || got["status"] != "canceled" {
+					t.Fatalf("after the down payment lapsed: billing %v (%v), installment 1 %v; want all canceled for down_payment_not_paid",
+						billing["status"], billing["cancelation_reason"], got["status"])
+				}
+				if cents(got["current_amount_cents"]) != amount {
+					t.Fatalf("installment 1 of a lapsed plan owes %v, want its %d cents", got["current_amount_cents"], amount)
+				}
+				if order := b.call("GET", "/external_api/v1/orders/"+orderID, nil).want(t, 200).JSON(t); order["status"] != "canceled" {
+					t.Fatalf("order %v after its down payment lapsed", order["status"])
+				}
+				for _, ev := range b.eventLog(t) {
+					if ev == "bill:overdue" {
+						t.Fatalf("a bill turned overdue: %v", b.eventLog(t))
+					}
+				}
+			})
+		})
+	}
+}
+
+// Once the down payment is paid, installment 1 turns overdue past its
+// effective due date only with a live payment to pay it with, and then owes
+// the 2% fine and the daily interest on its original amount.
+func TestFirstInstallmentLateOnlyWithALivePayment(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		orderID, ids := b.chargedNearMonthEnd(t, 72, "boleto")
+		dp := b.bill(t, ids[0])
+		if paid := b.pay(t, openPayment(t, dp)["id"].(string)); paid["billing"].(map[string]any)["status"] != "active" {
+			t.Fatalf("billing %v after the down payment", paid["billing"])
+		}
+		i1 := b.orderBills(t, orderID)[ids[1]]
+		amount := cents(i1["amount_cents"])
+		eff := timestamp(t, i1["effective_due_date"])
+		if eff.Format(time.DateOnly) != "2027-03-01" {
+			t.Fatalf("installment 1 effective due %v, want Monday 1 March 2027", eff)
+		}
+		late := time.Date(2027, 3, 4, 10, 0, 0, 0, parcela.SaoPaulo) // three days past it
+
+		// Issued inside the company's window, ten days before its due
+		// instant (the end of 1 March).
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		p := openPayment(t, b.bill(t, ids[1]))
+		if cents(p["amount_cents"]) != amount {
+			t.Fatalf("installment payment %v, want %d cents", p, amount)
+		}
+
+		b.clock.Set(late)
+		b.runSweeps(t, b.sweeps.IssueDueInstallments, b.sweeps.MarkOverdue)
+		got := b.orderBills(t, orderID)[ids[1]]
+		want := parcela.LatePenalty(amount, eff, nil, late, b.company.FineRate, b.company.MonthlyInterestRate)
+		if want.DaysLate != 3 || want.FineCents != parcela.MustRate("0.02").MulCents(amount) {
+			t.Fatalf("domain penalty %+v, want 3 days and a 2%% fine", want)
+		}
+		if got["status"] != "overdue" || cents(got["current_amount_cents"]) != want.Total(amount) || cents(got["original_amount_cents"]) != amount {
+			t.Fatalf("three days late: status %v, current %v (original %v), want overdue at %d",
+				got["status"], got["current_amount_cents"], got["original_amount_cents"], want.Total(amount))
+		}
+		if want.Total(amount) != latePrice(amount, 3) {
+			t.Fatalf("penalty %d differs from 2%% + 1%%/30 a day: %d", want.Total(amount), latePrice(amount, 3))
+		}
+
+		// Its boleto lapses after the bank's grace and is re-issued: the
+		// bill stays overdue, and still owes from its own due date.
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		got = b.bill(t, ids[1])
+		if got["status"] != "overdue" || cents(got["current_amount_cents"]) != want.Total(amount) {
+			t.Fatalf("after the re-issue: status %v, current %v, want overdue at %d", got["status"], got["current_amount_cents"], want.Total(amount))
+		}
+		if live := openPayment(t, got); timestamp(t, live["expires_at"]).Before(late) {
+			t.Fatalf("re-issued payment already expired: %v", live)
+		}
+	})
+}
+
+// An installment past its due date whose payment was never issued (the
+// issue sweep had not run) does not turn overdue and owes nothing; issued
+// late, it is payable before it is late.
+func TestInstallmentWithoutAPaymentIsNotLate(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		orderID, ids := b.chargedNearMonthEnd(t, 72, "pix")
+		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+		amount := cents(b.bill(t, ids[1])["amount_cents"])
+
+		b.clock.Set(time.Date(2027, 3, 4, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.MarkOverdue)
+		got := b.orderBills(t, orderID)[ids[1]]
+		if got["billing"].(map[string]any)["status"] != "active" {
+			t.Fatalf("billing %v", got["billing"])
+		}
+		if got["status"] != "pending" || cents(got["current_amount_cents"]) != amount || len(got["payments"].([]any)) != 0 {
+			t.Fatalf("unissued installment past due: status %v, current %v of %d, payments %v", got["status"], got["current_amount_cents"], amount, got["payments"])
+		}
+
+		b.runSweeps(t, b.sweeps.IssueDueInstallments, b.sweeps.MarkOverdue)
+		got = b.bill(t, ids[1])
+		p := openPayment(t, got)
+		if got["status"] != "pending" || cents(got["current_amount_cents"]) != amount || cents(p["amount_cents"]) != amount {
+			t.Fatalf("installment issued late: status %v, current %v, payment %v; want pending at %d", got["status"], got["current_amount_cents"], p, amount)
+		}
+	})
+}

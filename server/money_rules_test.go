@@ -1,0 +1,165 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/api"
+	"parcela/bank"
+	"parcela/server"
+	"parcela/sqldb/sqldbtest"
+)
+
+// Production issues no payment without a provider of its own: the
+// simulated bank serves the sandbox only, unless the operator opts in.
+func TestProductionNeedsAProvider(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		app := parcela.NewServices(b.db, parcela.ProvidersByEnvironment{parcela.Sandbox: bank.NewSimulated()}, nil, b.clock, sqldbtest.Links)
+		svc := server.ServicesOf(app, b.db)
+		prod := httptest.NewServer(server.New(svc, server.Config{Environment: parcela.Production, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Production].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(prod.Close)
+		sandbox := httptest.NewServer(server.New(svc, server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(sandbox.Close)
+
+		for _, l := range []struct {
+			url, token string
+			status     int
+		}{{prod.URL, b.prodToken, 503}, {sandbox.URL, b.token, 200}} {
+			p := b.send(l.url, l.token, "POST", "/external_api/v1/products", productBody(), nil).want(t, 201).JSON(t)
+			offer := b.send(l.url, l.token, "POST", "/external_api/v1/offers", offerBody(p["id"].(string)), nil).want(t, 201).JSON(t)
+			order := b.send(l.url, l.token, "POST", "/external_api/v1/orders", orderBody(offer["id"].(string)), nil).want(t, 201).JSON(t)
+			up, _ := configs(offer)
+			path := "/external_api/v1/orders/" + order["id"].(string)
+			r := b.send(l.url, l.token, "POST", path+"/charge", chargeBody(up, "pix", 1), nil).want(t, l.status)
+			if l.status == 200 {
+				continue
+			}
+			if prob := r.JSON(t); prob["code"] != "unavailable" || !strings.Contains(prob["detail"].(string), "no payment provider") {
+				t.Fatalf("production charge: %s", r.Body)
+			}
+			if got := b.send(l.url, l.token, "GET", path, nil, nil).want(t, 200).JSON(t); got["status"] != "pending" {
+				t.Fatalf("order %v after a refused charge", got["status"])
+			}
+		}
+	})
+}
+
+// A boleto is payable through the end of its due day moved to a business
+// day, and expires one business day later; a Pix charge expires at its
+// instant. Charged on a Saturday, due the next Saturday afternoon.
+func TestBoletoDownPaymentPayableThroughItsDay(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		body := offerBody(b.product()["id"].(string))
+		up := body["payment_configurations"].([]any)[0].(map[string]any)
+		up["expires_in_hours"] = 168
+		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+		upID, _ := configs(offer)
+		charge := func(method string) (orderID string, bill map[string]any) {
+			order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+			charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(upID, method, 1)).want(t, 200).JSON(t)
+			return order["id"].(string), b.bill(t, billIDs(charged)[0])
+		}
+		paid, paidBill := charge("boleto")
+		pix, pixBill := charge("pix")
+		late, lateBill := charge("boleto")
+
+		if p := openPayment(t, pixBill); p["expires_at"] != "2026-11-28T15:30:00.000-03:00" {
+			t.Fatalf("pix expires %v", p["expires_at"])
+		}
+		for _, bill := range []map[string]any{paidBill, lateBill} {
+			if p := openPayment(t, bill); p["expires_at"] != "2026-12-01T23:59:59.999-03:00" || bill["effective_due_date"] != "2026-11-30T23:59:59.999-03:00" {
+				t.Fatalf("boleto expires %v, bill effective %v; want Tuesday's end and Monday's", p["expires_at"], bill["effective_due_date"])
+			}
+		}
+		status := func(id string) string {
+			return b.call("GET", "/external_api/v1/orders/"+id, nil).want(t, 200).JSON(t)["status"].(string)
+		}
+
+		b.at(t, "2026-11-28 15:31")
+		if status(pix) != "canceled" || status(paid) != "in_progress" || status(late) != "in_progress" {
+			t.Fatalf("Saturday after the due instant: pix %s, boletos %s %s", status(pix), status(paid), status(late))
+		}
+		b.at(t, "2026-11-30 23:59")
+		if got := b.bill(t, lateBill["id"].(string)); status(late) != "in_progress" || got["current_amount_cents"] != got["original_amount_cents"] {
+			t.Fatalf("Monday night: %s, %v of %v", status(late), got["current_amount_cents"], got["original_amount_cents"])
+		}
+		// Tuesday the bank reports a payment made on Monday: no fine, no interest.
+		b.at(t, "2026-12-01 10:00")
+		got := b.call("POST", "/external_api/v1/sandbox/payments/"+openPayment(t, paidBill)["id"].(string)+"/pay",
+			map[string]any{"paid_at": "2026-11-30T20:00:00.000-03:00"}).want(t, 200).JSON(t)
+		if p := got["payments"].([]any)[0].(map[string]any); got["status"] != "paid" || p["paid_amount_cents"] != got["original_amount_cents"] {
+			t.Fatalf("paid Monday: %v, %v", got["status"], p)
+		}
+		b.at(t, "2026-12-01 23:59")
+		if status(late) != "in_progress" {
+			t.Fatalf("expired within its grace: %s", status(late))
+		}
+		b.at(t, "2026-12-02 00:01")
+		o := b.call("GET", "/external_api/v1/orders/"+late, nil).want(t, 200).JSON(t)
+		if o["status"] != "canceled" || o["cancelation_reason"] != "expired" {
+			t.Fatalf("after the grace: %v (%v)", o["status"], o["cancelation_reason"])
+		}
+		if status(paid) != "finished" {
+			t.Fatalf("paid order %s", status(paid))
+		}
+	})
+}
+
+// A settlement below the payment's amount is recorded on it and pays
+// nothing; the rest completes it. A settlement that cannot have happened
+// is refused.
+func TestSettlementMustMatch(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+		bill := b.bill(t, billIDs(charged)[0])
+		p := openPayment(t, bill)
+		amount := int64(p["amount_cents"].(float64))
+		pay := func(body map[string]any) resp {
+			return b.call("POST", "/external_api/v1/sandbox/payments/"+p["id"].(string)+"/pay", body)
+		}
+		for name, body := range map[string]map[string]any{
+			"paid_at":           {"paid_at": "2026-11-21T15:29:59.999-03:00"}, // before the payment was issued
+			"paid_at ":          {"paid_at": "2026-11-21T15:30:01.000-03:00"}, // in the future
+			"paid_amount_cents": {"paid_amount_cents": 0},
+		} {
+			prob := pay(body).want(t, 422).JSON(t)
+			if errs := prob["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != strings.TrimSpace(name) {
+				t.Fatalf("%v: %v", body, prob)
+			}
+		}
+
+		b.clock.Advance(time.Hour)
+		partial := pay(map[string]any{"paid_amount_cents": amount - 100}).want(t, 200).JSON(t)
+		pp := partial["payments"].([]any)[0].(map[string]any)
+		if partial["status"] != "pending" || partial["billing"].(map[string]any)["status"] != "waiting_payment" ||
+			pp["status"] != "unpaid" || pp["paid_amount_cents"] != float64(amount-100) || pp["paid_at"] == nil || partial["paid_at"] != nil {
+			t.Fatalf("after a partial settlement: bill %v, billing %v, payment %v", partial["status"], partial["billing"], pp)
+		}
+		// Paying the rest (the default) completes it.
+		done := pay(nil).want(t, 200).JSON(t)
+		dp := done["payments"].([]any)[0].(map[string]any)
+		if done["status"] != "paid" || dp["status"] != "paid" || dp["paid_amount_cents"] != float64(amount) || done["billing"].(map[string]any)["status"] != "active" {
+			t.Fatalf("after the rest: bill %v, payment %v", done["status"], dp)
+		}
+		var events []string
+		for _, e := range b.eventLog(t) {
+			if e == "bill:paid" || e == "billing:active" {
+				events = append(events, e)
+			}
+		}
+		if got, _ := json.Marshal(events); string(got) != `["bill:paid","billing:active"]` {
+			t.Fatalf("events %s", got)
+		}
+	})
+}

@@ -1,0 +1,300 @@
+package parcela
+
+import (
+	"math"
+	"time"
+)
+
+// The decisions that move a billing, its bills and payments, and its order.
+// Each works on entities read together (an order with its billings, bills
+// and payments, or one bill with its billing summary), moves them in memory
+// through a mover, and renders every event from them as they stand at that
+// point, so an event's data is what a GET would have shown.
+
+// open tells whether a bill still waits for its money.
+func (b *Bill) open() bool { return b.Status == BillPending || b.Status == BillOverdue }
+
+// Open tells whether a billing can still move on (waiting_payment or active).
+func (b *Billing) Open() bool {
+	return b.Status == BillingWaitingPayment || b.Status == BillingActive
+}
+
+// findPayment finds a payment of the order with its bill and billing.
+func (o *Order) findPayment(id string) (*Billing, *Bill, *Payment) {
+	for _, b := range o.Billings {
+		for _, bill := range b.Bills {
+			for _, p := range bill.Payments {
+				if p.ID == id {
+					return b, bill, p
+				}
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+func (o *Order) findBilling(id string) *Billing {
+	for _, b := range o.Billings {
+		if b.ID == id {
+			return b
+		}
+	}
+	return nil
+}
+
+// linkBills points every bill of the order at its billing, as the bill
+// forms show it.
+func (o *Order) linkBills() {
+	for _, b := range o.Billings {
+		for _, bill := range b.Bills {
+			bill.Billing = b
+		}
+	}
+}
+
+// pay settles payment p of bill with s, the bank's notice. The amount
+// received adds to what the payment received before; once that reaches the
+// payment's amount, the payment and the bill become paid, the bill's other
+// unpaid payments are canceled, and the billing and order move on
+// (advance). Less than that is recorded on the payment, which stays unpaid,
+// and the bill stays open.
+//
+// Without an amount, the bank paid what is still due: the payment's
+// amount less what it received, or, when more, what the bill owes at
+// paid_at (a late payment carries its fine and interest).
+func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s Settlement) error {
+	paidAt := m.c.At
+	if s.PaidAt != nil {
+		paidAt = *s.PaidAt
+	}
+	amount := max(p.AmountCents-p.PaidAmountCents, bill.owed(paidAt, c))
+	if s.PaidAmountCents != nil {
+		amount = *s.PaidAmountCents
+	}
+	if err := checkSettlement(p, paidAt, amount, m.c.At); err != nil {
+		return err
+	}
+	m.guardBilling(b)
+	if p.PaidAmountCents += amount; p.PaidAmountCents < p.AmountCents {
+		m.touchPayment(p)
+		p.PaidAt = &paidAt
+		return nil
+	}
+	if err := m.movePayment(p, PaymentPaid); err != nil {
+		return err
+	}
+	p.PaidAt = &paidAt
+	for _, q := range bill.Payments {
+		if q != p && q.Status == PaymentUnpaid {
+			if err := m.movePayment(q, PaymentCanceled); err != nil {
+				return err
+			}
+		}
+	}
+	if err := m.moveBill(bill, BillPaid); err != nil {
+		return err
+	}
+	bill.PaidAt = &paidAt
+	if err := m.billEvent(bill, c, BillPaid); err != nil {
+		return err
+	}
+	return m.advance(o, b)
+}
+
+// checkSettlement refuses a settlement that cannot have happened: paid
+// before the payment was issued or after now, or of no money.
+func checkSettlement(p *Payment, paidAt time.Time, amount int64, now time.Time) error {
+	var v Validation
+	switch {
+	case paidAt.Before(p.CreatedAt):
+		v.Add("paid_at", "invalid", "must not be before the payment was issued ("+p.CreatedAt.In(SaoPaulo).Format(time.RFC3339)+")")
+	case paidAt.After(now):
+		v.Add("paid_at", "invalid", "must not be in the future")
+	}
+	switch {
+	case amount <= 0:
+		v.Add("paid_amount_cents", "too_small", "must be greater than 0")
+	case amount > math.MaxInt64-p.PaidAmountCents:
+		v.Add("paid_amount_cents", "too_large", "is more than a payment can receive")
+	}
+	return v.Err()
+}
+
+// advance moves a billing (and its order) after one of its bills was paid:
+// the first paid bill activates a financed billing, the last one finishes
+// the billing and the order. An upfront billing finishes at once.
+func (m *mover) advance(o *Order, b *Billing) error {
+	open := 0
+	for _, bill := range b.Bills {
+		if bill.open() {
+			open++
+		}
+	}
+	if b.Status == BillingWaitingPayment && (open > 0 || b.Installments > 1) {
+		if err := m.moveBilling(b, BillingActive); err != nil {
+			return err
+		}
+		if err := m.billingEvent(b, BillingActive); err != nil {
+			return err
+		}
+	}
+	if open > 0 {
+		return nil
+	}
+	if err := m.moveBilling(b, BillingFinished); err != nil {
+		return err
+	}
+	at := m.c.At
+	b.FinishedAt = &at
+	if err := m.billingEvent(b, BillingFinished); err != nil {
+		return err
+	}
+	if o.Status != OrderInProgress {
+		return nil
+	}
+	if err := m.moveOrder(o, OrderFinished); err != nil {
+		return err
+	}
+	return m.orderEvent(o, OrderFinished)
+}
+
+// expire expires unpaid payment p. An expired down payment of a billing
+// still waiting for it cancels the billing (down_payment_not_paid) and the
+// order (expired). It reports whether the bill stays open and needs a
+// fresh payment: an expired installment boleto is re-issued.
+func (m *mover) expire(o *Order, b *Billing, bill *Bill, p *Payment, c *Company) (reissue bool, err error) {
+	if p.Status != PaymentUnpaid {
+		return false, Errorf(EINVALIDSTATE, "payment is %s; only an unpaid payment can expire", p.Status)
+	}
+	m.guardBilling(b)
+	if err := m.movePayment(p, PaymentExpired); err != nil {
+		return false, err
+	}
+	if !bill.open() || bill.otherLivePayment(p, m.c.At) != nil {
+		// Another payment (one the payer issued on the checkout) still
+		// pays the bill: nothing else moves.
+		return false, nil
+	}
+	if bill.Type != BillTypeDownPayment || b.Status != BillingWaitingPayment {
+		return true, nil
+	}
+	return false, m.lapse(o, b, c)
+}
+
+// otherLivePayment is an unpaid payment of the bill other than p that has
+// not expired at now, or nil.
+func (b *Bill) otherLivePayment(p *Payment, now time.Time) *Payment {
+	for _, q := range b.Payments {
+		if q != p && q.Status == PaymentUnpaid && now.Before(q.ExpiresAt) {
+			return q
+		}
+	}
+	return nil
+}
+
+// lapse ends a billing whose first bill went unpaid past its time: the
+// billing is canceled (down_payment_not_paid) and its order too (expired).
+func (m *mover) lapse(o *Order, b *Billing, c *Company) error {
+	if err := m.cancelBilling(b, "down_payment_not_paid", c); err != nil {
+		return err
+	}
+	if o.Status != OrderInProgress {
+		return nil
+	}
+	if err := m.moveOrder(o, OrderCanceled); err != nil {
+		return err
+	}
+	reason := ReasonExpired
+	o.CancelationReason = &reason
+	return m.orderEvent(o, OrderCanceled)
+}
+
+// cancelBilling cancels an open billing, its open bills and their unpaid
+// payments; paid bills stay paid.
+func (m *mover) cancelBilling(b *Billing, reason string, c *Company) error {
+	if !b.Open() {
+		return Errorf(EINVALIDSTATE, "billing is %s; only waiting_payment or active billings can be canceled", b.Status)
+	}
+	if err := m.moveBilling(b, BillingCanceled); err != nil {
+		return err
+	}
+	b.CancelationReason = &reason
+	var canceled []*Bill
+	for _, bill := range b.Bills {
+		if !bill.open() {
+			continue
+		}
+		for _, p := range bill.Payments {
+			if p.Status == PaymentUnpaid {
+				if err := m.movePayment(p, PaymentCanceled); err != nil {
+					return err
+				}
+			}
+		}
+		if err := m.moveBill(bill, BillCanceled); err != nil {
+			return err
+		}
+		canceled = append(canceled, bill)
+	}
+	for _, bill := range canceled {
+		if err := m.billEvent(bill, c, BillCanceled); err != nil {
+			return err
+		}
+	}
+	return m.billingEvent(b, BillingCanceled)
+}
+
+// cancelOrder cancels a pending or in-progress order, and with it its open
+// billings.
+func (m *mover) cancelOrder(o *Order, reason string, c *Company) error {
+	if o.Status != OrderPending && o.Status != OrderInProgress {
+		return Errorf(EINVALIDSTATE, "order is %s; only pending or in_progress orders can be canceled", o.Status)
+	}
+	if err := m.moveOrder(o, OrderCanceled); err != nil {
+		return err
+	}
+	o.CancelationReason = &reason
+	billingReason := reason
+	if reason == ReasonExpired {
+		billingReason = "down_payment_not_paid"
+	}
+	for _, b := range o.Billings {
+		if b.Open() {
+			if err := m.cancelBilling(b, billingReason, c); err != nil {
+				return err
+			}
+		}
+	}
+	return m.orderEvent(o, OrderCanceled)
+}
+
+// cancelBillingAndOrder cancels a billing and, since an order cannot finish
+// without it, its order too, with the same reason.
+func (m *mover) cancelBillingAndOrder(o *Order, b *Billing, reason string, c *Company) error {
+	if err := m.cancelBilling(b, reason, c); err != nil {
+		return err
+	}
+	if o.Status != OrderPending && o.Status != OrderInProgress {
+		return nil
+	}
+	if err := m.moveOrder(o, OrderCanceled); err != nil {
+		return err
+	}
+	o.CancelationReason = &reason
+	return m.orderEvent(o, OrderCanceled)
+}
+
+// markOverdue moves an installment to overdue once it is late (lateFrom)
+// with a live payment, in an active billing: a bill the payer has nothing
+// to pay with, or whose billing still waits for its down payment, is not
+// late. Down payments expire instead. It reports whether it moved.
+func (m *mover) markOverdue(bill *Bill, c *Company) (bool, error) {
+	if bill.Status != BillPending || bill.Type != BillTypeInstallment || bill.Billing.Status != BillingActive ||
+		bill.unpaidPayment() == nil || !m.c.At.After(bill.lateFrom()) {
+		return false, nil
+	}
+	if err := m.moveBill(bill, BillOverdue); err != nil {
+		return false, err
+	}
+	return true, m.billEvent(bill, c, BillOverdue)
+}

@@ -1,0 +1,154 @@
+package sqldb
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"parcela"
+)
+
+// A bill response is one statement: the bill, its billing, its company's
+// rates and its payments, LEFT JOINed so that a bill has one row per
+// payment (or one row with NULL payment columns). On PostgreSQL that is one
+// round trip instead of two; on SQLite one statement fewer to run.
+
+// paymentColumns are paymentSelect's columns, so that the joined read
+// follows any change to a payment's columns and scanPayment reads them.
+var paymentColumns = strings.TrimSuffix(strings.TrimPrefix(paymentSelect, "SELECT "), " FROM payments p")
+
+// paymentColumnCount counts them by their commas: a column written as an
+// expression with commas would make every bill read fail its scan, loudly.
+var paymentColumnCount = strings.Count(paymentColumns, ",") + 1
+
+// billRowsSelect reads a bill with its company's rates (joined by
+// billRowsJoins); billPageSelect reads a listing's, whose count brought
+// the rates already (joined by billPageJoins).
+var (
+	billRowsSelect = `SELECT ` + billColumns + `, ` + billingColumns + `, c.fine_rate, c.monthly_interest_rate, ` + paymentColumns
+	billPageSelect = `SELECT ` + billColumns + `, ` + billingColumns + `, ` + paymentColumns
+)
+
+const (
+	billRowsJoins = `JOIN billings bl ON bl.id = b.billing_id JOIN companies c ON c.id = b.company_id
+	LEFT JOIN payments p ON p.bill_id = b.id`
+	billPageJoins = `JOIN billings bl ON bl.id = b.billing_id LEFT JOIN payments p ON p.bill_id = b.id`
+)
+
+// collectBillRows reads bills with billRowsSelect (withRates) or
+// billPageSelect, each bill's rows together, and returns the bills in that
+// order, each with its payments oldest first, and, withRates, the rates of
+// their company (one company: every query filters on it). The payments are
+// ordered here, not by the query: an ORDER BY on them made SQLite copy
+// every joined row through a sorter, which cost more than the statement it
+// saved.
+func collectBillRows(ctx context.Context, r runner, withRates bool, q string, args ...any) ([]*parcela.Bill, *parcela.Company, error) {
+	rows, err := r.query(ctx, q, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var bills []*parcela.Bill
+	var c *parcela.Company
+	pay := make(rawRow, paymentColumnCount)
+	payDests := pay.dests()
+	for rows.Next() {
+		b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
+		dests, finishBill := billFields(b)
+		billingDests, finishBilling := billingFields(bl)
+		dests = append(dests, billingDests...)
+		if withRates {
+			dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate))
+		}
+		if err := rows.Scan(append(dests, payDests...)...); err != nil {
+			return nil, nil, err
+		}
+		// A bill's later rows repeat it for its next payments.
+		if n := len(bills); n == 0 || bills[n-1].ID != b.ID {
+			finishBill()
+			finishBilling()
+			b.Billing = bl
+			bills = append(bills, b)
+			if withRates && c == nil {
+				rc.ID = b.CompanyID
+				c = rc
+			}
+		}
+		if pay[0] == nil {
+			continue
+		}
+		p, err := scanPayment(pay)
+		if err != nil {
+			return nil, nil, err
+		}
+		last := bills[len(bills)-1]
+		last.Payments = append(last.Payments, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	for _, b := range bills {
+		slices.SortFunc(b.Payments, func(x, y *parcela.Payment) int {
+			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
+		})
+	}
+	return bills, c, nil
+}
+
+// rawRow holds a row's columns as the driver returned them (NULL as nil),
+// and scans them again into typed destinations: a payment's columns,
+// NULL when the bill has none, go through scanPayment only when present.
+type rawRow []any
+
+func (r rawRow) dests() []any {
+	d := make([]any, len(r))
+	for i := range r {
+		d[i] = &r[i]
+	}
+	return d
+}
+
+func (r rawRow) Scan(dests ...any) error {
+	if len(dests) != len(r) {
+		return fmt.Errorf("sqldb: %d destinations for %d columns", len(dests), len(r))
+	}
+	for i, d := range dests {
+		if err := assign(d, r[i]); err != nil {
+			return fmt.Errorf("sqldb: column %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// assign converts like database/sql's Scan: sql.Null[T] does the
+// conversion for the plain destinations.
+func assign(dest, src any) error {
+	switch d := dest.(type) {
+	case sql.Scanner:
+		return d.Scan(src)
+	case *string:
+		return assignNotNull(d, src)
+	case *int64:
+		return assignNotNull(d, src)
+	case *int:
+		return assignNotNull(d, src)
+	case *bool:
+		return assignNotNull(d, src)
+	}
+	return fmt.Errorf("cannot scan into %T", dest)
+}
+
+func assignNotNull[T any](d *T, src any) error {
+	var n sql.Null[T]
+	if err := n.Scan(src); err != nil {
+		return err
+	}
+	if !n.Valid {
+		return fmt.Errorf("NULL into %T", d)
+	}
+	*d = n.V
+	return nil
+}

@@ -1,0 +1,93 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+
+	"parcela"
+)
+
+// Apply writes a decided change in one transaction. Every move is a guarded
+// UPDATE: the row must still be in the status (and, for a billing, at the
+// version) the change was decided on. If one is not, nothing is kept and
+// the caller gets a *parcela.Conflict, to read again and decide again.
+//
+// Rows are locked in one order (billings, the order, bills, payments, the
+// intents of new payments, the offer), so racing changes queue on the
+// billing's row instead of deadlocking.
+func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
+	if c == nil {
+		return nil
+	}
+	return failed("apply change", db.inTx(ctx, func(tx *Tx) error {
+		for _, m := range c.Billings {
+			b := m.Billing
+			if err := tx.r.guarded(ctx, "billing", b.ID, `UPDATE billings SET status = ?, cancelation_reason = ?, finished_at = ?, updated_at = ?, version = version + 1
+				WHERE id = ? AND status = ? AND version = ?`,
+				b.Status, b.CancelationReason, msPtr(b.FinishedAt), ms64(b.UpdatedAt), b.ID, m.From, m.Version); err != nil {
+				return err
+			}
+		}
+		if m := c.Order; m != nil {
+			o := m.Order
+			if err := tx.r.guarded(ctx, "order", o.ID, `UPDATE orders SET status = ?, cancelation_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
+				o.Status, o.CancelationReason, ms64(o.UpdatedAt), o.ID, m.From); err != nil {
+				return err
+			}
+		}
+		for _, m := range c.Bills {
+			b := m.Bill
+			if err := tx.r.guarded(ctx, "bill", b.ID, `UPDATE bills SET status = ?, paid_at = ?, disable_penalties_until = ?, updated_at = ? WHERE id = ? AND status = ?`,
+				b.Status, msPtr(b.PaidAt), msPtr(b.DisablePenaltiesUntil), ms64(b.UpdatedAt), b.ID, m.From); err != nil {
+				return err
+			}
+		}
+		for _, m := range c.Payments {
+			p := m.Payment
+			if err := tx.r.guarded(ctx, "payment", p.ID, `UPDATE payments SET status = ?, paid_amount_cents = ?, paid_at = ?, updated_at = ? WHERE id = ? AND status = ?`,
+				p.Status, p.PaidAmountCents, msPtr(p.PaidAt), ms64(p.UpdatedAt), p.ID, m.From); err != nil {
+				return err
+			}
+		}
+		if c.NewBilling != nil {
+			if err := insertBilling(ctx, tx, c.NewBilling); err != nil {
+				return err
+			}
+		}
+		if err := completeIntents(ctx, tx, c.NewPayments); err != nil {
+			return err
+		}
+		if err := insertPayments(ctx, tx, c.NewPayments); err != nil {
+			return err
+		}
+		if c.SeatOf != nil {
+			if err := takeSeat(ctx, tx, c.SeatOf); err != nil {
+				return err
+			}
+		}
+		return writeEvents(ctx, tx, c.Events)
+	}))
+}
+
+// takeSeat counts a sold seat on an offer with a seat limit; none left is a
+// conflict (the charge reads the offer again and finds it sold out).
+// Offers without a limit (most) keep no count, so their charges never
+// queue on the offer's row: PostgreSQL would hold its lock from the UPDATE
+// to the commit. They only share-lock it, so that a PATCH giving the offer
+// a limit waits for them and then counts every seat (UpdateOffer). SQLite
+// serializes writes anyway.
+func takeSeat(ctx context.Context, tx *Tx, offer *parcela.Offer) error {
+	if offer.Seats != nil {
+		return tx.r.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND seats_taken < seats`,
+			offer.ID)
+	}
+	var seats sql.NullInt64
+	if err := tx.r.queryRow(ctx, `SELECT seats FROM offers WHERE id = ?`+tx.db.lockRows("SHARE"), offer.ID).Scan(&seats); err != nil {
+		return err
+	}
+	if seats.Valid {
+		// A PATCH gave the offer a limit since it was read.
+		return &parcela.Conflict{Entity: "offer", ID: offer.ID}
+	}
+	return nil
+}

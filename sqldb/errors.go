@@ -1,0 +1,127 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+
+	"parcela"
+)
+
+// The store's error boundary. Every exported method passes its error
+// through failed, once: the domain's own errors (*parcela.Error, and
+// *parcela.Conflict for a guarded write that lost) go out as they are, a
+// driver's error is read by its code (never its text), and anything else is
+// wrapped with the operation that failed, so it surfaces as a 500 that says
+// where, never as a 4xx it is not.
+
+// Driver error codes the store acts on.
+const (
+	sqliteBusy             = 5    // SQLITE_BUSY (primary code; extended codes keep it in the low byte)
+	sqliteLocked           = 6    // SQLITE_LOCKED
+	sqliteReadOnly         = 8    // SQLITE_READONLY
+	sqliteIOErr            = 10   // SQLITE_IOERR
+	sqliteFull             = 13   // SQLITE_FULL: the disk (or max_page_count) is full
+	sqliteCantOpen         = 14   // SQLITE_CANTOPEN
+	sqliteUniqueConstraint = 2067 // SQLITE_CONSTRAINT_UNIQUE
+	sqlitePrimaryKey       = 1555 // SQLITE_CONSTRAINT_PRIMARYKEY
+	pgUniqueViolation      = "23505"
+	pgSerializationFailure = "40001"
+	pgDeadlockDetected     = "40P01"
+	pgReadOnlyTransaction  = "25006" // a standby, or default_transaction_read_only
+	pgAdminShutdown        = "57P0"  // 57P01 admin, 57P02 crash shutdown, 57P03 cannot connect now
+	pgConnectionClass      = "08"    // connection exceptions
+	pgResourcesClass       = "53"    // insufficient resources: disk full, out of memory, too many connections
+	pgSystemClass          = "58"    // system errors: I/O
+)
+
+// driverError classifies an error by the driver's code.
+type driverError int
+
+const (
+	otherError driverError = iota
+	uniqueViolation
+	transient   // worth running the transaction again
+	unavailable // the database cannot take work now (full, read-only, failing, unreachable): 503, retry later
+)
+
+func classify(err error) driverError {
+	if se, ok := errors.AsType[*sqlite.Error](err); ok {
+		switch code := se.Code(); {
+		case code == sqliteUniqueConstraint || code == sqlitePrimaryKey:
+			return uniqueViolation
+		case code&0xff == sqliteBusy || code&0xff == sqliteLocked:
+			return transient
+		case code&0xff == sqliteReadOnly || code&0xff == sqliteIOErr || code&0xff == sqliteFull || code&0xff == sqliteCantOpen:
+			return unavailable
+		}
+	}
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch c := pe.Code; {
+		case c == pgUniqueViolation:
+			return uniqueViolation
+		case c == pgSerializationFailure || c == pgDeadlockDetected:
+			return transient
+		case c == pgReadOnlyTransaction || strings.HasPrefix(c, pgAdminShutdown) || strings.HasPrefix(c, pgConnectionClass) ||
+			strings.HasPrefix(c, pgResourcesClass) || strings.HasPrefix(c, pgSystemClass):
+			return unavailable
+		}
+		return otherError
+	}
+	// No server answered: a refused or lost connection.
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return unavailable
+	}
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return unavailable
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return unavailable
+	}
+	return otherError
+}
+
+// failed is the boundary itself: op names what the store was doing.
+func failed(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*parcela.Error](err); ok {
+		return err
+	}
+	if _, ok := errors.AsType[*parcela.Conflict](err); ok {
+		return err
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return parcela.Errorf(parcela.ENOTFOUND, "%s: not found", op)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	switch classify(err) {
+	case uniqueViolation:
+		// A racing insert took the row's place: like a guarded write that
+		// lost, the caller reads again.
+		return &parcela.Conflict{Entity: op, ID: "unique"}
+	case unavailable:
+		return &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database cannot take requests right now; retry later",
+			Cause: fmt.Errorf("%s: %w", op, err)}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// notFound maps a missing row to the domain's not-found error for what.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return parcela.NotFound(what)
+	}
+	return err
+}

@@ -1,0 +1,188 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"parcela"
+)
+
+// testDSNs are the engines this test run has.
+func testDSNs(t *testing.T) map[Dialect]string {
+	t.Helper()
+	dsns := map[Dialect]string{SQLite: filepath.Join(t.TempDir(), "errors.db")}
+	if pg := os.Getenv("PARCELA_TEST_POSTGRES_URL"); pg != "" {
+		dsns[Postgres] = pg
+	}
+	return dsns
+}
+
+// The boundary reads a driver's error by its code, on both engines.
+func TestErrorBoundary(t *testing.T) {
+	t.Parallel()
+	for dialect, dsn := range testDSNs(t) {
+		t.Run(string(dialect), func(t *testing.T) {
+			ctx := context.Background()
+			db, err := Open(ctx, dsn, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			table := "boundary_" + strings.ReplaceAll(parcela.NewID(), "-", "")
+			w := runner{db.write, db.binder}
+			if _, err := w.exec(ctx, `CREATE TABLE `+table+` (id TEXT PRIMARY KEY, slug TEXT UNIQUE)`); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if _, err := w.exec(ctx, `DROP TABLE `+table); err != nil {
+					t.Error(err)
+				}
+			})
+			if _, err := w.exec(ctx, `INSERT INTO `+table+` (id, slug) VALUES (?, ?)`, "a", "x"); err != nil {
+				t.Fatal(err)
+			}
+
+			// A unique violation (of a UNIQUE column, or of the primary key) is a conflict, whatever its text.
+			for _, row := range [][2]string{{"b", "x"}, {"a", "y"}} {
+				_, err := w.exec(ctx, `INSERT INTO `+table+` (id, slug) VALUES (?, ?)`, row[0], row[1])
+				if classify(err) != uniqueViolation {
+					t.Fatalf("%v is not read as a unique violation", err)
+				}
+				if got := failed("insert", err); !parcela.IsConflict(got) {
+					t.Fatalf("boundary turned %v into %v", err, got)
+				}
+			}
+
+			// A missing row is not found; any other failure is wrapped with
+			// its operation and stays internal, never a 4xx.
+			err = w.queryRow(ctx, `SELECT id FROM `+table+` WHERE id = ?`, "nope").Scan(new(string))
+			if got := failed("read thing", err); parcela.ErrorCode(got) != parcela.ENOTFOUND {
+				t.Fatalf("no rows: %v", got)
+			}
+			_, err = w.exec(ctx, `INSERT INTO `+table+`_missing (id) VALUES (?)`, "a")
+			got := failed("write thing", err)
+			if parcela.ErrorCode(got) != parcela.EINTERNAL || !strings.HasPrefix(got.Error(), "write thing: ") || !errors.Is(got, err) {
+				t.Fatalf("other error: %v (code %s)", got, parcela.ErrorCode(got))
+			}
+			if classify(err) != otherError {
+				t.Fatalf("%v read as %d", err, classify(err))
+			}
+		})
+	}
+}
+
+// The domain's own errors cross the boundary as they are.
+func TestErrorBoundaryKeepsDomainErrors(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{parcela.NotFound("bill"), parcela.Errorf(parcela.EINVALIDSTATE, "no"), &parcela.Conflict{Entity: "billing", ID: "b"}} {
+		if got := failed("op", fmt.Errorf("wrapped: %w", err)); !errors.Is(got, err) || parcela.ErrorCode(got) != parcela.ErrorCode(err) {
+			t.Errorf("%v became %v", err, got)
+		}
+	}
+	if failed("op", nil) != nil {
+		t.Error("nil became an error")
+	}
+}
+
+// SQLite's busy and PostgreSQL's serialization failures and deadlocks are
+// transient: the transaction runs again.
+func TestTransientErrorsRetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsns := testDSNs(t)
+
+	// A real SQLITE_BUSY: another connection holds the write lock and this
+	// one does not wait.
+	path := dsns[SQLite]
+	holder, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	lock, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, err = busy.BeginTx(ctx, nil)
+	if classify(err) != transient {
+		t.Fatalf("%v is not read as transient", err)
+	}
+	lock.Rollback()
+
+	pg, ok := dsns[Postgres]
+	if !ok {
+		return
+	}
+	db, err := Open(ctx, pg, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, code := range []string{pgSerializationFailure, pgDeadlockDetected} {
+		runs := 0
+		err := db.inTx(ctx, func(tx *Tx) error {
+			if runs++; runs == 1 {
+				_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '`+code+`'; END $$`)
+				return err
+			}
+			return nil
+		})
+		if err != nil || runs != 2 {
+			t.Fatalf("%s: ran %d times, %v", code, runs, err)
+		}
+	}
+	// Anything else runs once.
+	runs := 0
+	err = db.inTx(ctx, func(tx *Tx) error {
+		runs++
+		_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'broken' USING ERRCODE = 'XX000'; END $$`)
+		return err
+	})
+	if err == nil || runs != 1 {
+		t.Fatalf("ran %d times, %v", runs, err)
+	}
+}
+
+// A database that cannot take work (full, read-only, shutting down,
+// unreachable) is unavailable, 503, whatever its text: PostgreSQL's codes
+// raised by the real server, and a connection refused.
+func TestUnavailableErrors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, err := net.Dial("tcp", "127.0.0.1:1") // nothing listens on port 1
+	if got := failed("write", err); classify(err) != unavailable || parcela.ErrorCode(got) != parcela.EUNAVAILABLE || !errors.Is(got, err) {
+		t.Fatalf("%v became %v", err, got)
+	}
+	pg, ok := testDSNs(t)[Postgres]
+	if !ok {
+		return
+	}
+	db, err := Open(ctx, pg, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, code := range []string{"53100", "53200", "53300", "57P01", "57P03", "08006", "25006", "58030"} {
+		_, err := db.write.ExecContext(ctx, `DO $$ BEGIN RAISE EXCEPTION 'failing' USING ERRCODE = '`+code+`'; END $$`)
+		got := failed("write", err)
+		if parcela.ErrorCode(got) != parcela.EUNAVAILABLE || !errors.Is(got, err) || strings.Contains(parcela.ErrorMessage(got), "failing") {
+			t.Errorf("%s: %v became %v", code, err, got)
+		}
+	}
+	_, err = db.write.ExecContext(ctx, `DO $$ BEGIN RAISE EXCEPTION 'failing' USING ERRCODE = '22012'; END $$`)
+	if parcela.ErrorCode(failed("write", err)) != parcela.EINTERNAL {
+		t.Errorf("a division by zero is not an outage: %v", failed("write", err))
+	}
+}

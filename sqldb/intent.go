@@ -1,0 +1,67 @@
+package sqldb
+
+import (
+	"context"
+	"time"
+
+	"parcela"
+)
+
+// Payment intents: each committed on its own, before the provider is
+// called (see parcela's issue.go). A change that stores a payment deletes
+// its intent (completeIntents), so the table holds only intents still
+// issuing, being voided, or voided.
+
+// RecordIntent stores an intent to issue a payment.
+func (db *DB) RecordIntent(ctx context.Context, in *parcela.PaymentIntent) error {
+	return failed("record payment intent", db.inTx(ctx, func(tx *Tx) error {
+		_, err := tx.r.exec(ctx, `INSERT INTO payment_intents (id, company_id, environment, bill_id, payment_method, amount_cents, nosso_numero,
+			state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			in.ID, in.CompanyID, string(in.Environment), in.BillID, in.Method, in.AmountCents, in.NossoNumero, in.State,
+			ms64(in.CreatedAt), ms64(in.UpdatedAt))
+		return err
+	}))
+}
+
+// StartVoid claims an issuing (or already voiding) intent for voiding.
+func (db *DB) StartVoid(ctx context.Context, id string, at time.Time) error {
+	return failed("void payment intent", db.inTx(ctx, func(tx *Tx) error {
+		return tx.r.guarded(ctx, "payment intent", id, `UPDATE payment_intents SET state = ?, updated_at = ? WHERE id = ? AND state IN (?, ?)`,
+			parcela.IntentVoiding, ms64(at), id, parcela.IntentIssuing, parcela.IntentVoiding)
+	}))
+}
+
+// FinishVoid records that a voiding intent's payment was canceled at the provider.
+func (db *DB) FinishVoid(ctx context.Context, id string, at time.Time) error {
+	return failed("void payment intent", db.inTx(ctx, func(tx *Tx) error {
+		return tx.r.guarded(ctx, "payment intent", id, `UPDATE payment_intents SET state = ?, updated_at = ? WHERE id = ? AND state = ?`,
+			parcela.IntentVoided, ms64(at), id, parcela.IntentVoiding)
+	}))
+}
+
+// completeIntents deletes the intents of the payments a change stores; an
+// intent no longer issuing (claimed for voiding) fails the change.
+func completeIntents(ctx context.Context, tx *Tx, ps []*parcela.Payment) error {
+	for _, p := range ps {
+		if err := tx.r.guarded(ctx, "payment intent", p.ID, `DELETE FROM payment_intents WHERE id = ? AND state = ?`,
+			p.ID, parcela.IntentIssuing); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PaymentIntents lists a company's intents in an environment, oldest
+// first, for tests and audits: the use cases never read one back.
+func (db *DB) PaymentIntents(ctx context.Context, a parcela.Auth) ([]*parcela.PaymentIntent, error) {
+	out, err := collect(ctx, db.reader, func(row rowScanner) (*parcela.PaymentIntent, error) {
+		var in parcela.PaymentIntent
+		var env string
+		var created, updated int64
+		err := row.Scan(&in.ID, &in.CompanyID, &env, &in.BillID, &in.Method, &in.AmountCents, &in.NossoNumero, &in.State, &created, &updated)
+		in.Environment, in.CreatedAt, in.UpdatedAt = parcela.Environment(env), fromMS(created), fromMS(updated)
+		return &in, err
+	}, `SELECT id, company_id, environment, bill_id, payment_method, amount_cents, nosso_numero, state, created_at, updated_at
+		FROM payment_intents WHERE company_id = ? AND environment = ? ORDER BY created_at, id`, a.CompanyID, string(a.Environment))
+	return out, failed("list payment intents", err)
+}

@@ -1,0 +1,27 @@
+package sqldb
+
+import (
+	"context"
+	"time"
+)
+
+// CountHit adds one hit to bucket's window [start, end) and returns the hits
+// counted in it so far. It is one atomic upsert, so every instance on the
+// database counts against the same row: a limit holds across instances.
+func (db *DB) CountHit(ctx context.Context, bucket string, start, end time.Time) (int64, error) {
+	var hits int64
+	err := runner{db.write, db.binder}.queryRow(ctx, `INSERT INTO rate_windows (bucket, window_start, hits, expires_at) VALUES (?, ?, 1, ?)
+		ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + 1 RETURNING hits`,
+		bucket, ms64(start), ms64(end)).Scan(&hits)
+	return hits, failed("count a rate-limited request", err)
+}
+
+// DeleteEndedRateWindows deletes the windows that ended by t.
+func (db *DB) DeleteEndedRateWindows(ctx context.Context, t time.Time) (int, error) {
+	res, err := runner{db.write, db.binder}.exec(ctx, `DELETE FROM rate_windows WHERE expires_at <= ?`, ms64(t))
+	if err != nil {
+		return 0, failed("delete ended rate windows", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), failed("delete ended rate windows", err)
+}

@@ -1,0 +1,201 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"parcela"
+)
+
+// The store's SQL is portable: "?" placeholders, integer milliseconds for
+// instants, text for rates and lists. A runner is the one place it meets an
+// engine: it rebinds the placeholders for PostgreSQL.
+
+// querier is what *sql.DB, *sql.Tx, *sql.Conn and the statement cache have
+// in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// binder turns the portable "?" placeholders into PostgreSQL's "$n", once
+// per distinct statement.
+type binder struct {
+	dialect Dialect
+	cache   sync.Map // portable query → bound query
+}
+
+func (b *binder) bind(q string) string {
+	if b.dialect != Postgres {
+		return q
+	}
+	if v, ok := b.cache.Load(q); ok {
+		if s, ok := v.(string); ok {
+			return s
+		}
+	}
+	var out strings.Builder
+	out.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			out.WriteByte('$')
+			out.WriteString(strconv.Itoa(n))
+			continue
+		}
+		out.WriteByte(q[i])
+	}
+	s := out.String()
+	b.cache.Store(q, s)
+	return s
+}
+
+// runner runs portable SQL on a querier: the reader pool, or a transaction.
+type runner struct {
+	q querier
+	b *binder
+}
+
+func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return r.q.ExecContext(ctx, r.b.bind(q), args...)
+}
+
+func (r runner) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return r.q.QueryContext(ctx, r.b.bind(q), args...)
+}
+
+func (r runner) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return r.q.QueryRowContext(ctx, r.b.bind(q), args...)
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+// collect runs a query and scans each of its rows.
+func collect[T any](ctx context.Context, r runner, scan func(rowScanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := r.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// scanString scans a one-column row of text.
+func scanString(row rowScanner) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
+}
+
+// guarded runs a guarded write of one row of entity: matching no row is a
+// *parcela.Conflict, the row having moved since the change was decided.
+func (r runner) guarded(ctx context.Context, entity, id, q string, args ...any) error {
+	res, err := r.exec(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return &parcela.Conflict{Entity: entity, ID: id}
+	}
+	return nil
+}
+
+// withTail appends more destinations to a scan: a joined row's extra columns.
+type withTail struct {
+	row  rowScanner
+	tail []any
+}
+
+func (w withTail) Scan(dests ...any) error { return w.row.Scan(append(dests, w.tail...)...) }
+
+// placeholders returns "?, ?, …" for an IN list of n values (n > 0).
+func placeholders(n int) string {
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// Instants are stored as milliseconds since the Unix epoch.
+func ms64(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(ms int64) time.Time { return time.UnixMilli(ms).In(parcela.SaoPaulo) }
+
+func msPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromNullMS(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := fromMS(n.Int64)
+	return &t
+}
+
+func nullString(n sql.NullString) *string {
+	if !n.Valid {
+		return nil
+	}
+	s := n.String
+	return &s
+}
+
+func nullInt(n sql.NullInt64) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.Int64)
+	return &v
+}
+
+// Lists (payment methods, webhook events) are stored comma-separated.
+func splitList(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, ",")
+}
+
+// rateScanner reads a rate stored as text; stored values were validated on
+// the way in, so a bad one is corruption and surfaces as an error.
+type rateScanner struct{ r *parcela.Rate }
+
+func (s rateScanner) Scan(src any) error {
+	var str string
+	switch v := src.(type) {
+	case string:
+		str = v
+	case []byte:
+		str = string(v)
+	default:
+		return fmt.Errorf("a rate is stored as text, not %T", src)
+	}
+	r, err := parcela.ParseRate(str)
+	if err != nil {
+		return err
+	}
+	*s.r = r
+	return nil
+}
+
+func rate(r *parcela.Rate) rateScanner { return rateScanner{r} }

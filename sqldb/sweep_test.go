@@ -1,0 +1,141 @@
+package sqldb_test
+
+import (
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// One seller's bill that the bank refuses (a bolepix boleto's Pix code
+// needs a merchant name with a Latin letter) does not stop another
+// company's bills: each sweep reports the failure, retries it with backoff,
+// and never lets the bill turn overdue or accrue a penalty without a
+// payment to pay with. Once the cause is fixed, the bill is issued for its
+// original amount and is late only after that boleto expires.
+func TestNoBillBlocksAnother(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, e)
+			good, bad := r.company("Escola Boa "+sqldbtest.Suffix()), r.company("東京音楽学校")
+			goodBilling, badBilling := r.activeBilling(good, 3), r.activeBilling(bad, 3)
+			goodBill, badBill := goodBilling.Bills[1], badBilling.Bills[1]
+			sweeps := r.app.Sweeps.Only(good.CompanyID, bad.CompanyID)
+
+			issue := func() parcela.SweepReport {
+				t.Helper()
+				rep, err := sweeps.IssueDueInstallments(r.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep
+			}
+			wantFailure := func(rep parcela.SweepReport, failures int) {
+				t.Helper()
+				if len(rep.Failed) != 1 {
+					t.Fatalf("failures %+v, want the bad company's bill", rep.Failed)
+				}
+				f := rep.Failed[0]
+				if f.Sweep != parcela.SweepIssueInstallments || f.Row.ID != badBill.ID || f.Row.BillID != badBill.ID ||
+					f.Row.Auth != bad || f.Failures != failures || !f.Retry.Equal(r.clock.Now().Add(parcela.SweepBackoff(failures))) {
+					t.Fatalf("failure %+v, want bill %s failing for the %d-th time", f, badBill.ID, failures)
+				}
+				if parcela.ErrorCode(f.Err) != parcela.EUNAVAILABLE {
+					t.Fatalf("failure cause %v", f.Err)
+				}
+			}
+
+			// Inside the issue window of installment 1, the good company's boleto
+			// is issued in the same run as the bad one fails.
+			r.at(goodBill.DueDate.AddDate(0, 0, -5))
+			rep := issue()
+			if rep.Moved != 1 {
+				t.Fatalf("issued %d, want the good company's installment", rep.Moved)
+			}
+			wantFailure(rep, 1)
+			if b, _ := r.bill(good, goodBill.ID); len(b.Payments) != 1 {
+				t.Fatalf("good bill with %d payments", len(b.Payments))
+			}
+			// The failed bill waits for its backoff, then fails again, waiting longer.
+			if rep := issue(); rep.Moved != 0 || len(rep.Failed) != 0 {
+				t.Fatalf("a bill in backoff was tried: %+v", rep)
+			}
+			r.clock.Advance(parcela.SweepBackoff(1))
+			wantFailure(issue(), 2)
+			if rep := issue(); len(rep.Failed) != 0 {
+				t.Fatalf("retried within 4 minutes: %+v", rep)
+			}
+
+			// Past the due date: the good company's bill is overdue and fined;
+			// the bad one, with nothing to pay with, is neither.
+			r.at(goodBill.EffectiveDueDate.Add(24 * time.Hour))
+			for _, sweep := range []func() (parcela.SweepReport, error){
+				func() (parcela.SweepReport, error) { return sweeps.ExpireDuePayments(r.ctx) },
+				func() (parcela.SweepReport, error) { return sweeps.MarkOverdue(r.ctx) },
+			} {
+				if rep, err := sweep(); err != nil || len(rep.Failed) != 0 {
+					t.Fatalf("%+v %v", rep, err)
+				}
+			}
+			wantFailure(issue(), 3)
+			if b, c := r.bill(good, goodBill.ID); b.Status != parcela.BillOverdue || b.Penalty(r.clock.Now(), c).FineCents == 0 {
+				t.Fatalf("good bill %s, penalty %+v", b.Status, b.Penalty(r.clock.Now(), c))
+			}
+			if b, c := r.bill(bad, badBill.ID); b.Status != parcela.BillPending || b.Penalty(r.clock.Now(), c) != (parcela.Penalty{}) {
+				t.Fatalf("bill without a payment is %s with penalty %+v", b.Status, b.Penalty(r.clock.Now(), c))
+			}
+
+			// The operator fixes the name; after the backoff the bill is issued
+			// for its original amount, and its failures are forgotten.
+			if _, err := r.db.SQLDB().ExecContext(r.ctx, sqldb.Rebind(r.db, `UPDATE companies SET name = ? WHERE id = ?`), "Escola Tokyo", bad.CompanyID); err != nil {
+				t.Fatal(err)
+			}
+			r.clock.Advance(parcela.SweepBackoff(3))
+			if rep := issue(); rep.Moved != 1 || len(rep.Failed) != 0 {
+				t.Fatalf("after the fix: %+v", rep)
+			}
+			b, c := r.bill(bad, badBill.ID)
+			p := b.Payments[0]
+			if p.AmountCents != b.AmountCents || !p.ExpiresAt.After(r.clock.Now().Add(72*time.Hour)) {
+				t.Fatalf("late first boleto: %d cents of %d, expires %v", p.AmountCents, b.AmountCents, p.ExpiresAt)
+			}
+			var left int
+			if err := r.db.SQLDB().QueryRowContext(r.ctx, sqldb.Rebind(r.db, `SELECT COUNT(*) FROM sweep_failures WHERE row_id = ?`), badBill.ID).Scan(&left); err != nil || left != 0 {
+				t.Fatalf("failure records left: %d %v", left, err)
+			}
+			// Issued only now, it is not late until that boleto expires.
+			if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 0 {
+				t.Fatalf("marked %+v %v", rep, err)
+			}
+			if pen := b.Penalty(r.clock.Now(), c); pen != (parcela.Penalty{}) {
+				t.Fatalf("penalty before its first boleto expired: %+v", pen)
+			}
+			r.at(p.ExpiresAt)
+			if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 0 {
+				t.Fatalf("marked %+v %v at the boleto's expiry", rep, err)
+			}
+			r.at(p.ExpiresAt.Add(time.Minute))
+			if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 1 {
+				t.Fatalf("marked %+v %v, want the bill late once its boleto expired", rep, err)
+			}
+			r.ledger.balanced(t, r.db, good, bad)
+		})
+	}
+}
+
+func TestSweepBackoff(t *testing.T) {
+	t.Parallel()
+	want := []time.Duration{time.Minute, 4 * time.Minute, 16 * time.Minute, 64 * time.Minute, 256 * time.Minute, 6 * time.Hour, 6 * time.Hour}
+	for i, w := range want {
+		if got := parcela.SweepBackoff(i + 1); got != w {
+			t.Errorf("after %d failures: %v, want %v", i+1, got, w)
+		}
+	}
+	if got := parcela.SweepBackoff(1000); got != 6*time.Hour {
+		t.Errorf("after many failures: %v", got)
+	}
+}

@@ -1,0 +1,221 @@
+package parcela
+
+import (
+	"context"
+	"time"
+)
+
+// sweepBatch bounds the rows a sweep handles per run; the job runs again soon.
+const sweepBatch = 500
+
+// The sweeps, by the names their failure records, logs and metrics carry.
+const (
+	SweepExpirePayments    = "expire_payments"
+	SweepMarkOverdue       = "mark_overdue"
+	SweepIssueInstallments = "issue_installments"
+	SweepRecoverIntents    = "recover_payment_intents"
+	SweepLapseFirstBills   = "lapse_first_bills"
+)
+
+// SweepReport is what one run of a sweep did.
+type SweepReport struct {
+	Moved  int            // rows moved: expired, marked overdue, issued, voided
+	Failed []SweepFailure // rows that failed, each recorded to be retried
+}
+
+// SweepFailure is a row a sweep failed on; the sweep leaves it alone until
+// Retry.
+type SweepFailure struct {
+	Sweep    string
+	Row      DueRow
+	Failures int // in a row, this one included
+	Retry    time.Time
+	Err      error
+}
+
+// SweepBackoff is how long a row waits after its n-th failure in a row:
+// a minute, four times longer after each failure, at most six hours.
+func SweepBackoff(failures int) time.Duration {
+	d := time.Minute
+	for i := 1; i < failures && d < 6*time.Hour; i++ {
+		d *= 4
+	}
+	return min(d, 6*time.Hour)
+}
+
+// Sweeps make the moves that the passing of time causes. Each selection is
+// read on its own; every row is then read, decided and applied again like
+// any request, so a row that moved meanwhile is skipped, never moved twice.
+// Each row stands alone: one that fails is recorded with its retry time and
+// reported, and the sweep goes on with the others.
+type Sweeps struct {
+	store     SweepStore
+	payments  *Payments
+	clock     Clock
+	links     PublicLinks
+	companies []string
+}
+
+// NewSweeps returns the sweeps; expiries and issues go through payments.
+func NewSweeps(store SweepStore, payments *Payments, clock Clock, links PublicLinks) *Sweeps {
+	return &Sweeps{store: store, payments: payments, clock: clock, links: links}
+}
+
+var _ SweepService = (*Sweeps)(nil)
+
+// Only returns sweeps that touch these companies' rows alone: tests that
+// share a database move their own clock without moving anyone else's rows.
+func (s *Sweeps) Only(companyIDs ...string) *Sweeps {
+	only := *s
+	only.companies = companyIDs
+	return &only
+}
+
+func (s *Sweeps) due() Due {
+	return Due{Now: s.clock.Now(), Companies: s.companies, Limit: sweepBatch}
+}
+
+// each runs fn on every row; fn reports whether it moved the row. A row's
+// failure is recorded (with its retry time) and reported; a row that
+// succeeds after failures has them forgotten. Only the store failing to
+// record, or ctx ending, stops the sweep.
+func (s *Sweeps) each(ctx context.Context, sweep string, rows []DueRow, fn func(DueRow) (bool, error)) (SweepReport, error) {
+	var r SweepReport
+	for _, row := range rows {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		moved, err := fn(row)
+		if err == nil {
+			if moved {
+				r.Moved++
+			}
+			if row.Failures > 0 {
+				if err := s.store.ClearSweepFailure(ctx, sweep, row.ID); err != nil {
+					return r, err
+				}
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return r, ctx.Err() // cut short, not the row's fault
+		}
+		f := SweepFailure{Sweep: sweep, Row: row, Failures: row.Failures + 1, Err: err}
+		f.Retry = s.clock.Now().Add(SweepBackoff(f.Failures))
+		if err := s.store.RecordSweepFailure(ctx, f); err != nil {
+			return r, err
+		}
+		r.Failed = append(r.Failed, f)
+	}
+	return r, nil
+}
+
+// ExpireDuePayments expires unpaid payments past their expiry, each in its
+// own change, and re-issues the boleto of an installment that stays open.
+func (s *Sweeps) ExpireDuePayments(ctx context.Context) (SweepReport, error) {
+	due, err := s.store.ExpiredPayments(ctx, s.due())
+	if err != nil {
+		return SweepReport{}, err
+	}
+	return s.each(ctx, SweepExpirePayments, due, func(p DueRow) (bool, error) {
+		_, err := s.payments.expire(ctx, p.Auth, p.ID)
+		if ErrorCode(err) == EINVALIDSTATE {
+			return false, nil // paid or expired meanwhile
+		}
+		return err == nil, err
+	})
+}
+
+// MarkOverdue moves late installments to overdue (mover.markOverdue).
+// Down payments are not swept here: they expire instead.
+func (s *Sweeps) MarkOverdue(ctx context.Context) (SweepReport, error) {
+	late, err := s.store.LateInstallments(ctx, s.due())
+	if err != nil {
+		return SweepReport{}, err
+	}
+	return s.each(ctx, SweepMarkOverdue, late, func(b DueRow) (bool, error) {
+		moved := false
+		err := decideAndApply("bill", func() error {
+			bill, c, err := s.store.Bill(ctx, b.Auth, b.ID)
+			if err != nil {
+				return err
+			}
+			m := newMover(b.Auth, s.clock.Now(), s.links.Links(b.Auth.Environment))
+			if moved, err = m.markOverdue(bill, c); err != nil || !moved {
+				return err
+			}
+			return s.store.Apply(ctx, m.change())
+		})
+		return moved, err
+	})
+}
+
+// IssueDueInstallments issues the payment of every open installment of an
+// active billing whose due date is within the company's issue window and
+// that has no live payment yet.
+func (s *Sweeps) IssueDueInstallments(ctx context.Context) (SweepReport, error) {
+	due, err := s.store.InstallmentsToIssue(ctx, s.due())
+	if err != nil {
+		return SweepReport{}, err
+	}
+	return s.each(ctx, SweepIssueInstallments, due, func(b DueRow) (bool, error) {
+		return s.payments.issueInstallment(ctx, b.Auth, b.ID)
+	})
+}
+
+// RecoverIntents voids the payment intents whose issuer stopped: issuing,
+// or left voiding, for longer than IntentTimeout. Voiding is always safe:
+// a charge that lost its payment was never stored (its client is told to
+// retry), and an installment without a payment is issued again by
+// IssueDueInstallments.
+func (s *Sweeps) RecoverIntents(ctx context.Context) (SweepReport, error) {
+	d := s.due()
+	stale, err := s.store.StaleIntents(ctx, d, d.Now.Add(-IntentTimeout))
+	if err != nil {
+		return SweepReport{}, err
+	}
+	return s.each(ctx, SweepRecoverIntents, stale, func(in DueRow) (bool, error) {
+		return s.payments.issuer.void(ctx, in.Auth.Environment, in.ID)
+	})
+}
+
+// LapseFirstBills cancels the billings, and their orders, whose first bill
+// is past its due date with nothing to pay it with (Bill.lapsed): a first
+// bill charged for a card the payer never paid with.
+func (s *Sweeps) LapseFirstBills(ctx context.Context) (SweepReport, error) {
+	due, err := s.store.LapsedFirstBills(ctx, s.due())
+	if err != nil {
+		return SweepReport{}, err
+	}
+	return s.each(ctx, SweepLapseFirstBills, due, func(row DueRow) (bool, error) {
+		moved := false
+		err := decideAndApply("bill", func() error {
+			moved = false
+			found, _, err := s.store.Bill(ctx, row.Auth, row.ID)
+			if err != nil {
+				return err
+			}
+			o, err := s.store.Order(ctx, row.Auth, found.OrderID)
+			if err != nil {
+				return err
+			}
+			o.linkBills()
+			now := s.clock.Now()
+			for _, b := range o.Billings {
+				for _, bill := range b.Bills {
+					if bill.ID != row.ID || !bill.lapsed(now) {
+						continue
+					}
+					m := newMover(row.Auth, now, s.links.Links(row.Auth.Environment))
+					if err := m.lapse(o, b, o.Offer.Product.Company); err != nil {
+						return err
+					}
+					moved = true
+					return s.store.Apply(ctx, m.change())
+				}
+			}
+			return nil
+		})
+		return moved, err
+	})
+}

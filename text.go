@@ -1,0 +1,74 @@
+package parcela
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// TextKind says which control characters a string field may hold.
+type TextKind int
+
+const (
+	// SingleLine text (names, codes, addresses, user agents) holds no
+	// control character at all.
+	SingleLine TextKind = iota
+	// FreeText (descriptions) may also break lines and indent: tab, line
+	// feed and the carriage return of a CRLF.
+	FreeText
+)
+
+// ValidText reports whether s is valid UTF-8 without NUL or any other
+// control character (C0, DEL, C1) beyond what kind allows. PostgreSQL
+// refuses NUL in text, and control characters have no place in what a
+// payer or a bank reads back.
+func ValidText(s string, kind TextKind) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsControl(r) {
+			continue
+		}
+		if kind == FreeText && (r == '\t' || r == '\n' || r == '\r') {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// checkText adds a field error when s holds a character kind does not allow.
+func checkText(v *Validation, field, s string, kind TextKind) bool {
+	if ValidText(s, kind) {
+		return true
+	}
+	if kind == FreeText {
+		v.Add(field, "invalid", "must not contain control characters other than tab and line breaks")
+	} else {
+		v.Add(field, "invalid", "must not contain control characters such as NUL, tab or line breaks")
+	}
+	return false
+}
+
+// IsUUID reports whether s is a UUID in its canonical 36-character form
+// (8-4-4-4-12 hexadecimal digits). Every id parcela issues has this form,
+// so anything else names nothing and is answered 404 without a query.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,66 @@
+package parcela
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in               string
+		single, freeText bool
+	}{
+		{"Maria da Silva", true, true},
+		{"São Paulo — Confeitaria ☕", true, true},
+		{"", true, true},
+		{"a\x00b", false, false},
+		{"\x00", false, false},
+		{"line\nbreak", false, true},
+		{"tab\there", false, true},
+		{"windows\r\nline", false, true},
+		{"bell\a", false, false},
+		{"escape\x1b[31m", false, false},
+		{"delete\x7f", false, false},
+		{"c1 \u0085 next line", false, false},
+		{"c1 \u009b csi", false, false},
+		{"bad utf-8 \xff", false, false},
+		{"zero width\u200bspace", true, true}, // a format character, not a control
+		{strings.Repeat("a", 10000), true, true},
+	}
+	for _, tt := range tests {
+		if got := ValidText(tt.in, SingleLine); got != tt.single {
+			t.Errorf("ValidText(%q, SingleLine) = %v, want %v", tt.in, got, tt.single)
+		}
+		if got := ValidText(tt.in, FreeText); got != tt.freeText {
+			t.Errorf("ValidText(%q, FreeText) = %v, want %v", tt.in, got, tt.freeText)
+		}
+	}
+}
+
+func TestIsUUID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10", true},
+		{"6B0F3A0E-9D53-4A8E-9F0B-2F5D1C1E7A10", true},
+		{"00000000-0000-0000-0000-000000000000", true},
+		{"6b0f3a0e9d534a8e9f0b2f5d1c1e7a10", false},       // no hyphens
+		{"{6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10}", false}, // braces
+		{"urn:uuid:6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10", false},
+		{"6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a1", false},     // 35 characters
+		{"6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10 ", false},   // 37
+		{"6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a1g", false},    // not hex
+		{"6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a1\x00", false}, // NUL
+		{"6b0f3a0e_9d53-4a8e-9f0b-2f5d1c1e7a10", false},
+		{"", false},
+		{"1 OR 1=1", false},
+	}
+	for _, tt := range tests {
+		if got := IsUUID(tt.in); got != tt.want {
+			t.Errorf("IsUUID(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package web
+
+import (
+	"context"
+	"maps"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"parcela/web/browsertest"
+)
+
+// The browser tests drive a real headless Chromium (browsertest) over the
+// pages and the fake use cases, each test in its own browser context.
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browsertest.Stop()
+	os.Exit(code)
+}
+
+// planRows reads the amounts of a financed configuration's plan table.
+func planRows(tb *browsertest.Tab, config string) string {
+	return tb.Eval(`Array.from(document.querySelectorAll(".option-group[data-group='` + config + `'] .plan-table tbody td.num")).map(td => td.textContent.trim()).join("|")`)
+}
+
+func TestBrowserBuyFinancedPixWithTheKeyboard(t *testing.T) {
+	b := setup(t)
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(b.offerPath())
+	tb.WaitFor(`document.documentElement.classList.contains("js")`)
+	tb.Shots("offer")
+	tb.ViewportShot("offer-viewport-desktop")
+
+	// The whole purchase with the keyboard alone.
+	tb.TabTo(`input[name=option]`)
+	tb.ArrowTo(testFinanced + ":pix")
+	tb.TabTo(`select[name="installments.` + testFinanced + `"]`)
+	tb.ArrowTo("4")
+	tb.TabTo(`select[name="due_day.` + testFinanced + `"]`)
+	tb.ArrowTo("20")
+	tb.WaitFor(`document.querySelectorAll(".option-group[data-group='` + testFinanced + `'] .plan-table tbody tr").length === 4 && !document.querySelector(".plan.loading")`)
+	tb.WaitFor(`document.querySelector(".option-group[data-group='` + testFinanced + `'] .plan-table").textContent.includes("/05/2026")`)
+	preview := planRows(tb, testFinanced)
+
+	maria := maps.Clone(browsertest.MariaTyped)
+	maria["complement"] = "Apto 42"
+	tb.TypeCustomer(maria)
+	tb.TabTo("button.primary")
+	tb.Do(chromedp.KeyEvent(kb.Enter))
+
+	tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.readyState === "complete"`)
+	o := b.onlyOrder(t)
+	var created []string
+	for _, bill := range o.Billings[0].Bills {
+		created = append(created, brl(bill.AmountCents))
+	}
+	if strings.Join(created, "|") != preview {
+		t.Fatalf("the charge created %v, the page showed %s", created, preview)
+	}
+	p := o.Billings[0].Bills[0].Payments[0]
+	tb.WaitFor(`document.querySelector("img.qr").complete && document.querySelector("img.qr").naturalWidth > 0`)
+	if got := tb.Eval(`document.querySelector("textarea.code").value`); got != *p.Barcode {
+		t.Fatalf("copy-and-paste code %q, want %q", got, *p.Barcode)
+	}
+	if !tb.Is(`document.body.innerText.includes("Aguardando pagamento")`) {
+		t.Fatal("no waiting message")
+	}
+	tb.Shots("order-waiting")
+
+	// The bank confirms; the page notices by itself.
+	b.pay(t, p.ID)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento da entrada confirmado!")`)
+	tb.Shots("order-paid")
+}
+
+func TestBrowserBuyUpfrontBoleto(t *testing.T) {
+	b := setup(t)
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(b.offerPath())
+	tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + testUpfront + `:boleto"]`)))
+	tb.FillCustomer(browsertest.Maria)
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.readyState === "complete"`)
+	p := b.onlyOrder(t).Billings[0].Bills[0].Payments[0]
+	tb.WaitFor(`document.querySelector("img.barcode").complete && document.querySelector("img.barcode").naturalWidth > 0`)
+	if got := tb.Eval(`document.querySelector("input.code").value`); got != formatLinha(*p.Barcode) {
+		t.Fatalf("linha digitável %q", got)
+	}
+	tb.Shots("order-boleto")
+	b.pay(t, p.ID)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento confirmado!")`)
+}
+
+func TestBrowserFormErrorsKeepValues(t *testing.T) {
+	b := setup(t)
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(b.offerPath())
+	bad := map[string]string{"name": "Maria da Silva", "cpf": "111.111.111-12", "email": "maria@", "phone": "11987654321",
+		"street": "Avenida Paulista", "state": "SP", "city": ""}
+	tb.FillCustomer(bad)
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`document.querySelector(".error-summary") !== null`)
+	for id, want := range map[string]string{"f-name": "Maria da Silva", "f-cpf": "111.111.111-12", "f-email": "maria@", "f-street": "Avenida Paulista", "f-state": "SP"} {
+		if got := tb.Eval(`document.getElementById("` + id + `").value`); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	for id, msg := range map[string]string{"f-cpf-error": "CPF inválido", "f-email-error": "nome@exemplo.com", "f-city-error": "Escolha a cidade", "f-cep-error": "Informe o CEP"} {
+		if got := tb.Eval(`(e => e ? e.textContent : "")(document.getElementById("` + id + `"))`); !strings.Contains(got, msg) {
+			t.Errorf("%s = %q, want %q", id, got, msg)
+		}
+	}
+	if len(b.store.orderList()) != 0 {
+		t.Fatal("an order was created")
+	}
+	tb.Shots("offer-errors")
+}
+
+func TestBrowserCheckoutCard(t *testing.T) {
+	b := setup(t)
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(b.offerPath())
+	tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + testUpfront + `:credit_card"]`)))
+	tb.FillCustomer(browsertest.Maria)
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`location.pathname.startsWith("/checkout/bills/") && location.hash === "#cartao" && document.readyState === "complete"`)
+	tb.Shots("checkout")
+
+	tb.PayByCard("4000 0000 0000 0002", "123", "3")
+	tb.WaitFor(`document.body.innerText.includes("Cartão recusado") && document.body.innerText.includes("O banco emissor recusou o cartão")`)
+	if !tb.Is(`document.querySelector("#f-card_number") && document.querySelector("#f-card_number").value === ""`) {
+		t.Fatal("no card form to try again, or the number is kept")
+	}
+	tb.Shots("checkout-refused")
+	tb.PayByCard("4111 1111 1111 1111", "123", "3")
+	tb.WaitFor(`document.body.innerText.includes("Pagamento aprovado!")`)
+	if tb.Is(`document.querySelector("form")`) {
+		t.Fatal("a paid bill still offers a form")
+	}
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	if len(bill.Payments) != 2 || bill.Status != "paid" {
+		t.Fatalf("bill %s with %d payments", bill.Status, len(bill.Payments))
+	}
+	tb.Shots("checkout-paid")
+}
+
+func TestBrowserPixOnDemand(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(checkout)
+	tb.Do(chromedp.Click(chromedp.CSS(`form.way[action$="/pix"] button`)))
+	tb.WaitFor(`document.querySelector("img.qr") && document.querySelector("img.qr").complete && document.querySelector("img.qr").naturalWidth > 0`)
+	p := b.onlyOrder(t).Billings[0].Bills[0].Payments[0]
+	if got := tb.Eval(`document.querySelector("textarea.code").value`); got != *p.Barcode {
+		t.Fatalf("Pix code %q", got)
+	}
+	tb.Shots("checkout-pix")
+}
+
+func TestBrowserWrongCode(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	u, _ := url.Parse(checkout)
+	tb := browsertest.Open(t, b.server.URL)
+	ctx, cancel := context.WithTimeout(tb.Ctx, 30*time.Second)
+	defer cancel()
+	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(b.server.URL+u.Path+"?code=wrong"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != 404 || !tb.Is(`document.body.innerText.includes("Página não encontrada")`) || tb.Is(`document.body.innerText.includes("Confeitaria")`) {
+		t.Fatalf("status %d", res.Status)
+	}
+}
+
+func TestBrowserWithoutJavaScript(t *testing.T) {
+	b := setup(t)
+	tb := browsertest.Open(t, b.server.URL)
+	if _, err := chromedp.Call(tb.Ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	tb.Open(b.offerPath())
+	// The update buttons show; the city list waits for a state.
+	if !tb.Is(`getComputedStyle(document.querySelector(".nojs-only")).display !== "none" && document.querySelector("#f-city").disabled`) {
+		t.Fatal("the page is not in its no-JavaScript form")
+	}
+	tb.Do(chromedp.Click(chromedp.CSS(`input[value="`+testFinanced+`:boleto"]`)),
+		chromedp.SetValue(chromedp.CSS(`select[name="installments.`+testFinanced+`"]`), "6"),
+		chromedp.SendKeys(chromedp.ID("f-name"), "Maria da Silva"), chromedp.SetValue(chromedp.ID("f-state"), "SP"))
+	tb.Do(chromedp.Click(chromedp.CSS(`#f-state ~ button[value=update]`)))
+	tb.WaitFor(`document.readyState === "complete" && !document.querySelector("#f-city").disabled`)
+	if planRows(tb, testFinanced) == "" || tb.Is(`document.querySelectorAll(".option-group[data-group='`+testFinanced+`'] .plan-table tbody tr").length !== 6`) {
+		t.Fatal("the plan of the chosen installments is not shown after the update")
+	}
+	rest := map[string]string{}
+	for k, v := range browsertest.Maria {
+		if k != "name" && k != "state" {
+			rest[k] = v
+		}
+	}
+	tb.FillCustomer(rest)
+	tb.Do(chromedp.SetValue(chromedp.ID("f-city"), "3550308"), chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.readyState === "complete"`)
+	if !tb.Is(`document.querySelector('noscript') !== null && document.body.innerText.includes("Boleto")`) {
+		t.Fatal("the order page lacks its no-JavaScript refresh or the boleto")
+	}
+	tb.Shots("order-nojs")
+}

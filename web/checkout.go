@@ -1,0 +1,314 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"parcela"
+)
+
+// checkoutPage is a bill's checkout: what is owed now and the ways to pay.
+type checkoutPage struct {
+	Bill      *parcela.Bill
+	Product   *parcela.Product
+	Offer     *parcela.Offer
+	Label     string
+	Status    string
+	Class     string
+	Penalty   parcela.Penalty
+	LateSince time.Time
+	Current   int64
+	// Why nothing is offered, when the bill cannot be paid.
+	NotPayable string
+	Methods    []string
+	Code       string
+	Token      formToken
+	Actions    map[string]string // method → form action
+	Pay        []payView         // the payments to pay with now
+	Outcome    *outcome          // what became of the payment the page was opened on
+	Card       cardForm
+	Notice     string
+}
+
+// outcome is the fate of one payment: a card approved or refused, or an
+// unpaid Pix or boleto that expired.
+type outcome struct {
+	Tone, Heading, Message string
+}
+
+// cardForm is the card form as typed, less what is never echoed: the
+// number and the security code.
+type cardForm struct {
+	Name, Month, Year, Installments string
+	Errors                          map[string]string
+	Options                         []cardInstallment
+	Months                          []string
+	Years                           []string
+}
+
+type cardInstallment struct {
+	Count    int
+	Label    string
+	Selected bool
+}
+
+// loadBill reads the path's bill for the code (from the query on GET, the
+// form on POST) and the offer it sells.
+func (h *Handler) loadBill(r *http.Request, code string) (*parcela.Bill, *parcela.Company, *parcela.Offer, error) {
+	if code == "" {
+		return nil, nil, nil, parcela.NotFound("bill")
+	}
+	b, c, err := h.d.Checkout.BillForPayer(r.Context(), h.d.Environment, r.PathValue("bill"), code)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var offer *parcela.Offer
+	if b.Billing != nil && b.Billing.PaymentConfiguration != nil {
+		// The product's name and the seller's brand; the bill is payable without them.
+		offer, _ = h.d.Checkout.PublicOffer(r.Context(), h.d.Environment, c.Slug, b.Billing.PaymentConfiguration.OfferID)
+	}
+	return b, c, offer, nil
+}
+
+func (h *Handler) handleCheckout(w http.ResponseWriter, r *http.Request) {
+	code := r.URL.Query().Get("code")
+	b, c, offer, err := h.loadBill(r, code)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.renderCheckout(w, r, http.StatusOK, b, c, offer, code, r.URL.Query().Get("payment"), cardForm{}, "")
+}
+
+// handleIssue issues (or finds) the bill's live Pix or boleto and shows it.
+func (h *Handler) handleIssue(method string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		code := r.PostFormValue("code")
+		b, c, offer, err := h.loadBill(r, code)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		nonce, ok := h.csrf.verify(r)
+		if !ok {
+			h.renderCheckout(w, r, http.StatusForbidden, b, c, offer, code, "", cardForm{}, "Por segurança, escolha a forma de pagamento de novo.")
+			return
+		}
+		target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
+			p, err := h.d.Checkout.IssuePayment(r.Context(), h.d.Environment, b.ID, code, method)
+			if err != nil {
+				return "", err
+			}
+			return paymentTarget(b.ID, code, p.ID, "pagamento"), nil
+		})
+		h.afterPayment(w, r, target, err, b, c, offer, code, cardForm{})
+	}
+}
+
+// handleCard charges the typed card. Approved or refused, the page is then
+// opened on the attempt; a card that fails validation is shown again
+// without its number and security code.
+func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	code := r.PostFormValue("code")
+	b, c, offer, err := h.loadBill(r, code)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	form := cardForm{Name: r.PostFormValue("card_name"), Month: r.PostFormValue("card_month"), Year: r.PostFormValue("card_year"),
+		Installments: r.PostFormValue("card_installments")}
+	nonce, ok := h.csrf.verify(r)
+	if !ok {
+		h.renderCheckout(w, r, http.StatusForbidden, b, c, offer, code, "", form, "Por segurança, digite os dados do cartão de novo.")
+		return
+	}
+	month, _ := strconv.Atoi(form.Month)
+	year, _ := strconv.Atoi(form.Year)
+	installments, _ := strconv.Atoi(form.Installments)
+	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
+		CVV: r.PostFormValue("card_cvv"), Installments: installments}
+	target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
+		p, err := h.d.Checkout.PayByCard(r.Context(), h.d.Environment, b.ID, code, card)
+		if err != nil {
+			return "", err
+		}
+		anchor := "pagamento"
+		if p.Status == parcela.PaymentRefused {
+			anchor = "cartao"
+		}
+		return paymentTarget(b.ID, code, p.ID, anchor), nil
+	})
+	h.afterPayment(w, r, target, err, b, c, offer, code, form)
+}
+
+func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target string, err error, b *parcela.Bill, c *parcela.Company,
+	offer *parcela.Offer, code string, form cardForm) {
+	switch parcela.ErrorCode(err) {
+	case "":
+		http.Redirect(w, r, target, http.StatusSeeOther)
+	case parcela.EINVALID:
+		errs, _ := formErrors(fieldsOf(err))
+		form.Errors = map[string]string{}
+		for input, msg := range errs {
+			if strings.HasPrefix(input, "card_") {
+				form.Errors[input] = msg
+			}
+		}
+		notice := ""
+		if len(form.Errors) == 0 {
+			notice = "Esta forma de pagamento não está disponível para esta cobrança."
+		}
+		h.renderCheckout(w, r, http.StatusUnprocessableEntity, b, c, offer, code, "", form, notice)
+	case parcela.EINVALIDSTATE, parcela.ECONFLICT:
+		// The bill moved (paid, canceled) since the page was shown: show it as it is now.
+		if fresh, fc, _, lerr := h.loadBill(r, code); lerr == nil {
+			b, c = fresh, fc
+		}
+		h.renderCheckout(w, r, http.StatusConflict, b, c, offer, code, "", form, "Não foi possível concluir: a cobrança mudou enquanto você pagava. Confira abaixo.")
+	default:
+		h.fail(w, r, err)
+	}
+}
+
+// paymentTarget opens the checkout on one payment.
+func paymentTarget(billID, code, paymentID, anchor string) string {
+	return parcela.Links{}.CheckoutURL(billID, code) + "&payment=" + url.QueryEscape(paymentID) + "#" + anchor
+}
+
+func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status int, b *parcela.Bill, c *parcela.Company, offer *parcela.Offer,
+	code, paymentID string, form cardForm, notice string) {
+	now := h.d.Clock.Now()
+	v := checkoutPage{Bill: b, Offer: offer, Label: billLabel(b, b.Billing), Status: billStatus[b.Status], Class: statusClass(b.Status),
+		Code: code, Notice: notice, Actions: map[string]string{}}
+	if offer != nil {
+		v.Product = offer.Product
+	}
+	v.Penalty = b.Penalty(now, c)
+	v.Current = v.Penalty.Total(b.AmountCents)
+	v.LateSince = b.EffectiveDueDate
+	if b.DisablePenaltiesUntil != nil && b.DisablePenaltiesUntil.After(v.LateSince) {
+		v.LateSince = *b.DisablePenaltiesUntil
+	}
+	if reason := b.NotPayableAt(now); reason != "" {
+		v.NotPayable = notPayableMessages[reason]
+	} else {
+		v.Methods = []string{parcela.MethodPix, parcela.MethodBoleto, parcela.MethodCreditCard}
+		var pc *parcela.PaymentConfiguration
+		if b.Billing != nil && b.Billing.PaymentConfiguration != nil {
+			pc = b.Billing.PaymentConfiguration
+			v.Methods = pc.BillMethods(b)
+		}
+		if h.d.CardCharges == nil {
+			// No acquirer serves this listener's environment.
+			v.Methods = slices.DeleteFunc(slices.Clone(v.Methods), func(m string) bool { return m == parcela.MethodCreditCard })
+		}
+		for _, m := range v.Methods {
+			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + map[string]string{parcela.MethodPix: "pix", parcela.MethodBoleto: "boleto", parcela.MethodCreditCard: "card"}[m]
+		}
+		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
+			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
+				v.Pay = append(v.Pay, newPayView(p, b.DueDate, now))
+			}
+		}
+		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c), now)
+		v.Token = h.csrf.issue(w, r, h.secureCookies(r))
+	}
+	v.Outcome = paymentOutcome(b, paymentID, now)
+	p := page{Title: v.Label + " — " + c.Name, Company: c, Content: v, State: b.Status}
+	h.render(w, r, status, "checkout", p)
+}
+
+// paymentOutcome says what became of the payment the page was opened on.
+func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
+	if paymentID == "" {
+		return nil
+	}
+	for _, p := range b.Payments {
+		if p.ID != paymentID {
+			continue
+		}
+		switch {
+		case p.Status == parcela.PaymentRefused:
+			return &outcome{Tone: "late", Heading: "Cartão recusado", Message: refusalMessage(p.RefusedReason)}
+		case p.Status == parcela.PaymentPaid && p.Method == parcela.MethodCreditCard:
+			return &outcome{Tone: "ok", Heading: "Pagamento aprovado!", Message: "O pagamento no cartão foi aprovado. Obrigado!"}
+		case p.Status == parcela.PaymentPaid:
+			return &outcome{Tone: "ok", Heading: "Pagamento confirmado!", Message: "Recebemos o pagamento. Obrigado!"}
+		case p.Status == parcela.PaymentExpired || p.Status == parcela.PaymentUnpaid && !now.Before(p.ExpiresAt):
+			return &outcome{Tone: "off", Heading: "Pagamento expirado", Message: "Este código expirou. Gere um novo abaixo."}
+		}
+	}
+	return nil
+}
+
+// newCardForm lists the card installments with their amounts, and the
+// expiry months and years to choose from.
+func newCardForm(f cardForm, amount int64, limit int, now time.Time) cardForm {
+	chosen, _ := strconv.Atoi(f.Installments)
+	for n := 1; n <= limit; n++ {
+		parts := parcela.CardInstallmentAmounts(amount, n)
+		label := strconv.Itoa(n) + "× de " + brl(parts[0]) + " sem juros"
+		if parts[n-1] != parts[0] {
+			label = strconv.Itoa(n) + "× sem juros: " + strconv.Itoa(n-1) + "× " + brl(parts[0]) + " e 1× " + brl(parts[n-1])
+		}
+		if n == 1 {
+			label = "1× de " + brl(amount) + " (à vista)"
+		}
+		f.Options = append(f.Options, cardInstallment{Count: n, Label: label, Selected: n == chosen})
+	}
+	for m := 1; m <= 12; m++ {
+		f.Months = append(f.Months, twoDigits(m))
+	}
+	year := now.In(parcela.SaoPaulo).Year()
+	for y := year; y <= year+15; y++ {
+		f.Years = append(f.Years, strconv.Itoa(y))
+	}
+	return f
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// handlePayment opens a payment by its own (unguessable) address: its
+// codes, and nothing of the customer.
+func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
+	p, err := h.d.Payments.PublicPayment(r.Context(), h.d.Environment, r.PathValue("payment"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	now := h.d.Clock.Now()
+	v := paymentPage{Payment: p, Status: paymentStatus[p.Status]}
+	if p.Status == parcela.PaymentUnpaid && now.Before(p.ExpiresAt) && p.Method != parcela.MethodCreditCard {
+		pv := newPayView(p, p.ExpiresAt, now)
+		v.Pay = &pv
+	}
+	pg := page{Title: "Pagamento", Content: v, State: p.Status}
+	if v.Pay != nil {
+		pg.Refresh = int(h.d.Refresh / time.Second)
+	}
+	h.render(w, r, http.StatusOK, "payment", pg)
+}
+
+// paymentPage is one payment's page.
+type paymentPage struct {
+	Payment *parcela.Payment
+	Status  string
+	Pay     *payView
+}

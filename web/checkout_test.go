@@ -1,0 +1,313 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// card is a filled card form.
+func card(number, cvv string, installments int) url.Values {
+	return url.Values{"card_number": {number}, "card_name": {"MARIA DA SILVA"}, "card_month": {"12"}, "card_year": {"2030"},
+		"card_cvv": {cvv}, "card_installments": {itoa(installments)}}
+}
+
+// postCheckout posts a form of the checkout page at path (with its code).
+func (b *bundle) postCheckout(t *testing.T, checkoutPath, action string, form url.Values) response {
+	t.Helper()
+	page := b.get(t, checkoutPath)
+	if page.status != http.StatusOK {
+		t.Fatalf("checkout page: %d", page.status)
+	}
+	u, _ := url.Parse(checkoutPath)
+	return b.post(t, u.Path+"/"+action, tokens(t, page.body, withCode(form, u)))
+}
+
+func TestCheckoutCardRefusedThenApproved(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	page := b.get(t, checkout)
+	body := html.UnescapeString(page.body)
+	for _, want := range []string{"Pagamento à vista", "Valor a pagar hoje", "R$\u00a01.990,00", "Cartão de crédito", "Parcelas no cartão",
+		"1× de R$\u00a01.990,00 (à vista)", "3× sem juros: 2× R$\u00a0663,33 e 1× R$\u00a0663,34", "12× sem juros", "Curso de Confeitaria Profissional",
+		`autocomplete="cc-number"`, "Pagar com Pix", "Pagar com boleto"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checkout lacks %q", want)
+		}
+	}
+	checkLabels(t, page.body)
+
+	refused := b.postCheckout(t, checkout, "card", card("4000 0000 0000 9995", "123", 3))
+	if refused.status != http.StatusSeeOther || !strings.HasSuffix(refused.header.Get("Location"), "#cartao") {
+		t.Fatalf("refused: %d %s", refused.status, refused.header.Get("Location"))
+	}
+	after := b.get(t, refused.header.Get("Location"))
+	if !strings.Contains(after.body, "Cartão recusado") || !strings.Contains(after.body, "Saldo ou limite insuficiente") ||
+		!strings.Contains(after.body, `id="cartao"`) {
+		t.Fatalf("refusal page:\n%s", after.body)
+	}
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	if bill.Status != parcela.BillPending || len(bill.Payments) != 1 || bill.Payments[0].Status != parcela.PaymentRefused ||
+		*bill.Payments[0].RefusedReason != parcela.RefusedInsufficientFunds || bill.Payments[0].Installments != 3 {
+		t.Fatalf("after refusal: bill %s, payments %+v", bill.Status, bill.Payments)
+	}
+
+	approved := b.postCheckout(t, checkout, "card", card("4111111111111111", "123", 2))
+	paid := b.get(t, approved.header.Get("Location"))
+	if !strings.Contains(paid.body, "Pagamento aprovado!") || !strings.Contains(paid.body, "Esta cobrança já está paga") ||
+		strings.Contains(paid.body, "<form") {
+		t.Fatalf("approved page:\n%s", paid.body)
+	}
+	o := b.onlyOrder(t)
+	if o.Status != parcela.OrderFinished || o.Billings[0].Bills[0].Status != parcela.BillPaid {
+		t.Fatalf("order %s, bill %s", o.Status, o.Billings[0].Bills[0].Status)
+	}
+	if ev := b.store.eventList(); len(ev) != 1 || !strings.HasPrefix(ev[0], "bill.paid ") {
+		t.Fatalf("events %v", ev)
+	}
+	for _, res := range []response{refused, after, approved, paid} {
+		if strings.Contains(res.body, "4111") || strings.Contains(res.body, "9995") {
+			t.Fatal("a page echoes the card number")
+		}
+	}
+}
+
+func TestCheckoutCardErrorsKeepAllButTheCard(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	form := card("4111 1111 1111 1112", "12", 2)
+	form.Set("card_month", "01")
+	form.Set("card_year", "2026")
+	res := b.postCheckout(t, checkout, "card", form)
+	if res.status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", res.status)
+	}
+	body := html.UnescapeString(res.body)
+	for _, want := range []string{"Número de cartão inválido", "Este cartão está vencido.", "Código de segurança inválido",
+		`value="MARIA DA SILVA"`, `<option value="01" selected>`, `<option value="2026" selected>`, `<option value="2" selected>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, input := range []string{"card_number", "card_cvv"} {
+		tag := regexp.MustCompile(`<input id="f-` + input + `"[^>]*>`).FindString(res.body)
+		if !strings.Contains(tag, `value=""`) {
+			t.Errorf("%s echoed: %s", input, tag)
+		}
+	}
+	if strings.Contains(res.body, "4111") {
+		t.Error("the card number is echoed")
+	}
+	if bill := b.onlyOrder(t).Billings[0].Bills[0]; len(bill.Payments) != 0 {
+		t.Fatal("an invalid card made a payment")
+	}
+}
+
+func TestCheckoutPixOnDemandForAnInstallment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	second := o.Billings[0].Bills[1]
+	checkout := parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)
+
+	// Before the down payment is paid, the installment waits.
+	early := b.get(t, checkout)
+	if !strings.Contains(early.body, "Esta parcela só pode ser paga depois da entrada.") || strings.Contains(early.body, "<form") {
+		t.Fatalf("installment before the down payment:\n%s", early.body)
+	}
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+
+	page := b.get(t, checkout)
+	if !strings.Contains(page.body, "Parcela 1 de 11") || strings.Contains(page.body, "Pagar com Pix") || !strings.Contains(page.body, "Pagar com boleto") ||
+		strings.Contains(page.body, `id="cartao"`) {
+		t.Fatalf("the installment offers other methods than its configuration's:\n%s", page.body)
+	}
+	// The configuration lists boleto (bolepix) for installments: issued on demand, with its Pix code.
+	res := b.postCheckout(t, checkout, "boleto", url.Values{})
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("issue: %d\n%s", res.status, res.body)
+	}
+	shown := b.get(t, res.header.Get("Location"))
+	bill := b.onlyOrder(t).Billings[0].Bills[1]
+	if len(bill.Payments) != 1 || bill.Payments[0].PixCode == nil {
+		t.Fatalf("payments %+v", bill.Payments)
+	}
+	p := bill.Payments[0]
+	for _, want := range []string{formatLinha(*p.Barcode), *p.PixCode, "/external_api/v1/payments/" + p.ID + "/pix.png",
+		"/external_api/v1/payments/" + p.ID + "/barcode.png", "Copiar linha digitável", "Copiar código Pix"} {
+		if !strings.Contains(html.UnescapeString(shown.body), want) {
+			t.Errorf("issued boleto lacks %q", want)
+		}
+	}
+	// Asking again shows the live one rather than issuing another.
+	b.postCheckout(t, checkout, "boleto", url.Values{})
+	if n := len(b.onlyOrder(t).Billings[0].Bills[1].Payments); n != 1 {
+		t.Fatalf("%d payments after a second request", n)
+	}
+	// A method the configuration does not list is refused.
+	if res := b.postCheckout(t, checkout, "pix", url.Values{}); res.status != http.StatusUnprocessableEntity ||
+		!strings.Contains(res.body, "não está disponível para esta cobrança") {
+		t.Fatalf("pix for a boleto installment: %d", res.status)
+	}
+}
+
+func TestCheckoutPixOnDemandForTheDownPayment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	res := b.postCheckout(t, checkout, "pix", url.Values{})
+	if res.status != http.StatusSeeOther || !strings.HasSuffix(res.header.Get("Location"), "#pagamento") {
+		t.Fatalf("issue: %d", res.status)
+	}
+	p := b.onlyOrder(t).Billings[0].Bills[0].Payments[0]
+	page := b.get(t, res.header.Get("Location"))
+	if p.Method != parcela.MethodPix || !strings.Contains(html.UnescapeString(page.body), *p.Barcode) || !strings.Contains(page.body, "Expira em") {
+		t.Fatalf("Pix not shown:\n%s", page.body)
+	}
+	// The payment's own address shows its codes and nothing of the customer.
+	own := b.get(t, parcela.Links{}.PaymentURL(p.ID))
+	if own.status != http.StatusOK || !strings.Contains(html.UnescapeString(own.body), *p.Barcode) || strings.Contains(own.body, "Maria") {
+		t.Fatalf("payment page: %d", own.status)
+	}
+	if b.get(t, parcela.Links{}.PaymentURL("5b0e8f5e-0000-4000-8000-000000000000")).status != http.StatusNotFound {
+		t.Fatal("unknown payment found")
+	}
+}
+
+func TestCheckoutLateBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+	second := o.Billings[0].Bills[1]
+	// Installment 1 is due on 10 April 2026 (a Friday); its boleto is issued
+	// ten days before, and 12 days after the due date, unpaid, it is late
+	// (a bill is late only with a payment to pay it with).
+	b.clock.Set(second.DueDate.AddDate(0, 0, -10))
+	b.store.mu.Lock()
+	if _, err := b.store.issue(b.store.bills[second.ID], parcela.MethodBoleto, second.AmountCents, second.DueDate, true); err != nil {
+		t.Fatal(err)
+	}
+	b.store.mu.Unlock()
+	b.clock.Set(second.EffectiveDueDate.Add(12 * 24 * time.Hour))
+	b.store.mu.Lock()
+	b.store.bills[second.ID].Status = parcela.BillOverdue
+	second = b.store.billCopy(b.store.bills[second.ID], false)
+	b.store.mu.Unlock()
+	page := b.get(t, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode))
+	c := b.company
+	pen := second.Penalty(b.clock.Now(), c)
+	body := html.UnescapeString(page.body)
+	for _, want := range []string{"Vencida", "Multa por atraso", brl(pen.FineCents), "Juros de 12 dia(s) desde " + date(second.EffectiveDueDate),
+		brl(pen.InterestCents), brl(pen.Total(second.AmountCents))} {
+		if !strings.Contains(body, want) {
+			t.Errorf("late bill lacks %q", want)
+		}
+	}
+	if pen.FineCents == 0 || pen.InterestCents == 0 {
+		t.Fatalf("penalty %+v", pen)
+	}
+}
+
+func TestCheckoutNeedsItsCode(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	u, _ := url.Parse(checkout)
+	for name, path := range map[string]string{
+		"no code":    u.Path,
+		"wrong code": u.Path + "?code=nope",
+		"other bill": "/checkout/bills/0f0e0d0c-0000-4000-8000-000000000000?" + u.RawQuery,
+	} {
+		if res := b.get(t, path); res.status != http.StatusNotFound || strings.Contains(res.body, "Confeitaria") {
+			t.Errorf("%s: %d", name, res.status)
+		}
+	}
+	// A post with a wrong code pays nothing.
+	page := b.get(t, checkout)
+	form := tokens(t, page.body, card("4111111111111111", "123", 1))
+	form.Set("code", "nope")
+	if res := b.post(t, u.Path+"/card", form); res.status != http.StatusNotFound {
+		t.Fatalf("card with a wrong code: %d", res.status)
+	}
+	if len(b.onlyOrder(t).Billings[0].Bills[0].Payments) != 0 {
+		t.Fatal("paid with a wrong code")
+	}
+}
+
+func TestCheckoutCanceledBilling(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	o := b.onlyOrder(t)
+	if _, err := b.store.CancelOrder(t.Context(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, o.ID, "customer_dropout"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.get(t, checkout)
+	if !strings.Contains(page.body, "Esta cobrança foi cancelada") || strings.Contains(page.body, "<form") {
+		t.Fatalf("canceled:\n%s", page.body)
+	}
+	// A page opened before the cancelation posts into a conflict and shows why.
+	res := b.postCheckoutFrom(t, checkout, page.body, "card", card("4111111111111111", "123", 1))
+	if res.status != http.StatusForbidden && res.status != http.StatusConflict {
+		t.Fatalf("post after cancel: %d", res.status)
+	}
+}
+
+// postCheckoutFrom posts with the tokens of a page already shown.
+func (b *bundle) postCheckoutFrom(t *testing.T, checkoutPath, page, action string, form url.Values) response {
+	t.Helper()
+	u, _ := url.Parse(checkoutPath)
+	if csrfField.FindStringSubmatch(page) == nil {
+		// The page offered no form: post with a fresh cookie's token anyway.
+		return b.post(t, u.Path+"/"+action, withCode(form, u))
+	}
+	return b.post(t, u.Path+"/"+action, tokens(t, page, withCode(form, u)))
+}
+
+func TestAssets(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for name, ctype := range map[string]string{"app.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8"} {
+		res := b.get(t, "/pay/assets/"+name)
+		if res.status != 200 || res.header.Get("Content-Type") != ctype || len(res.body) < 100 {
+			t.Errorf("%s: %d %s", name, res.status, res.header.Get("Content-Type"))
+		}
+	}
+	if b.get(t, "/pay/assets/nope.css").status != http.StatusNotFound {
+		t.Error("unknown asset served")
+	}
+	res := b.get(t, "/pay/nothing/here")
+	if res.status != http.StatusNotFound || !strings.Contains(res.body, "Página não encontrada") {
+		t.Errorf("unknown page: %d", res.status)
+	}
+	checkSecurityHeaders(t, res.header)
+}
+
+// A first bill charged for a card and never paid lapses at its due date:
+// the page says so and offers nothing, before the sweep cancels it.
+func TestCheckoutLapsedFirstBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	first := b.onlyOrder(t).Billings[0].Bills[0]
+	b.clock.Set(first.DueDate.Add(-time.Minute))
+	if page := b.get(t, checkout); !strings.Contains(page.body, "card_number") {
+		t.Fatal("no card form before the due date")
+	}
+	b.clock.Set(first.DueDate)
+	page := b.get(t, checkout)
+	if !strings.Contains(page.body, "O prazo para pagar esta cobrança acabou") || strings.Contains(page.body, "<form") {
+		t.Fatalf("lapsed:\n%s", page.body)
+	}
+}

@@ -1,0 +1,70 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"parcela"
+)
+
+// brl writes cents as Brazilians read money: R$ 1.990,00, with a no-break
+// space so the symbol never ends a line.
+func brl(cents int64) string {
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
+	}
+	return sign + "R$\u00a0" + groupThousands(cents/100) + fmt.Sprintf(",%02d", cents%100)
+}
+
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte('.')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// date writes the São Paulo calendar date: 10/12/2026.
+func date(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006") }
+
+// dateTime writes the São Paulo date and time: 10/12/2026 às 15:04.
+func dateTime(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006 às 15:04") }
+
+// percent writes a rate as a percentage with a decimal comma, to at most
+// two places: 0.0199 → 1,99%, 0.2 → 20%.
+func percent(r parcela.Rate) string {
+	s := r.Decimal().Shift(2).Round(2).String()
+	return strings.Replace(s, ".", ",", 1) + "%"
+}
+
+// timeLeft writes how long until t, for people: "2 dias e 3 h", "2 h 05 min",
+// "12 min", or "expirado".
+func timeLeft(now, t time.Time) string {
+	d := t.Sub(now)
+	switch {
+	case d <= 0:
+		return "expirado"
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%d dias e %d h", int(d.Hours())/24, int(d.Hours())%24)
+	case d >= time.Hour:
+		return fmt.Sprintf("%d h %02d min", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%d min", max(1, int(d.Minutes())))
+}
+
+// formatCEP writes a CEP as 01310-100.
+func formatCEP(s string) string {
+	if len(s) != 8 {
+		return s
+	}
+	return s[:5] + "-" + s[5:]
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,168 @@
+package web
+
+import "parcela"
+
+// The domain names fields and codes in English for the API; the pages say
+// them in Portuguese. A field's message is chosen by its code, falling back
+// to a generic one for the field, so a rule added to the domain later still
+// shows next to its field.
+
+// formField maps the domain's field names to the offer form's inputs.
+var formField = map[string]string{
+	"order.customer_name":          "name",
+	"order.customer_document":      "cpf",
+	"order.customer_birthdate":     "birthdate",
+	"order.email":                  "email",
+	"order.phone":                  "phone",
+	"order.address":                "cep",
+	"order.address.zipcode":        "cep",
+	"order.address.street":         "street",
+	"order.address.number":         "number",
+	"order.address.complement":     "complement",
+	"order.address.neighborhood":   "neighborhood",
+	"order.address.city_ibge_code": "city",
+	"address.city_ibge_code":       "city",
+	"address.zipcode":              "cep",
+	"customer_birthdate":           "birthdate",
+	"payment_configuration_id":     "option",
+	"payment.payment_method":       "option",
+	"installments":                 "installments",
+	"due_day":                      "due_day",
+	"card.number":                  "card_number",
+	"card.holder_name":             "card_name",
+	"card.expiry":                  "card_expiry",
+	"card.cvv":                     "card_cvv",
+	"card.installments":            "card_installments",
+	"signature.remote_ip":          "",
+	"signature.user_agent":         "",
+	"order.offer_id":               "",
+	"offer":                        "",
+}
+
+// fieldMessages are the messages of one input, by the domain's code; "" is
+// the input's fallback.
+var fieldMessages = map[string]map[string]string{
+	"name":         {"required": "Informe seu nome completo.", "": "Confira o nome."},
+	"cpf":          {"required": "Informe seu CPF.", "invalid": "CPF inválido: confira os 11 números.", "": "Confira o CPF."},
+	"birthdate":    {"required": "Informe sua data de nascimento.", "invalid": "Informe uma data de nascimento válida, no passado.", "": "Confira a data de nascimento."},
+	"email":        {"required": "Informe seu e-mail.", "invalid": "Informe um e-mail como nome@exemplo.com.", "": "Confira o e-mail."},
+	"phone":        {"required": "Informe um telefone com DDD.", "invalid": "Informe o telefone com DDD: 10 ou 11 números.", "": "Confira o telefone."},
+	"cep":          {"required": "Informe o CEP.", "invalid": "Confira o CEP: 8 números de um CEP que existe.", "other_state": "Este CEP não é do estado escolhido.", "": "Confira o CEP."},
+	"street":       {"required": "Informe a rua.", "": "Confira a rua."},
+	"number":       {"required": "Informe o número (ou S/N).", "": "Confira o número."},
+	"complement":   {"": "Confira o complemento."},
+	"neighborhood": {"required": "Informe o bairro.", "": "Confira o bairro."},
+	"state":        {"required": "Escolha o estado.", "": "Escolha o estado na lista."},
+	"city":         {"required": "Escolha a cidade.", "": "Escolha a cidade na lista."},
+	"option": {"required": "Escolha uma forma de pagamento.", "under_age": "O parcelamento é só para maiores de 18 anos; escolha pagar à vista.",
+		"": "Esta forma de pagamento não está disponível; escolha outra."},
+	"installments": {"too_large": "Com tantas parcelas, cada uma ficaria abaixo do valor mínimo; escolha menos parcelas.", "": "Escolha um número de parcelas da lista."},
+	"due_day":      {"": "Escolha um dia de vencimento entre 1 e 31."},
+	"card_number": {"required": "Informe o número do cartão.", "unsupported_brand": "Aceitamos Visa, Mastercard, Elo, American Express e Hipercard.",
+		"": "Número de cartão inválido: confira os números."},
+	"card_name":         {"required": "Informe o nome impresso no cartão.", "": "Confira o nome impresso no cartão."},
+	"card_expiry":       {"expired": "Este cartão está vencido.", "": "Informe o mês e o ano de validade."},
+	"card_cvv":          {"required": "Informe o código de segurança.", "": "Código de segurança inválido: 3 números no verso (4 na frente, no American Express)."},
+	"card_installments": {"": "Escolha o número de parcelas da lista."},
+}
+
+// fieldMessage says in Portuguese what is wrong with input (a form input
+// name) given the domain's code.
+func fieldMessage(input, code string) string {
+	m := fieldMessages[input]
+	if msg, ok := m[code]; ok {
+		return msg
+	}
+	if msg, ok := m[""]; ok {
+		return msg
+	}
+	return "Confira este campo."
+}
+
+// formErrors turns the domain's field errors into messages by input; those
+// with no input of their own are collected in general.
+func formErrors(fields []parcela.FieldError) (byInput map[string]string, general []string) {
+	byInput = map[string]string{}
+	for _, f := range fields {
+		input, known := formField[f.Field]
+		if !known {
+			input = formField[knownSuffix(f.Field)]
+		}
+		if input == "" {
+			general = append(general, generalMessage(f))
+			continue
+		}
+		if _, seen := byInput[input]; !seen {
+			byInput[input] = fieldMessage(input, f.Code)
+		}
+	}
+	return byInput, general
+}
+
+// knownSuffix finds the known field that field ends with, so a field the
+// domain nests one level deeper still lands on its input.
+func knownSuffix(field string) string {
+	for known := range formField {
+		if len(field) > len(known) && field[len(field)-len(known)-1:] == "."+known {
+			return known
+		}
+	}
+	return field
+}
+
+func generalMessage(f parcela.FieldError) string {
+	switch f.Field {
+	case "offer":
+		return "Esta oferta não está mais à venda."
+	case "signature", "signature.remote_ip", "signature.user_agent":
+		return "Não conseguimos registrar o aceite da compra a partir deste navegador. Tente novamente."
+	}
+	return "Não foi possível concluir: confira os dados e tente novamente."
+}
+
+// refusalMessages say why a card was refused and what to do.
+var refusalMessages = map[string]string{
+	parcela.RefusedInsufficientFunds: "Saldo ou limite insuficiente. Tente outro cartão ou pague com Pix ou boleto.",
+	parcela.RefusedCardDeclined:      "O banco emissor recusou o cartão. Tente outro cartão ou fale com seu banco.",
+	parcela.RefusedExpiredCard:       "O banco informa que o cartão está vencido. Tente outro cartão.",
+	parcela.RefusedInvalidCVV:        "O código de segurança não confere. Confira o código e tente de novo.",
+	parcela.RefusedSuspectedFraud:    "O banco emissor bloqueou a compra por segurança. Fale com seu banco ou tente outro cartão.",
+	parcela.RefusedProcessingError:   "Não conseguimos processar o cartão agora. Tente de novo em instantes.",
+}
+
+func refusalMessage(reason *string) string {
+	if reason != nil {
+		if m, ok := refusalMessages[*reason]; ok {
+			return m
+		}
+	}
+	return refusalMessages[parcela.RefusedCardDeclined]
+}
+
+// notPayableMessages say why a bill offers no way to pay.
+var notPayableMessages = map[string]string{
+	parcela.NotPayableBillPaid:           "Esta cobrança já está paga. Obrigado!",
+	parcela.NotPayableBillCanceled:       "Esta cobrança foi cancelada e não pode mais ser paga.",
+	parcela.NotPayableBillingCanceled:    "Este parcelamento foi cancelado; nada mais precisa ser pago.",
+	parcela.NotPayableBillingFinished:    "Este parcelamento já foi quitado.",
+	parcela.NotPayableDownPaymentPending: "Esta parcela só pode ser paga depois da entrada.",
+	parcela.NotPayableFirstBillLapsed:    "O prazo para pagar esta cobrança acabou e o pedido será cancelado. Você pode fazer um novo pedido pela oferta.",
+}
+
+// Status labels.
+var (
+	orderStatus = map[string]string{
+		parcela.OrderPending: "Aguardando pagamento", parcela.OrderInProgress: "Em andamento",
+		parcela.OrderFinished: "Pago", parcela.OrderCanceled: "Cancelado",
+	}
+	billStatus = map[string]string{
+		parcela.BillPending: "A vencer", parcela.BillPaid: "Paga", parcela.BillOverdue: "Vencida", parcela.BillCanceled: "Cancelada",
+	}
+	paymentStatus = map[string]string{
+		parcela.PaymentUnpaid: "Aguardando pagamento", parcela.PaymentPaid: "Pago", parcela.PaymentExpired: "Expirado",
+		parcela.PaymentCanceled: "Cancelado", parcela.PaymentRefused: "Recusado",
+	}
+	methodNames = map[string]string{
+		parcela.MethodPix: "Pix", parcela.MethodBoleto: "Boleto", parcela.MethodCreditCard: "Cartão de crédito",
+	}
+)

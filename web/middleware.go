@@ -1,0 +1,107 @@
+package web
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// maxFormBytes bounds a posted form: the offer form is a few hundred bytes.
+const maxFormBytes = 64 << 10
+
+// contentSecurityPolicy allows no inline script or style, no framing, and
+// forms that post only here. Images may come from the seller's https
+// addresses (logo, banner).
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// base wraps every request: security headers, recovery, the bounds on
+// posts (size, origin, rate per client) and one log line. The line holds
+// the route pattern, never the path's values, query, headers or form, so no
+// access code, personal data or card reaches the log.
+func (h *Handler) base(mux *http.ServeMux) http.Handler {
+	origin := http.NewCrossOriginProtection()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+		rec := &statusRecorder{ResponseWriter: w}
+		_, pattern := mux.Handler(r)
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				h.log.Error("panic", "route", pattern, "panic", fmt.Sprint(p))
+				if rec.status == 0 {
+					h.renderError(rec, r, http.StatusInternalServerError)
+				}
+			}
+			h.log.LogAttrs(r.Context(), slog.LevelInfo, "page", slog.String("method", r.Method), slog.String("route", pattern),
+				slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+				slog.String("environment", string(h.d.Environment)))
+		}()
+		if pattern == "" {
+			if allow := otherMethod(mux, r); allow != "" {
+				rec.Header().Set("Allow", allow)
+				h.renderError(rec, r, http.StatusMethodNotAllowed)
+				return
+			}
+			h.renderError(rec, r, http.StatusNotFound)
+			return
+		}
+		if r.Method == http.MethodPost {
+			if err := origin.Check(r); err != nil {
+				h.renderError(rec, r, http.StatusForbidden)
+				return
+			}
+			if wait, ok := h.limits.allow(h.clientAddr(r)); !ok {
+				rec.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				h.renderError(rec, r, http.StatusTooManyRequests)
+				return
+			}
+			r.Body = http.MaxBytesReader(rec, r.Body, maxFormBytes)
+		}
+		mux.ServeHTTP(rec, r)
+	})
+}
+
+// otherMethod returns the method the path is served under when it is not
+// r's, or "".
+func otherMethod(mux *http.ServeMux, r *http.Request) string {
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := mux.Handler(probe); p != "" {
+			return m
+		}
+	}
+	return ""
+}

@@ -1,0 +1,283 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"time"
+
+	"parcela"
+	"parcela/brcode"
+)
+
+// offerPage is the offer's purchase page.
+type offerPage struct {
+	Offer   *parcela.Offer
+	Product *parcela.Product
+	Company *parcela.Company
+	Action  string
+	Groups  []optionGroup
+	Form    offerForm
+	Errors  map[string]string
+	General []string
+	Notice  string
+	Token   formToken
+	States  []parcela.State
+	Cities  []parcela.City
+}
+
+// unavailablePage says why an offer takes no orders.
+type unavailablePage struct {
+	Product *parcela.Product
+	Heading string
+	Message string
+}
+
+// loadOffer finds the path's offer with its product and company. It writes
+// the page and returns nil when there is nothing to sell: 404 for an offer
+// that does not exist here, 410 for one that no longer sells.
+func (h *Handler) loadOffer(w http.ResponseWriter, r *http.Request) (*parcela.Offer, *parcela.Company) {
+	offer, err := h.d.Checkout.PublicOffer(r.Context(), h.d.Environment, r.PathValue("slug"), r.PathValue("offer"))
+	if parcela.ErrorCode(err) == parcela.ENOTFOUND {
+		h.render(w, r, http.StatusNotFound, "unavailable", page{Title: "Oferta não encontrada",
+			Content: unavailablePage{Heading: "Oferta não encontrada", Message: "Confira o link que você recebeu: esta oferta não existe."}})
+		return nil, nil
+	} else if err != nil {
+		h.fail(w, r, err)
+		return nil, nil
+	}
+	if offer.Product == nil || offer.Product.Company == nil {
+		h.fail(w, r, parcela.Errorf(parcela.EINTERNAL, "offer %s came without its product and company", offer.ID))
+		return nil, nil
+	}
+	c := offer.Product.Company
+	if msg := unavailable(offer, h.d.Clock.Now()); msg != "" {
+		h.render(w, r, http.StatusGone, "unavailable", page{Title: offer.Product.Name, Company: c,
+			Content: unavailablePage{Product: offer.Product, Heading: "Oferta indisponível", Message: msg}})
+		return nil, nil
+	}
+	return offer, c
+}
+
+// unavailable says why the offer cannot be bought now, or "".
+func unavailable(o *parcela.Offer, now time.Time) string {
+	if o.Sellable(now) == nil {
+		for _, pc := range o.PaymentConfigurations {
+			if pc.Availability == "enabled" {
+				return ""
+			}
+		}
+		return "Esta oferta está sem formas de pagamento no momento. Fale com o vendedor."
+	}
+	switch {
+	case o.Availability != "enabled":
+		return "Esta oferta não está mais disponível. Fale com o vendedor."
+	case o.ExpiresAt != nil && !now.Before(*o.ExpiresAt):
+		return "As vendas desta oferta encerraram em " + dateTime(*o.ExpiresAt) + "."
+	case o.Seats != nil && o.SeatsTaken >= *o.Seats:
+		return "As vagas desta oferta esgotaram."
+	}
+	return "Esta oferta não está à venda no momento."
+}
+
+func (h *Handler) handleOffer(w http.ResponseWriter, r *http.Request) {
+	offer, c := h.loadOffer(w, r)
+	if offer == nil {
+		return
+	}
+	f := offerForm{Installments: map[string]string{}, DueDay: map[string]string{}, PlanDigest: map[string]string{}}
+	h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "")
+}
+
+// handleBuy creates and charges the order, or shows the form again: with
+// the cities of a newly chosen state and the plan of newly chosen options
+// (the "update" button of browsers without JavaScript), or with its errors.
+func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	offer, c := h.loadOffer(w, r)
+	if offer == nil {
+		return
+	}
+	f := parseOfferForm(r, offer)
+	nonce, ok := h.csrf.verify(r)
+	if !ok {
+		h.renderOffer(w, r, http.StatusForbidden, offer, c, f, nil, nil, "Por segurança, confira os dados e envie de novo.")
+		return
+	}
+	if r.PostFormValue("intent") == "update" {
+		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "")
+		return
+	}
+	sig := h.signature(r)
+	now := h.d.Clock.Now()
+	orderReq := f.orderRequest(offer.ID)
+	charge, fields := h.checkPurchase(offer, c, f, orderReq, sig, now)
+	if len(fields) > 0 {
+		h.renderOffer(w, r, http.StatusUnprocessableEntity, offer, c, f, fields, nil, "")
+		return
+	}
+	if plan, err := planFor(charge, &parcela.Order{Offer: offer, CustomerBirthdate: previewBirthdate}, c, now); err != nil || planDigest(plan.Schedule) != f.PlanDigest[*charge.PaymentConfigurationID] {
+		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "Os valores do plano foram atualizados. Confira e finalize a compra.")
+		return
+	}
+	target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
+		return h.purchase(r.Context(), offer, orderReq, charge)
+	})
+	switch code := parcela.ErrorCode(err); {
+	case err == nil:
+		http.Redirect(w, r, target, http.StatusSeeOther)
+	case code == parcela.EINVALID:
+		h.renderOffer(w, r, http.StatusUnprocessableEntity, offer, c, f, fieldsOf(err), nil, "")
+	case code == parcela.ECONFLICT || code == parcela.EINVALIDSTATE:
+		h.renderOffer(w, r, http.StatusConflict, offer, c, f, nil, []string{"Não foi possível concluir a compra agora. Confira os dados e tente de novo."}, "")
+	default:
+		h.fail(w, r, err)
+	}
+}
+
+// checkPurchase validates the whole form as the order and the charge will,
+// so every error shows at once and no order is created for a form that
+// cannot be charged.
+func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offerForm, orderReq parcela.OrderRequest, sig signature, now time.Time) (parcela.ChargeRequest, []parcela.FieldError) {
+	var fields []parcela.FieldError
+	if _, err := parcela.BuildOrder(orderReq, now); err != nil {
+		fields = append(fields, fieldsOf(err)...)
+	}
+	p, err := loadPlaces()
+	if err != nil {
+		fields = append(fields, parcela.FieldError{Field: "order.address.city_ibge_code", Code: "unavailable"})
+	} else if _, ok := p.cities[f.State]; !ok {
+		fields = append(fields, parcela.FieldError{Field: "state", Code: "required"})
+	} else if f.City != "" && !p.cityIn(f.City, f.State) {
+		fields = append(fields, parcela.FieldError{Field: "order.address.city_ibge_code", Code: "not_found"})
+	} else if zip := brcode.NormalizeDigits(f.CEP); len(zip) == 8 && !parcela.ZipcodeInState(zip, f.State) {
+		fields = append(fields, parcela.FieldError{Field: "order.address.zipcode", Code: "other_state"})
+	}
+	charge, ok := f.charge(offer, sig)
+	if _, method := splitOption(f.Option); method == parcela.MethodCreditCard && h.d.CardCharges == nil {
+		ok = false // no card door here: the choice was not offered
+	}
+	if !ok {
+		return charge, append(fields, parcela.FieldError{Field: "payment_configuration_id", Code: "required"})
+	}
+	birthdate := *orderReq.Order.CustomerBirthdate
+	if !parcela.IsAdultAt(birthdate, now) {
+		// An unknown or invalid birthdate has its own error: plan for an
+		// adult so that only a real minor is told financing is refused.
+		if _, err := time.Parse(time.DateOnly, birthdate); err != nil {
+			birthdate = previewBirthdate
+		}
+	}
+	order := &parcela.Order{Offer: offer, CustomerBirthdate: birthdate}
+	if _, err := planFor(charge, order, c, now); err != nil {
+		fs := fieldsOf(err)
+		if fs == nil {
+			fs = []parcela.FieldError{{Field: "payment.payment_method", Code: parcela.ErrorCode(err)}}
+		}
+		for _, f := range fs {
+			if f.Field == "payment_configuration_id" && f.Code == "not_allowed" && !parcela.IsAdultAt(birthdate, now) {
+				f.Code = "under_age"
+			}
+			fields = append(fields, f)
+		}
+	}
+	return charge, fields
+}
+
+// purchase creates the order and charges it with the Auth of the offer's
+// company, as the API does, and returns where the customer goes next: the
+// order's page, or the first bill's card form.
+func (h *Handler) purchase(ctx context.Context, offer *parcela.Offer, orderReq parcela.OrderRequest, charge parcela.ChargeRequest) (string, error) {
+	a := parcela.Auth{CompanyID: offer.CompanyID, Environment: h.d.Environment}
+	created, err := h.d.Orders.CreateOrder(ctx, a, orderReq)
+	if err != nil {
+		return "", err
+	}
+	byCard := *charge.Payment.PaymentMethod == parcela.MethodCreditCard
+	var charged *parcela.Order
+	if byCard {
+		charged, err = h.d.CardCharges.ChargeOrderForCard(ctx, a, created.ID, charge)
+	} else {
+		charged, err = h.d.Orders.ChargeOrder(ctx, a, created.ID, charge)
+	}
+	if err != nil {
+		return "", err
+	}
+	if byCard {
+		if first := firstBill(charged); first != nil {
+			return parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode) + "#cartao", nil
+		}
+	}
+	return parcela.Links{}.OrderURL(created.ID, created.AccessCode), nil
+}
+
+// firstBill is the first bill of the order's latest billing.
+func firstBill(o *parcela.Order) *parcela.Bill {
+	if len(o.Billings) == 0 {
+		return nil
+	}
+	for _, b := range o.Billings[len(o.Billings)-1].Bills {
+		if b.Number == 0 {
+			return b
+		}
+	}
+	return nil
+}
+
+// signature is the consent record of the request's customer.
+func (h *Handler) signature(r *http.Request) signature {
+	return signature{remoteIP: h.clientAddr(r).String(), userAgent: r.UserAgent()}
+}
+
+func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int, offer *parcela.Offer, c *parcela.Company,
+	f offerForm, fields []parcela.FieldError, general []string, notice string) {
+	p, err := loadPlaces()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	errs, more := formErrors(fields)
+	action := parcela.Links{}.OfferURL(c.Slug, offer.ID)
+	v := offerPage{
+		Offer: offer, Product: offer.Product, Company: c, Action: action, Form: f, Errors: errs,
+		General: append(general, more...), Notice: notice, Token: h.csrf.issue(w, r, h.secureCookies(r)),
+		States: p.states, Cities: p.cities[f.State],
+		Groups: optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), action+"/plan", h.d.CardCharges != nil),
+	}
+	h.render(w, r, status, "offer", page{Title: offer.Product.Name + " — " + c.Name, Company: c, Content: v})
+}
+
+// secureCookies tells whether the browser reached us over https.
+func (h *Handler) secureCookies(r *http.Request) bool {
+	return r.TLS != nil || len(h.d.Links.PublicURL) > 8 && h.d.Links.PublicURL[:8] == "https://"
+}
+
+// handlePlanPreview renders a financed configuration's plan for the
+// installments and due day in the query, for the script that updates the
+// page in place.
+func (h *Handler) handlePlanPreview(w http.ResponseWriter, r *http.Request) {
+	offer, c := h.loadOffer(w, r)
+	if offer == nil {
+		return
+	}
+	q := r.URL.Query()
+	id, _ := splitOption(q.Get("option"))
+	f := offerForm{Option: q.Get("option"), Installments: map[string]string{id: q.Get("installments")}, DueDay: map[string]string{id: q.Get("due_day")}}
+	for _, g := range optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), "", h.d.CardCharges != nil) {
+		if g.Config.ID == id && g.Financed {
+			var buf bytes.Buffer
+			if err := h.pages["offer"].ExecuteTemplate(&buf, "plan-preview", g); err != nil {
+				h.fail(w, r, err)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Write(buf.Bytes())
+			return
+		}
+	}
+	h.renderError(w, r, http.StatusNotFound)
+}

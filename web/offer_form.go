@@ -1,0 +1,104 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"parcela"
+)
+
+// offerForm is what the customer typed on the offer page, kept as typed so
+// that a page with errors shows it back.
+type offerForm struct {
+	Name, CPF, Birthdate, Email, Phone                         string
+	CEP, Street, Number, Complement, Neighborhood, State, City string
+	Option                                                     string // "configuration-id:method"
+	// By configuration id: the installments and due day chosen, and the
+	// fingerprint of the plan the page showed for them.
+	Installments, DueDay, PlanDigest map[string]string
+}
+
+// maxInputLen bounds what one input keeps: the domain refuses anything
+// longer, and the page need not echo more.
+const maxInputLen = 300
+
+func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
+	v := func(name string) string {
+		s := r.PostFormValue(name)
+		if len(s) > maxInputLen {
+			s = s[:maxInputLen]
+		}
+		return s
+	}
+	f := offerForm{
+		Name: v("name"), CPF: v("cpf"), Birthdate: v("birthdate"), Email: v("email"), Phone: v("phone"),
+		CEP: v("cep"), Street: v("street"), Number: v("number"), Complement: v("complement"), Neighborhood: v("neighborhood"),
+		State: v("state"), City: v("city"), Option: v("option"),
+		Installments: map[string]string{}, DueDay: map[string]string{}, PlanDigest: map[string]string{},
+	}
+	for _, pc := range offer.PaymentConfigurations {
+		f.Installments[pc.ID] = v("installments." + pc.ID)
+		f.DueDay[pc.ID] = v("due_day." + pc.ID)
+		f.PlanDigest[pc.ID] = v("plan_digest." + pc.ID)
+	}
+	return f
+}
+
+// brDate is a date as Brazilians type it: 17/05/1990, 17-05-1990,
+// 17.05.1990 or 17051990.
+var brDate = regexp.MustCompile(`^(\d{2})[/.-]?(\d{2})[/.-]?(\d{4})$`)
+
+// orderRequest is the API's order request for what was typed. The
+// birthdate is typed day first and sent as ISO.
+func (f offerForm) orderRequest(offerID string) parcela.OrderRequest {
+	var req parcela.OrderRequest
+	o := &req.Order
+	birth := strings.TrimSpace(f.Birthdate)
+	if m := brDate.FindStringSubmatch(birth); m != nil {
+		birth = m[3] + "-" + m[2] + "-" + m[1]
+	}
+	o.OfferID, o.CustomerName, o.CustomerBirthdate = &offerID, ptr(f.Name), &birth
+	o.CustomerDocument, o.Email, o.Phone = ptr(f.CPF), ptr(strings.TrimSpace(f.Email)), ptr(f.Phone)
+	o.Address = &struct {
+		Zipcode      *string `json:"zipcode"`
+		Street       *string `json:"street"`
+		Number       *string `json:"number"`
+		Complement   *string `json:"complement"`
+		Neighborhood *string `json:"neighborhood"`
+		CityIBGECode *string `json:"city_ibge_code"`
+	}{ptr(f.CEP), ptr(f.Street), ptr(f.Number), ptr(f.Complement), ptr(f.Neighborhood), ptr(f.City)}
+	return req
+}
+
+func ptr(s string) *string { return &s }
+
+// charge is the charge the form asks for, and whether the option named one
+// of the offer's enabled configurations.
+func (f offerForm) charge(offer *parcela.Offer, sig signature) (parcela.ChargeRequest, bool) {
+	id, method := splitOption(f.Option)
+	for _, pc := range offer.PaymentConfigurations {
+		if pc.ID != id || pc.Availability != "enabled" {
+			continue
+		}
+		installments := 1
+		if pc.PaymentType == parcela.Financed {
+			installments = atoiOr(f.Installments[id], 0)
+		}
+		return chargeRequest(id, method, installments, atoiOr(f.DueDay[id], defaultDueDay), sig), true
+	}
+	return parcela.ChargeRequest{}, false
+}
+
+// planDigest fingerprints a plan's amounts and due dates, so a purchase is
+// sent only for the plan the customer saw.
+func planDigest(s parcela.Schedule) string {
+	h := sha256.New()
+	for _, b := range s.Bills {
+		fmt.Fprintf(h, "%d|%s|%d\n", b.Number, date(b.DueDate), b.AmountCents)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}

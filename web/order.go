@@ -1,0 +1,137 @@
+package web
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"parcela"
+)
+
+// orderPage is the order's page: where the customer lands after buying.
+type orderPage struct {
+	Order    *parcela.Order
+	Product  *parcela.Product
+	Billing  *parcela.Billing
+	Headline string
+	Message  string
+	Tone     string // ok, wait, off
+	Due      *dueBill
+	Bills    []billRow
+}
+
+// dueBill is the bill to pay now, with its live payments.
+type dueBill struct {
+	Label       string
+	AmountCents int64
+	DueDate     time.Time
+	Pay         []payView
+	CheckoutURL string
+}
+
+type billRow struct {
+	Label       string
+	DueDate     time.Time
+	AmountCents int64
+	Status      string
+	Class       string
+	PaidAt      *time.Time
+	CheckoutURL string
+}
+
+func (h *Handler) handleOrder(w http.ResponseWriter, r *http.Request) {
+	code := r.URL.Query().Get("code")
+	if code == "" {
+		h.renderError(w, r, http.StatusNotFound)
+		return
+	}
+	o, err := h.d.Checkout.OrderForPayer(r.Context(), h.d.Environment, r.PathValue("order"), code)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	now := h.d.Clock.Now()
+	var c *parcela.Company
+	if o.Offer != nil && o.Offer.Product != nil {
+		c = o.Offer.Product.Company
+	}
+	v := newOrderPage(o, c, now)
+	p := page{Title: "Seu pedido", Content: v, State: o.Status}
+	if o.Offer != nil && o.Offer.Product != nil {
+		p.Title, p.Company = "Pedido — "+o.Offer.Product.Name, o.Offer.Product.Company
+	}
+	if v.Billing != nil {
+		p.State += "/" + v.Billing.Status
+		for _, b := range v.Billing.Bills {
+			p.State += "/" + b.Status + ":" + itoa(len(b.Payments))
+		}
+		if v.Billing.Status == parcela.BillingWaitingPayment && o.Status != parcela.OrderCanceled {
+			p.Refresh = int(h.d.Refresh / time.Second)
+		}
+	}
+	h.render(w, r, http.StatusOK, "order", p)
+}
+
+func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage {
+	v := orderPage{Order: o}
+	if o.Offer != nil {
+		v.Product = o.Offer.Product
+	}
+	if len(o.Billings) > 0 {
+		v.Billing = o.Billings[len(o.Billings)-1]
+	}
+	switch {
+	case o.Status == parcela.OrderCanceled:
+		v.Headline, v.Tone = "Pedido cancelado", "off"
+		v.Message = "Este pedido foi cancelado e não precisa ser pago."
+		if o.CancelationReason != nil && *o.CancelationReason == parcela.ReasonExpired {
+			v.Message = "O prazo para pagar a entrada acabou e o pedido foi cancelado. Você pode fazer um novo pedido pela oferta."
+		}
+	case o.Status == parcela.OrderFinished:
+		v.Headline, v.Tone, v.Message = "Pagamento confirmado!", "ok", "Tudo pago. Obrigado pela compra!"
+	case v.Billing == nil:
+		v.Headline, v.Tone, v.Message = "Pedido recebido", "wait", "O pagamento ainda não foi gerado."
+	case v.Billing.Status == parcela.BillingWaitingPayment:
+		v.Headline, v.Tone = "Aguardando pagamento", "wait"
+		v.Message = "Assim que o pagamento for confirmado, esta página se atualiza sozinha."
+	case v.Billing.Status == parcela.BillingActive:
+		v.Headline, v.Tone = "Pagamento da entrada confirmado!", "ok"
+		v.Message = "Sua compra está garantida. As próximas parcelas chegam por boleto 10 dias antes de cada vencimento, e você pode pagá-las antes por aqui."
+	default:
+		v.Headline, v.Tone, v.Message = "Pagamento confirmado!", "ok", "Tudo pago. Obrigado pela compra!"
+	}
+	if v.Billing == nil {
+		return v
+	}
+	bills := append([]*parcela.Bill(nil), v.Billing.Bills...)
+	sort.Slice(bills, func(i, j int) bool { return bills[i].Number < bills[j].Number })
+	for _, b := range bills {
+		withBilling := *b
+		withBilling.Billing = v.Billing
+		b = &withBilling
+		row := billRow{Label: billLabel(b, v.Billing), DueDate: b.DueDate, AmountCents: b.AmountCents, Status: b.Status, Class: statusClass(b.Status), PaidAt: b.PaidAt}
+		if b.NotPayableAt(now) == "" {
+			row.CheckoutURL = parcela.Links{}.CheckoutURL(b.ID, b.AuthenticationCode)
+			if v.Due == nil {
+				v.Due = newDueBill(b, c, row, now)
+			}
+		}
+		v.Bills = append(v.Bills, row)
+	}
+	return v
+}
+
+// newDueBill shows the bill to pay now at its current amount (late
+// penalties included when the company is known).
+func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time) *dueBill {
+	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents, DueDate: b.DueDate, CheckoutURL: row.CheckoutURL}
+	if c != nil {
+		d.AmountCents = b.Penalty(now, c).Total(b.AmountCents)
+	}
+	for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
+		if p := b.LivePayment(m, now); p != nil {
+			d.Pay = append(d.Pay, newPayView(p, b.DueDate, now))
+		}
+	}
+	return d
+}

@@ -1,0 +1,76 @@
+package web
+
+import (
+	"fmt"
+	"time"
+
+	"parcela"
+)
+
+// payView is a payment as the customer pays it: its Pix QR code and
+// copy-and-paste code, or its boleto's linha digitável and barcode
+// (bolepix: both).
+type payView struct {
+	ID           string
+	Method       string
+	AmountCents  int64
+	PixCode      string
+	PixImage     string
+	Linha        string
+	BarcodeImage string
+	ExpiresAt    time.Time
+	DueDate      time.Time
+	TimeLeft     string
+	Now          time.Time
+}
+
+// ExpiresAtISO is the expiry the script counts down to.
+func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(time.RFC3339) }
+
+// NowISO is when the page was made.
+func (v payView) NowISO() string { return v.Now.Format(time.RFC3339) }
+
+// newPayView shows an unpaid payment; images are this listener's public
+// image routes, linked by path.
+func newPayView(p *parcela.Payment, dueDate, now time.Time) payView {
+	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, ExpiresAt: p.ExpiresAt, DueDate: dueDate, TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
+	links := parcela.Links{}
+	switch {
+	case p.Method == parcela.MethodPix && p.Barcode != nil:
+		// A Pix payment's code is its barcode, and so is its image.
+		v.PixCode, v.PixImage = *p.Barcode, links.PaymentImageURL(p.ID, false)
+	case p.Method == parcela.MethodBoleto && p.Barcode != nil:
+		v.Linha, v.BarcodeImage = *p.Barcode, links.PaymentImageURL(p.ID, false)
+		if p.PixCode != nil {
+			v.PixCode, v.PixImage = *p.PixCode, links.PaymentImageURL(p.ID, true)
+		}
+	}
+	return v
+}
+
+// billLabel names a bill for the customer: the down payment, installment
+// k of n, or the single upfront payment.
+func billLabel(b *parcela.Bill, billing *parcela.Billing) string {
+	switch {
+	case b.Type == parcela.BillTypeInstallment && billing != nil:
+		return fmt.Sprintf("Parcela %d de %d", b.Number, billing.Installments-1)
+	case b.Type == parcela.BillTypeInstallment:
+		return fmt.Sprintf("Parcela %d", b.Number)
+	case billing != nil && billing.Installments <= 1:
+		return "Pagamento à vista"
+	}
+	return "Entrada"
+}
+
+// statusClass is the badge style of a bill status.
+func statusClass(status string) string {
+	switch status {
+	case parcela.BillPaid:
+		return "ok"
+	case parcela.BillOverdue:
+		return "late"
+	case parcela.BillCanceled:
+		return "off"
+	}
+	return "wait"
+}

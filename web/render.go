@@ -1,0 +1,194 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"parcela"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// page is what the layout needs around every page's content.
+type page struct {
+	Title   string
+	Sandbox bool
+	Company *parcela.Company // the seller whose brand the page wears; nil on errors
+	Refresh int              // seconds between the script's checks while waiting for a payment; 0 for none
+	State   string           // what the page shows; the script reloads when it changes
+	Content any
+}
+
+// MetaRefresh is how often a browser without JavaScript reloads a waiting
+// page: less often than the script checks, since a reload interrupts
+// someone copying a code.
+func (p page) MetaRefresh() int { return p.Refresh * 6 }
+
+// Theme returns the body's classes for the company's palette and mode.
+func (p page) Theme() string {
+	palette := "default"
+	if p.Company != nil && knownPalettes[p.Company.Palette] {
+		palette = p.Company.Palette
+	}
+	if p.Company != nil && p.Company.Dark {
+		return "palette-" + palette + " theme-dark"
+	}
+	return "palette-" + palette
+}
+
+var knownPalettes = map[string]bool{"default": true, "blue": true, "green": true, "purple": true, "orange": true, "red": true, "pink": true, "gray": true}
+
+var pageNames = []string{"offer", "unavailable", "order", "checkout", "payment", "error"}
+
+func parsePages(a *assetSet) map[string]*template.Template {
+	funcs := template.FuncMap{
+		"brl": brl, "date": date, "dateTime": dateTime, "percent": percent, "cep": formatCEP,
+		"asset":         a.url,
+		"imageURL":      imageURL,
+		"initial":       initial,
+		"methodName":    func(m string) string { return methodNames[m] },
+		"billStatus":    func(s string) string { return billStatus[s] },
+		"paymentStatus": func(s string) string { return paymentStatus[s] },
+		"orderStatus":   func(s string) string { return orderStatus[s] },
+		"linha":         formatLinha,
+		"field":         field,
+		"deref": func(s *string) string {
+			if s == nil {
+				return ""
+			}
+			return *s
+		},
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range pageNames {
+		pages[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html"))
+	}
+	return pages
+}
+
+// render writes a page with status, buffered so that a template error
+// becomes a clean 500 rather than half a page.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	p.Sandbox = h.d.Environment == parcela.Sandbox
+	var buf bytes.Buffer
+	if err := h.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+		h.log.Error("rendering a page", "page", name, "error", err.Error())
+		if name != "error" {
+			h.renderError(w, r, http.StatusInternalServerError)
+		}
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	// Pages carry personal data and one-time form tokens: never cached.
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// errorPage is the content of a page that has nothing but a message.
+type errorPage struct {
+	Status  int
+	Heading string
+	Message string
+}
+
+var errorTexts = map[int][2]string{
+	http.StatusNotFound:              {"Página não encontrada", "Confira o endereço: o link pode estar incompleto. Se você recebeu este link do vendedor, peça um novo."},
+	http.StatusMethodNotAllowed:      {"Página não encontrada", "Este endereço não aceita esta operação."},
+	http.StatusForbidden:             {"Formulário expirado", "Por segurança, recarregue a página e envie o formulário de novo."},
+	http.StatusTooManyRequests:       {"Muitas tentativas", "Recebemos muitos envios deste endereço. Aguarde um minuto e tente de novo."},
+	http.StatusRequestEntityTooLarge: {"Formulário grande demais", "Confira os dados e envie de novo."},
+	http.StatusInternalServerError:   {"Algo deu errado", "Não conseguimos mostrar esta página agora. Tente de novo em instantes."},
+	http.StatusServiceUnavailable:    {"Serviço indisponível", "Não conseguimos concluir agora. Tente de novo em instantes."},
+}
+
+func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int) {
+	t, ok := errorTexts[status]
+	if !ok {
+		t = errorTexts[http.StatusInternalServerError]
+	}
+	h.render(w, r, status, "error", page{Title: t[0], Content: errorPage{Status: status, Heading: t[0], Message: t[1]}})
+}
+
+// imageURL lets a seller's image through only from an https address (the
+// pages' policy loads nothing else from elsewhere) or from this server.
+func imageURL(u string) string {
+	if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
+		return u
+	}
+	return ""
+}
+
+// initial is the letter shown in place of a missing logo.
+func initial(name string) string {
+	for _, r := range name {
+		return strings.ToUpper(string(r))
+	}
+	return "?"
+}
+
+// formatLinha groups a 47-digit linha digitável as printed on a boleto.
+func formatLinha(s string) string {
+	if len(s) != 47 {
+		return s
+	}
+	return s[0:5] + "." + s[5:10] + " " + s[10:15] + "." + s[15:21] + " " + s[21:26] + "." + s[26:32] + " " + s[32:33] + " " + s[33:]
+}
+
+// assetSet serves the embedded stylesheet and script under names that
+// change with their content, so they can be cached for long.
+type assetSet struct {
+	files   fs.FS
+	version map[string]string
+}
+
+func loadAssets() *assetSet {
+	sub, err := fs.Sub(assetFS, "assets")
+	if err != nil {
+		panic(err)
+	}
+	a := &assetSet{files: sub, version: map[string]string{}}
+	entries, _ := fs.ReadDir(sub, ".")
+	for _, e := range entries {
+		b, _ := fs.ReadFile(sub, e.Name())
+		sum := sha256.Sum256(b)
+		a.version[e.Name()] = hex.EncodeToString(sum[:6])
+	}
+	return a
+}
+
+func (a *assetSet) url(name string) string {
+	return "/pay/assets/" + name + "?v=" + a.version[name]
+}
+
+func (h *Handler) handleAsset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	b, err := fs.ReadFile(h.assets.files, name)
+	if err != nil || strings.Contains(name, "/") {
+		h.renderError(w, r, http.StatusNotFound)
+		return
+	}
+	switch {
+	case strings.HasSuffix(name, ".css"):
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	case strings.HasSuffix(name, ".js"):
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	case strings.HasSuffix(name, ".svg"):
+		w.Header().Set("Content-Type", "image/svg+xml")
+	default:
+		w.Header().Set("Content-Type", http.DetectContentType(b))
+	}
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(b)
+}

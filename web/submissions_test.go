@@ -1,0 +1,131 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestSubmissions(t *testing.T) {
+	t.Parallel()
+	s := newSubmissions(3, time.Hour)
+	ctx := context.Background()
+	var runs atomic.Int32
+	ok := func() (string, error) { runs.Add(1); return "/there", nil }
+
+	if got, repeated, err := s.do(ctx, "a", ok); got != "/there" || repeated || err != nil {
+		t.Fatalf("first: %q %v %v", got, repeated, err)
+	}
+	if got, repeated, _ := s.do(ctx, "a", ok); got != "/there" || !repeated || runs.Load() != 1 {
+		t.Fatalf("repeat: %q %v, %d runs", got, repeated, runs.Load())
+	}
+	// A failure is forgotten, so the corrected form goes through.
+	fail := errors.New("no")
+	if _, _, err := s.do(ctx, "b", func() (string, error) { return "", fail }); err != fail {
+		t.Fatalf("failure: %v", err)
+	}
+	if got, repeated, _ := s.do(ctx, "b", ok); got != "/there" || repeated {
+		t.Fatalf("after a failure: %q %v", got, repeated)
+	}
+	// Bounded: the oldest finished entries make room.
+	for _, n := range []string{"c", "d", "e", "f"} {
+		if _, _, err := s.do(ctx, n, ok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.entries); n > 3 {
+		t.Fatalf("%d entries kept, bound 3", n)
+	}
+	// A repeat waiting on a running submission gives up with its context.
+	started, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, _, err := s.do(ctx, "slow", func() (string, error) { close(started); <-release; return "/slow", nil }); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-started
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, _, err := s.do(short, "slow", ok); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiting repeat: %v", err)
+	}
+	close(release)
+	<-done
+}
+
+func TestPostLimitsPerClient(t *testing.T) {
+	t.Parallel()
+	l := newPostLimits(2)
+	a, b := netip.MustParseAddr("203.0.113.1"), netip.MustParseAddr("203.0.113.2")
+	for range 2 {
+		if _, ok := l.allow(a); !ok {
+			t.Fatal("within the limit refused")
+		}
+	}
+	if wait, ok := l.allow(a); ok || wait < time.Second {
+		t.Fatalf("over the limit: %v %v", wait, ok)
+	}
+	if _, ok := l.allow(b); !ok {
+		t.Fatal("another client shares the first one's bucket")
+	}
+}
+
+func TestDoubleCardSubmitChargesOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	page := b.get(t, checkout)
+	u, _ := url.Parse(checkout)
+	form := tokens(t, page.body, withCode(card("4000000000000002", "123", 1), u))
+	first := b.post(t, u.Path+"/card", form)
+	second := b.post(t, u.Path+"/card", form)
+	if first.header.Get("Location") == "" || first.header.Get("Location") != second.header.Get("Location") {
+		t.Fatalf("redirects %q and %q", first.header.Get("Location"), second.header.Get("Location"))
+	}
+	if n := len(b.onlyOrder(t).Billings[0].Bills[0].Payments); n != 1 {
+		t.Fatalf("%d card attempts from one form", n)
+	}
+}
+
+func TestPostBodyBounded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath())
+	form := tokens(t, page.body, customer())
+	form.Set("street", strings.Repeat("x", maxFormBytes))
+	res := b.post(t, b.offerPath(), form)
+	if res.status != http.StatusRequestEntityTooLarge || len(b.store.orderList()) != 0 {
+		t.Fatalf("status %d", res.status)
+	}
+}
+
+func TestTheme(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.mu.Lock()
+	c := b.store.companies["company-1"]
+	c.Dark, c.Palette, c.Logo = true, "purple", "https://cdn.example.com/logo.png"
+	banner := "http://insecure.example.com/banner.png"
+	b.offer.Product.BannerURL = &banner
+	b.store.mu.Unlock()
+	res := b.get(t, b.offerPath())
+	if !strings.Contains(res.body, `<body class="palette-purple theme-dark"`) || !strings.Contains(res.body, `src="https://cdn.example.com/logo.png"`) {
+		t.Fatal("theme or logo missing")
+	}
+	if strings.Contains(res.body, "insecure.example.com") {
+		t.Fatal("an http image is linked (the policy would block it anyway)")
+	}
+	b.store.mu.Lock()
+	c.Palette = `x" onload="alert(1)`
+	b.store.mu.Unlock()
+	if res := b.get(t, b.offerPath()); !strings.Contains(res.body, `<body class="palette-default theme-dark"`) {
+		t.Fatal("an unknown palette is not the default")
+	}
+}

@@ -1,0 +1,111 @@
+// Package web serves the payer's pages: an offer's purchase page, the
+// order's page and a bill's checkout (Pix, boleto or card). They are
+// server-rendered in Brazilian Portuguese, work without JavaScript (the
+// script only enhances), use no API token, and reach the domain only through
+// the root package's use-case interfaces.
+package web
+
+import (
+	"crypto/rand"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"parcela"
+)
+
+// Deps is everything the pages need.
+type Deps struct {
+	Checkout parcela.CheckoutService
+	Orders   parcela.OrderService
+	// CardCharges charges an order whose first bill is paid by card. When
+	// nil, no acquirer serves this listener's environment, and neither the
+	// offer page nor the checkout offers a card.
+	CardCharges parcela.CardChargeService
+	Payments    parcela.PaymentService // PublicPayment, for a payment's own page
+	Clock       parcela.Clock
+	Environment parcela.Environment // the sandbox shows a test banner
+	// Links is the listener's public address; when it is https, the form
+	// cookie is Secure. The pages link to each other and to the images by
+	// path.
+	Links  parcela.Links
+	Logger *slog.Logger
+	// Secret keys the forms' CSRF tokens. Replicas behind one address must
+	// share it; when empty, a random one is made and forms posted across a
+	// restart are answered with a fresh form.
+	Secret []byte
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client; any other peer is the client itself.
+	TrustedProxies []netip.Prefix
+	// PostsPerMinute bounds the POSTs of one client address (default 30).
+	PostsPerMinute int
+	// Refresh is how often a page waiting for a payment checks it (default 5 s).
+	Refresh time.Duration
+}
+
+// Handler serves the pages. Mount it for the paths under /pay/ and
+// /checkout/.
+type Handler struct {
+	d           Deps
+	log         *slog.Logger
+	pages       map[string]*template.Template
+	assets      *assetSet
+	csrf        *csrf
+	limits      *postLimits
+	submissions *submissions
+	mux         *http.ServeMux
+	served      http.Handler // mux behind the pages' protections
+}
+
+// New builds the pages' handler.
+func New(d Deps) *Handler {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(d.Secret) == 0 {
+		d.Secret = make([]byte, 32)
+		rand.Read(d.Secret)
+	}
+	if d.PostsPerMinute <= 0 {
+		d.PostsPerMinute = 30
+	}
+	if d.Refresh <= 0 {
+		d.Refresh = 5 * time.Second
+	}
+	h := &Handler{
+		d:           d,
+		log:         d.Logger,
+		assets:      loadAssets(),
+		csrf:        &csrf{key: d.Secret},
+		limits:      newPostLimits(d.PostsPerMinute),
+		submissions: newSubmissions(10000, time.Hour),
+		mux:         http.NewServeMux(),
+	}
+	h.pages = parsePages(h.assets)
+	h.routes()
+	h.served = h.base(h.mux)
+	return h
+}
+
+// routes is every page, on one page.
+func (h *Handler) routes() {
+	h.mux.HandleFunc("GET /pay/{slug}/offers/{offer}", h.handleOffer)
+	h.mux.HandleFunc("POST /pay/{slug}/offers/{offer}", h.handleBuy)
+	h.mux.HandleFunc("GET /pay/{slug}/offers/{offer}/plan", h.handlePlanPreview)
+	h.mux.HandleFunc("GET /pay/orders/{order}", h.handleOrder)
+	h.mux.HandleFunc("GET /pay/cities/{state}", h.handleCities)
+	h.mux.HandleFunc("GET /pay/assets/{name}", h.handleAsset)
+
+	h.mux.HandleFunc("GET /checkout/bills/{bill}", h.handleCheckout)
+	h.mux.HandleFunc("POST /checkout/bills/{bill}/pix", h.handleIssue(parcela.MethodPix))
+	h.mux.HandleFunc("POST /checkout/bills/{bill}/boleto", h.handleIssue(parcela.MethodBoleto))
+	h.mux.HandleFunc("POST /checkout/bills/{bill}/card", h.handleCard)
+	h.mux.HandleFunc("GET /checkout/payments/{payment}", h.handlePayment)
+}
+
+// ServeHTTP applies the pages' protections, then routes.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.served.ServeHTTP(w, r)
+}

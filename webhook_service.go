@@ -1,0 +1,147 @@
+package parcela
+
+import (
+	"context"
+	"time"
+
+	"parcela/webhook"
+)
+
+// MaxWebhooks is how many webhooks a company may have in each environment:
+// each event fans out to every subscribed one, so the bound keeps one
+// company's deliveries from multiplying without end.
+const MaxWebhooks = 25
+
+// SecretOverlap is how long the old secret keeps signing after a rotation.
+const SecretOverlap = 24 * time.Hour
+
+// Webhooks manages a company's webhooks and replays their deliveries.
+type Webhooks struct {
+	store WebhookStore
+	clock Clock
+}
+
+// NewWebhooks returns the webhook use cases.
+func NewWebhooks(store WebhookStore, clock Clock) *Webhooks {
+	return &Webhooks{store: store, clock: clock}
+}
+
+var _ WebhookService = (*Webhooks)(nil)
+
+// CreateWebhook validates and stores a webhook with a new signing secret.
+func (s *Webhooks) CreateWebhook(ctx context.Context, a Auth, req WebhookRequest) (*Webhook, error) {
+	w := &Webhook{CompanyID: a.CompanyID, Environment: a.Environment, Enabled: true}
+	if err := w.Apply(req, true); err != nil {
+		return nil, err
+	}
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	w.ID, w.Secret, w.CreatedAt, w.UpdatedAt = NewID(), secret, now, now
+	err = s.store.CreateWebhook(answering(ctx, w), w, MaxWebhooks)
+	if IsConflict(err) {
+		return nil, Errorf(EINVALID, "a company has at most %d webhooks in each environment; delete one before creating another", MaxWebhooks)
+	} else if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Webhooks lists the caller's webhooks, oldest first.
+func (s *Webhooks) Webhooks(ctx context.Context, a Auth) ([]*Webhook, error) {
+	return s.store.Webhooks(ctx, a)
+}
+
+// Webhook returns one of the caller's webhooks.
+func (s *Webhooks) Webhook(ctx context.Context, a Auth, id string) (*Webhook, error) {
+	return s.store.Webhook(ctx, a, id)
+}
+
+// UpdateWebhook patches a webhook; enabling it clears its failure record.
+func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req WebhookRequest) (*Webhook, error) {
+	w, err := s.store.Webhook(ctx, a, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Apply(req, false); err != nil {
+		return nil, err
+	}
+	w.UpdatedAt = s.clock.Now()
+	if err := s.store.UpdateWebhook(ctx, w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// DeleteWebhook removes a webhook; its delivery log is kept.
+func (s *Webhooks) DeleteWebhook(ctx context.Context, a Auth, id string) error {
+	return s.store.DeleteWebhook(ctx, a, id, s.clock.Now())
+}
+
+// RotateWebhookSecret issues a new secret; the old one signs alongside it
+// for SecretOverlap.
+func (s *Webhooks) RotateWebhookSecret(ctx context.Context, a Auth, id string) (*Webhook, error) {
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.store.Webhook(ctx, a, id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	until, old := now.Add(SecretOverlap), w.Secret
+	w.Secret, w.PreviousSecret, w.PreviousSecretUntil, w.UpdatedAt = secret, &old, &until, now
+	if err := s.store.UpdateWebhook(answering(ctx, w), w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Deliveries lists the caller's deliveries, newest first, optionally of one
+// of its webhooks.
+func (s *Webhooks) Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error) {
+	if webhookID != "" {
+		if !IsUUID(webhookID) {
+			return nil, 0, NotFound("webhook")
+		}
+		if _, err := s.store.Webhook(ctx, a, webhookID); err != nil {
+			return nil, 0, err
+		}
+	}
+	return s.store.Deliveries(ctx, a, webhookID, p)
+}
+
+// RetryDelivery sends a delivery again now (a replay), whatever its status,
+// as long as its webhook is enabled.
+func (s *Webhooks) RetryDelivery(ctx context.Context, a Auth, id string) (*Delivery, error) {
+	var retried *Delivery
+	err := decideAndApply("delivery", func() error {
+		d, err := s.store.Delivery(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		w, err := s.store.Webhook(ctx, a, d.WebhookID)
+		if ErrorCode(err) == ENOTFOUND {
+			return Errorf(EINVALIDSTATE, "the webhook of this delivery was deleted")
+		} else if err != nil {
+			return err
+		}
+		if !w.Enabled {
+			return Errorf(EINVALIDSTATE, "the webhook is disabled; enable it with PATCH /webhooks/%s first", w.ID)
+		}
+		// The delivery as the store leaves it: pending again, as its next
+		// generation, with no retry scheduled.
+		now := s.clock.Now()
+		queued := *d
+		queued.Status, queued.Generation, queued.NextAttemptAt, queued.UpdatedAt = DeliveryPending, d.Generation+1, nil, now
+		retried = &queued
+		return s.store.RetryDelivery(answering(ctx, retried), d, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return retried, nil
+}
