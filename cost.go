@@ -2,6 +2,7 @@ package parcela
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"time"
 
@@ -68,13 +69,44 @@ func CostOf(chargedAt time.Time, bills []ScheduledBill) (Cost, error) {
 	if principal <= 0 {
 		return c, nil
 	}
-	x, ok := solveDailyRate(principal, flows)
+	cet, ok := cetOf(principal, flows)
 	if !ok {
 		return Cost{}, Errorf(EINVALID, "the plan's effective annual cost (CET) would exceed %s; lower its registration fee or interest, or finance more of the price", MaxCETAnnualRate)
 	}
-	cet := RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces))
 	c.CETAnnualRate = &cet
 	return c, nil
+}
+
+// cetResult is the CET of a credit, or ok false when it has none within
+// MaxCETAnnualRate.
+type cetResult struct {
+	cet Rate
+	ok  bool
+}
+
+// cets remembers the CETs of the credits seen: the offer page discloses
+// one per count of installments on every view, each a search in 30-place
+// decimals.
+var cets = newMemo[string, cetResult](4096)
+
+// cetOf is the CET of principal lent and repaid by flows: (1+x)^365 − 1,
+// x the daily rate solveDailyRate finds, rounded to CETPlaces.
+func cetOf(principal int64, flows []cashFlow) (Rate, bool) {
+	slices.SortFunc(flows, func(a, b cashFlow) int { return cmp.Compare(a.days, b.days) })
+	key := make([]byte, 0, 8+16*len(flows))
+	key = binary.AppendVarint(key, principal)
+	for _, f := range flows {
+		key = binary.AppendVarint(binary.AppendVarint(key, f.days), f.cents)
+	}
+	if r, hit := cets.get(string(key)); hit {
+		return r.cet, r.ok
+	}
+	var r cetResult
+	if x, ok := solveDailyRate(principal, flows); ok {
+		r = cetResult{cet: RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces)), ok: true}
+	}
+	cets.put(string(key), r)
+	return r.cet, r.ok
 }
 
 // MaxCETAnnualRate bounds the cost of credit a plan may have: 100000 is

@@ -3,6 +3,7 @@ package parcela
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/shopspring/decimal"
 )
@@ -95,8 +96,32 @@ type priceAmounts struct {
 //
 // Each interest is rounded half-up to the cent on its own.
 func priceTable(principal int64, rate Rate, n int, days int64) (priceAmounts, error) {
-	return priceTableCarried(principal, rate, n, prorataFactor(rate.Decimal(), days))
+	key := priceKey{principal, rate.Decimal().String(), rate.unbounded, n, days}
+	if t, hit := priceTables.get(key); hit {
+		return priceAmounts{pmt: t.pmt, parts: slices.Clone(t.parts)}, t.err
+	}
+	t, err := priceTableCarried(principal, rate, n, prorataFactor(rate.Decimal(), days))
+	priceTables.put(key, priceTableResult{t, err})
+	return priceAmounts{pmt: t.pmt, parts: slices.Clone(t.parts)}, err
 }
+
+// priceKey is everything a price table depends on.
+type priceKey struct {
+	principal int64
+	rate      string
+	unbounded bool
+	n         int
+	days      int64
+}
+
+type priceTableResult struct {
+	priceAmounts
+	err error
+}
+
+// priceTables remembers the tables computed: the offer page builds one per
+// count of installments on every view, in decimals.
+var priceTables = newMemo[priceKey, priceTableResult](4096)
 
 // priceTableCarried is priceTable given the pro rata factor (prorataFactor).
 func priceTableCarried(principal int64, rate Rate, n int, factor decimal.Decimal) (priceAmounts, error) {

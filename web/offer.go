@@ -22,7 +22,6 @@ type offerPage struct {
 	General []string
 	Notice  string
 	Token   formToken
-	States  []parcela.State
 	Cities  []parcela.City
 }
 
@@ -244,8 +243,11 @@ func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int
 	v := offerPage{
 		Offer: offer, Product: offer.Product, Company: c, Action: action, Form: f, Errors: errs,
 		General: append(general, more...), Notice: notice, Token: h.csrf.issue(w, r, h.secureCookies(r)),
-		States: p.states, Cities: p.cities[f.State],
+		Cities: p.cities[f.State],
 		Groups: optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), action+"/plan", h.d.CardCharges != nil),
+	}
+	for i := range v.Groups {
+		v.Groups[i].InstallmentsError, v.Groups[i].DueDayError = errs["installments"], errs["due_day"]
 	}
 	h.render(w, r, status, "offer", page{Title: offer.Product.Name + " — " + c.Name, Company: c, Content: v})
 }

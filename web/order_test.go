@@ -13,7 +13,7 @@ import (
 )
 
 // buy makes the demo purchase for option and returns the page it lands on.
-func (b *bundle) buy(t *testing.T, option string) string {
+func (b *bundle) buy(t testing.TB, option string) string {
 	t.Helper()
 	page := b.get(t, b.offerPath())
 	res := b.post(t, b.offerPath(), buyForm(t, page.body, option, nil))
@@ -24,7 +24,7 @@ func (b *bundle) buy(t *testing.T, option string) string {
 }
 
 // onlyOrder is the one order the test made.
-func (b *bundle) onlyOrder(t *testing.T) *parcela.Order {
+func (b *bundle) onlyOrder(t testing.TB) *parcela.Order {
 	t.Helper()
 	orders := b.store.orderList()
 	if len(orders) != 1 {
@@ -33,7 +33,7 @@ func (b *bundle) onlyOrder(t *testing.T) *parcela.Order {
 	return orders[0]
 }
 
-func (b *bundle) pay(t *testing.T, paymentID string) {
+func (b *bundle) pay(t testing.TB, paymentID string) {
 	t.Helper()
 	if _, _, err := b.store.PayPayment(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, paymentID, parcela.Settlement{}); err != nil {
 		t.Fatal(err)

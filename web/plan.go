@@ -27,7 +27,6 @@ type optionGroup struct {
 	// Financed only: the counts that pass the charge's rules, the due days,
 	// the choice shown, and its plan.
 	Installments []installmentChoice
-	DueDays      []int
 	Chosen       int
 	DueDay       int
 	Plan         *planView
@@ -35,6 +34,8 @@ type optionGroup struct {
 	// Digest fingerprints the plan shown (financed) or the upfront amount,
 	// sent back with the purchase.
 	Digest string
+	// The form's errors on the plan's controls.
+	InstallmentsError, DueDayError string
 }
 
 // choice is one radio button: a configuration and the method of its first
@@ -195,9 +196,6 @@ func (g *optionGroup) financed(order *parcela.Order, c *parcela.Company, f offer
 	g.Chosen = want
 	for i := range g.Installments {
 		g.Installments[i].Selected = g.Installments[i].Count == want
-	}
-	for d := 1; d <= 31; d++ {
-		g.DueDays = append(g.DueDays, d)
 	}
 	g.Plan = newPlanView(plans[want], pc)
 	g.Digest = planDigest(plans[want].Schedule)

@@ -50,9 +50,17 @@ var knownPalettes = map[string]bool{"default": true, "blue": true, "green": true
 
 var pageNames = []string{"offer", "unavailable", "order", "checkout", "payment", "error"}
 
-func parsePages(a *assetSet) map[string]*template.Template {
+func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
+	frags := &fragments{}
 	funcs := template.FuncMap{
-		"brl": brl, "date": date, "dateTime": dateTime, "percent": percent, "cep": formatCEP,
+		"input":          frags.input,
+		"dueDayOptions":  frags.dueDayOptions,
+		"stateOptions":   frags.stateOptions,
+		"optionGroup":    frags.optionGroup,
+		"customerFields": frags.customerFields,
+		"states":         states,
+		"dueDays":        dueDays,
+		"brl":            brl, "date": date, "dateTime": dateTime, "percent": percent, "cep": formatCEP,
 		"asset":         a.url,
 		"imageURL":      imageURL,
 		"initial":       initial,
@@ -69,11 +77,12 @@ func parsePages(a *assetSet) map[string]*template.Template {
 			return *s
 		},
 	}
+	frags.t = template.Must(template.New("parts").Funcs(funcs).ParseFS(templateFS, "templates/parts.html"))
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
 		pages[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html"))
 	}
-	return pages
+	return pages, frags
 }
 
 // render writes a page with status, buffered so that a template error

@@ -25,6 +25,8 @@ type bundle struct {
 	store   *fakeStore
 	clock   *parcela.TestClock
 	server  *httptest.Server
+	handler http.Handler // the server's, for benchmarks that skip the network
+	pages   *Handler
 	company *parcela.Company
 	offer   *parcela.Offer
 	logs    *syncBuffer
@@ -41,7 +43,7 @@ const (
 	testCardOnly  = "cfg-card"
 )
 
-func setup(t *testing.T, opts ...func(*Deps)) *bundle {
+func setup(t testing.TB, opts ...func(*Deps)) *bundle {
 	t.Helper()
 	// Thursday 2026-03-05 10:00 in São Paulo.
 	clock := parcela.NewTestClock(time.Date(2026, time.March, 5, 10, 0, 0, 0, parcela.SaoPaulo))
@@ -88,7 +90,7 @@ func setup(t *testing.T, opts ...func(*Deps)) *bundle {
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &bundle{store: store, clock: clock, server: server, company: &c, offer: offer, logs: logs, client: client}
+	return &bundle{store: store, clock: clock, server: server, handler: mux, pages: pages, company: &c, offer: offer, logs: logs, client: client}
 }
 
 // paymentImages plays the API's public image routes for the pages' <img>s.
@@ -129,17 +131,17 @@ type response struct {
 	body   string
 }
 
-func (b *bundle) get(t *testing.T, path string) response {
+func (b *bundle) get(t testing.TB, path string) response {
 	t.Helper()
 	return b.do(t, http.MethodGet, path, nil)
 }
 
-func (b *bundle) post(t *testing.T, path string, form url.Values) response {
+func (b *bundle) post(t testing.TB, path string, form url.Values) response {
 	t.Helper()
 	return b.do(t, http.MethodPost, path, form)
 }
 
-func (b *bundle) do(t *testing.T, method, path string, form url.Values) response {
+func (b *bundle) do(t testing.TB, method, path string, form url.Values) response {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -169,7 +171,7 @@ var (
 )
 
 // tokens reads a page's form tokens into a form.
-func tokens(t *testing.T, page string, form url.Values) url.Values {
+func tokens(t testing.TB, page string, form url.Values) url.Values {
 	t.Helper()
 	c, n := csrfField.FindStringSubmatch(page), nonceField.FindStringSubmatch(page)
 	if c == nil || n == nil {
@@ -209,7 +211,7 @@ func customer() url.Values {
 }
 
 // buyForm fills the offer page's form for a choice, from the page as shown.
-func buyForm(t *testing.T, page, option string, extra url.Values) url.Values {
+func buyForm(t testing.TB, page, option string, extra url.Values) url.Values {
 	t.Helper()
 	f := tokens(t, page, customer())
 	f.Set("option", option)

@@ -51,6 +51,7 @@ type Handler struct {
 	d           Deps
 	log         *slog.Logger
 	pages       map[string]*template.Template
+	frags       *fragments // the pages' parts kept rendered
 	assets      *assetSet
 	csrf        *csrf
 	limits      *postLimits
@@ -83,7 +84,7 @@ func New(d Deps) *Handler {
 		submissions: newSubmissions(10000, time.Hour),
 		mux:         http.NewServeMux(),
 	}
-	h.pages = parsePages(h.assets)
+	h.pages, h.frags = parsePages(h.assets)
 	h.routes()
 	h.served = h.base(h.mux)
 	return h

@@ -1,0 +1,59 @@
+package parcela
+
+import "testing"
+
+func TestMemoStaysBounded(t *testing.T) {
+	t.Parallel()
+	m := newMemo[int, int](8)
+	for i := range 100 {
+		m.put(i, i*i)
+		if len(m.m) > 8 {
+			t.Fatalf("%d entries kept, bound 8", len(m.m))
+		}
+	}
+	if v, ok := m.get(99); !ok || v != 99*99 {
+		t.Fatalf("the last entry: %d %v", v, ok)
+	}
+}
+
+// A remembered price table is the computed one, and a caller that changes
+// its copy does not change what the next caller gets.
+func TestPriceTableRememberedIsComputed(t *testing.T) {
+	t.Parallel()
+	rate := MustRate("0.0299")
+	first, err := priceTable(159200, rate, 11, 33)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := priceTableCarried(159200, rate, 11, prorataFactor(rate.Decimal(), 33))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.parts[0].InterestCents = -1
+	again, _ := priceTable(159200, rate, 11, 33)
+	if again.pmt != want.pmt || len(again.parts) != len(want.parts) {
+		t.Fatalf("remembered %+v, computed %+v", again, want)
+	}
+	for i := range want.parts {
+		if again.parts[i] != want.parts[i] {
+			t.Fatalf("part %d: remembered %+v, computed %+v", i, again.parts[i], want.parts[i])
+		}
+	}
+}
+
+// A remembered CET is the one the search finds.
+func TestCETRememberedIsComputed(t *testing.T) {
+	t.Parallel()
+	flows := []cashFlow{{days: 3, cents: 9950}, {days: 40, cents: 60000}, {days: 70, cents: 60000}, {days: 101, cents: 60000}}
+	x, ok := solveDailyRate(170000, append([]cashFlow(nil), flows...))
+	if !ok {
+		t.Fatal("no rate")
+	}
+	want := RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces))
+	for range 2 {
+		got, ok := cetOf(170000, append([]cashFlow(nil), flows...))
+		if !ok || got.String() != want.String() {
+			t.Fatalf("CET %s %v, want %s", got, ok, want)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"parcela"
+	"testing"
+)
+
+// The harness (cmd/parcela-bench, scenarios offer-page and checkout-page)
+// measures the pages against a real store; these isolate the rendering,
+// over the fake store, for profiling: go test -bench Page -cpuprofile.
+
+func BenchmarkOfferPage(b *testing.B) {
+	bb := setup(b)
+	// The harness's offer: a registration fee makes the CET's search work.
+	for _, pc := range bb.offer.PaymentConfigurations {
+		if pc.PaymentType == parcela.Financed {
+			pc.InterestRate, pc.RegistrationFee = parcela.MustRate("0.0299"), parcela.MustRate("0.05")
+		}
+	}
+	benchmarkPage(b, bb, bb.offerPath())
+}
+
+func BenchmarkCheckoutPage(b *testing.B) {
+	bb := setup(b)
+	checkout, _, _ := strings.Cut(bb.buy(b, testUpfront+":credit_card"), "#")
+	benchmarkPage(b, bb, checkout)
+}
+
+func benchmarkPage(b *testing.B, bb *bundle, path string) {
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("User-Agent", "bench") // the signature of a purchase needs one
+		rec := httptest.NewRecorder()
+		bb.handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+	}
+}

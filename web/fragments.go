@@ -1,0 +1,149 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"html/template"
+	"strings"
+	"sync"
+
+	"parcela"
+)
+
+// fragments renders the parts of the pages that are the same on most
+// views (a blank form field, the due-day and state choices) once, and keeps
+// them: html/template calls its escapers through reflection for every
+// action, and these parts are most of a page's actions. A fragment is a
+// pure function of its key (the field's definition, the chosen day or
+// state), so a kept one is never stale. Only keys made of the templates'
+// own literals are kept: nothing a payer typed, which bounds the keys and
+// keeps no personal data in memory.
+type fragments struct {
+	t    *template.Template // parts.html, with the pages' functions
+	kept sync.Map           // fragmentKey → template.HTML
+
+	mu     sync.Mutex
+	groups map[[sha256.Size]byte]template.HTML // by groupKey
+}
+
+// maxGroups bounds the option groups kept: one per offer, plan chosen and
+// day of viewing is a few hundred a day for a busy offer.
+const maxGroups = 2048
+
+type fragmentKey struct {
+	name string
+	arg  any // comparable
+}
+
+// render executes the template name with arg, kept when keep.
+func (f *fragments) render(name string, arg any, keep bool) (template.HTML, error) {
+	return f.renderAs(fragmentKey{name, arg}, name, arg, keep)
+}
+
+// renderAs is render with the key the fragment is kept by, when arg is
+// not itself one.
+func (f *fragments) renderAs(k fragmentKey, name string, arg any, keep bool) (template.HTML, error) {
+	if keep {
+		if v, ok := f.kept.Load(k); ok {
+			return v.(template.HTML), nil
+		}
+	}
+	var b strings.Builder
+	if err := f.t.ExecuteTemplate(&b, name, arg); err != nil {
+		return "", err
+	}
+	// The template's output, escaped for the HTML text it is inserted in.
+	out := template.HTML(b.String())
+	if keep {
+		f.kept.Store(k, out)
+	}
+	return out, nil
+}
+
+// input is a form field; a blank one (no value, no error) is kept.
+func (f *fragments) input(field inputField) (template.HTML, error) {
+	return f.render("input", field, field.Value == "" && field.Error == "")
+}
+
+// dueDayOptions are the <option>s of the due day, day chosen.
+func (f *fragments) dueDayOptions(day int) (template.HTML, error) {
+	return f.render("due-day-options", day, day >= 1 && day <= 31)
+}
+
+// stateOptions are the <option>s of the state, the one chosen selected.
+func (f *fragments) stateOptions(chosen string) (template.HTML, error) {
+	p, err := loadPlaces()
+	if err != nil {
+		return "", err
+	}
+	_, known := p.cities[chosen]
+	return f.render("state-options", chosen, chosen == "" || known)
+}
+
+// states are the states in the order of their names.
+func states() ([]parcela.State, error) {
+	p, err := loadPlaces()
+	if err != nil {
+		return nil, err
+	}
+	return p.states, nil
+}
+
+// dueDays are the days an installment may fall due.
+func dueDays() []int {
+	days := make([]int, 31)
+	for i := range days {
+		days[i] = i + 1
+	}
+	return days
+}
+
+// optionGroup is a payment configuration's choices and plan on the offer
+// page. It is kept by a digest of everything the template reads of it, so
+// a group is rendered again exactly when something shown changes; its
+// keys are plans and choices, never a payer's data.
+func (f *fragments) optionGroup(g optionGroup) (template.HTML, error) {
+	key, err := groupKey(g)
+	if err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	out, ok := f.groups[key]
+	f.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	if out, err = f.render("option-group", g, false); err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.groups == nil || len(f.groups) >= maxGroups {
+		f.groups = make(map[[sha256.Size]byte]template.HTML)
+	}
+	f.groups[key] = out
+	return out, nil
+}
+
+// groupKey digests the fields of g the "option-group" template reads: all
+// of them, with the configuration by its id (the only part of it shown).
+func groupKey(g optionGroup) ([sha256.Size]byte, error) {
+	id := g.Config.ID
+	g.Config = nil
+	b, err := json.Marshal(struct {
+		ConfigID string
+		Group    optionGroup
+	}{id, g})
+	return sha256.Sum256(b), err
+}
+
+// customerFields are the offer page's sections on the customer and the
+// address; while nothing is typed and nothing is wrong (the page's first
+// view) they are the same on every view, and kept.
+func (f *fragments) customerFields(p offerPage) (template.HTML, error) {
+	form := p.Form
+	blank := len(p.Errors) == 0 && len(p.Cities) == 0 && form.Name == "" && form.CPF == "" && form.Birthdate == "" &&
+		form.Email == "" && form.Phone == "" && form.CEP == "" && form.Street == "" && form.Number == "" &&
+		form.Complement == "" && form.Neighborhood == "" && form.State == "" && form.City == ""
+	return f.renderAs(fragmentKey{"customer-fields", "blank"}, "customer-fields", p, blank)
+}
