@@ -99,3 +99,23 @@ func TestFragmentsKeepNothingTyped(t *testing.T) {
 		}
 	}
 }
+
+// Within a day a group shows the same dates and amounts, so an hour later
+// it is the kept one that is shown.
+func TestOptionGroupsKeptThroughTheDay(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := choicesOf(t, b)
+	b.pages.frags.mu.Lock()
+	kept := len(b.pages.frags.groups)
+	b.pages.frags.mu.Unlock()
+	b.clock.Advance(time.Hour + 17*time.Second)
+	if later := choicesOf(t, b); later != first {
+		t.Fatalf("an hour later the choices differ:\n%s\n%s", first, later)
+	}
+	b.pages.frags.mu.Lock()
+	defer b.pages.frags.mu.Unlock()
+	if len(b.pages.frags.groups) != kept {
+		t.Fatalf("%d groups kept after the first view, %d an hour later", kept, len(b.pages.frags.groups))
+	}
+}

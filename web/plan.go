@@ -63,7 +63,7 @@ type planView struct {
 
 type planBill struct {
 	Label       string
-	DueDate     time.Time
+	DueDate     string // the day as shown; an option group is kept by what it shows
 	AmountCents int64
 	First       bool
 }
@@ -257,7 +257,7 @@ func newPlanView(p *parcela.ChargePlan, pc *parcela.PaymentConfiguration) *planV
 	v := &planView{TotalCents: p.Schedule.TotalCents, FeeCents: p.Schedule.RegistrationFeeCents, InterestRate: pc.InterestRate,
 		InterestCents: p.Schedule.TotalInterestCents, CET: p.Schedule.CETAnnualRate}
 	for _, b := range p.Schedule.Bills {
-		pb := planBill{DueDate: b.DueDate, AmountCents: b.AmountCents, First: b.Number == 0}
+		pb := planBill{DueDate: date(b.DueDate), AmountCents: b.AmountCents, First: b.Number == 0}
 		if b.Number == 0 {
 			pb.Label = "Entrada"
 		} else {
