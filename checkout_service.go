@@ -102,13 +102,14 @@ func (s *Checkout) payerBill(ctx context.Context, env Environment, billID, code 
 }
 
 // BillForPayer reads a bill with its payments and its billing (with the
-// billing's configuration and bills), and the company.
-func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Company, error) {
+// billing's configuration and bills), and the offer that sold it, with its
+// product and company: the order's, read with it.
+func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Offer, error) {
 	_, o, bill, err := s.payerBill(ctx, env, billID, authenticationCode)
 	if err != nil {
 		return nil, nil, err
 	}
-	return bill, o.Offer.Product.Company, nil
+	return bill, o.Offer, nil
 }
 
 // IssuePayment gives the payer a Pix or boleto for an open bill: the live

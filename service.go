@@ -102,8 +102,9 @@ type CheckoutService interface {
 	PublicOffer(ctx context.Context, env Environment, companySlug, offerID string) (*Offer, error)
 	// OrderForPayer reads an order with its billing, bills and payments.
 	OrderForPayer(ctx context.Context, env Environment, orderID, accessCode string) (*Order, error)
-	// BillForPayer reads a bill, its billing, order and offer, and its company.
-	BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Company, error)
+	// BillForPayer reads a bill with its payments and billing, and the
+	// offer that sold it, with its product and company.
+	BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Offer, error)
 	// IssuePayment issues a payment of method (boleto or pix) for an open
 	// bill that has no live payment of that method, or returns the live one.
 	IssuePayment(ctx context.Context, env Environment, billID, authenticationCode, method string) (*Payment, error)

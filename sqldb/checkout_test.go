@@ -160,8 +160,8 @@ func TestPayerLookups(t *testing.T) {
 		}
 
 		first := o.Billings[0].Bills[0]
-		bill, c, err := b.app.Checkout.BillForPayer(b.ctx, parcela.Sandbox, first.ID, first.AuthenticationCode)
-		if err != nil || bill.ID != first.ID || c.Slug != b.c.Slug || bill.Billing == nil || bill.Billing.PaymentConfiguration == nil ||
+		bill, offer, err := b.app.Checkout.BillForPayer(b.ctx, parcela.Sandbox, first.ID, first.AuthenticationCode)
+		if err != nil || bill.ID != first.ID || offer.ID != b.offer.ID || offer.Product.Company.Slug != b.c.Slug || bill.Billing == nil || bill.Billing.PaymentConfiguration == nil ||
 			bill.Billing.PaymentConfiguration.OfferID != b.offer.ID || len(bill.Payments) != 1 {
 			t.Fatalf("bill for its payer: %+v, %v", bill, err)
 		}

@@ -62,16 +62,11 @@ func (h *Handler) loadBill(r *http.Request, code string) (*parcela.Bill, *parcel
 	if code == "" {
 		return nil, nil, nil, parcela.NotFound("bill")
 	}
-	b, c, err := h.d.Checkout.BillForPayer(r.Context(), h.d.Environment, r.PathValue("bill"), code)
+	b, offer, err := h.d.Checkout.BillForPayer(r.Context(), h.d.Environment, r.PathValue("bill"), code)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var offer *parcela.Offer
-	if b.Billing != nil && b.Billing.PaymentConfiguration != nil {
-		// The product's name and the seller's brand; the bill is payable without them.
-		offer, _ = h.d.Checkout.PublicOffer(r.Context(), h.d.Environment, c.Slug, b.Billing.PaymentConfiguration.OfferID)
-	}
-	return b, c, offer, nil
+	return b, offer.Product.Company, offer, nil
 }
 
 func (h *Handler) handleCheckout(w http.ResponseWriter, r *http.Request) {

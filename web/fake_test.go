@@ -125,15 +125,14 @@ func (s *fakeStore) findBill(env parcela.Environment, id, code string) (*parcela
 	return b, nil
 }
 
-func (s *fakeStore) BillForPayer(ctx context.Context, env parcela.Environment, id, code string) (*parcela.Bill, *parcela.Company, error) {
+func (s *fakeStore) BillForPayer(ctx context.Context, env parcela.Environment, id, code string) (*parcela.Bill, *parcela.Offer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, err := s.findBill(env, id, code)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := *s.companies[b.CompanyID]
-	return s.billCopy(b, true), &c, nil
+	return s.billCopy(b, true), s.offerCopy(s.offers[b.Billing.PaymentConfiguration.OfferID]), nil
 }
 
 func (s *fakeStore) IssuePayment(ctx context.Context, env parcela.Environment, id, code, method string) (*parcela.Payment, error) {
