@@ -102,14 +102,37 @@ func (s *Checkout) payerBill(ctx context.Context, env Environment, billID, code 
 }
 
 // BillForPayer reads a bill with its payments and its billing (with the
-// billing's configuration and bills), and the offer that sold it, with its
-// product and company: the order's, read with it.
+// billing's configuration, not its other bills), and the offer that sold
+// it, with its product and company. It reads only what the bill's page
+// shows: the payer's actions read the whole order (payerBill).
 func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Offer, error) {
-	_, o, bill, err := s.payerBill(ctx, env, billID, authenticationCode)
+	if !IsUUID(billID) || authenticationCode == "" {
+		return nil, nil, NotFound("bill")
+	}
+	k, err := s.store.BillKey(ctx, env, billID)
 	if err != nil {
 		return nil, nil, err
 	}
-	return bill, o.Offer, nil
+	if !k.opens(authenticationCode) {
+		return nil, nil, NotFound("bill")
+	}
+	bill, _, err := s.store.Bill(ctx, k.Auth, billID)
+	if err != nil {
+		return nil, nil, err
+	}
+	offer, err := s.store.Offer(ctx, k.Auth, k.OfferID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if offer.Product.Company, err = s.store.Company(ctx, k.Auth.CompanyID); err != nil {
+		return nil, nil, err
+	}
+	for _, pc := range offer.PaymentConfigurations {
+		if bill.Billing != nil && pc.ID == bill.Billing.PaymentConfigurationID {
+			bill.Billing.PaymentConfiguration = pc
+		}
+	}
+	return bill, offer, nil
 }
 
 // IssuePayment gives the payer a Pix or boleto for an open bill: the live

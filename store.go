@@ -107,10 +107,12 @@ type PaymentStore interface {
 type CheckoutStore interface {
 	OrderStore
 	BillStore
+	CompanyReader
 	CompanyBySlug(ctx context.Context, slug string) (*Company, error)
 	// OrderKey finds an order of env: its owner and access code.
 	OrderKey(ctx context.Context, env Environment, id string) (PayerKey, error)
-	// BillKey finds a bill of env: its owner, order and authentication code.
+	// BillKey finds a bill of env: its owner, order, the order's offer and
+	// the bill's authentication code.
 	BillKey(ctx context.Context, env Environment, id string) (PayerKey, error)
 }
 
@@ -119,6 +121,7 @@ type CheckoutStore interface {
 type PayerKey struct {
 	Owned
 	OrderID string
+	OfferID string // set by BillKey
 	Code    string
 }
 

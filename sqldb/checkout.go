@@ -31,7 +31,8 @@ func (db *DB) OrderKey(ctx context.Context, env parcela.Environment, id string) 
 // BillKey returns a bill's owner, order and authentication code.
 func (db *DB) BillKey(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, error) {
 	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
-	err := db.reader.queryRow(ctx, `SELECT company_id, order_id, authentication_code FROM bills WHERE id = ? AND environment = ?`, id, string(env)).
-		Scan(&k.Auth.CompanyID, &k.OrderID, &k.Code)
+	err := db.reader.queryRow(ctx, `SELECT b.company_id, b.order_id, o.offer_id, b.authentication_code FROM bills b JOIN orders o ON o.id = b.order_id
+		WHERE b.id = ? AND b.environment = ?`, id, string(env)).
+		Scan(&k.Auth.CompanyID, &k.OrderID, &k.OfferID, &k.Code)
 	return k, failed("read bill", notFound(err, "bill"))
 }
