@@ -175,12 +175,16 @@ func powTruncatedTo(x decimal.Decimal, n int, places int32) decimal.Decimal {
 	return result
 }
 
-// Cost discloses the cost of the billing: Disclosed when set, or else from
+// Cost discloses the cost of the billing: Disclosed when set, the plan's
+// when the billing was just charged, or else from
 // its bills (loaded), charged when the billing was created, which gives the
 // same figures BuildSchedule gave the plan.
 func (b *Billing) Cost() Cost {
 	if b.Disclosed != nil {
 		return *b.Disclosed
+	}
+	if b.planned != nil {
+		return *b.planned
 	}
 	bills := make([]ScheduledBill, 0, len(b.Bills))
 	for _, bill := range b.Bills {

@@ -108,3 +108,23 @@ func TestCostOfRefusesACostBeyondTheMaximum(t *testing.T) {
 		}
 	}
 }
+
+// A just-charged billing answers its plan's cost, the figures its bills
+// give when read back.
+func TestChargedBillingCostIsThePlans(t *testing.T) {
+	t.Parallel()
+	charged := calSP(2026, time.March, 5, 10, 0, 0, 0)
+	s, err := BuildSchedule(ScheduleInput{AmountCents: 120000, DownPaymentType: DownPaymentPercentage, DownPaymentValue: MustRate("0.2"),
+		RegistrationFee: MustRate("0.05"), InterestRate: MustRate("0.0299"), Installments: 11, DueDay: 10, ChargedAt: charged, ExpiresIn: 72 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBilling(Auth{}, &Order{}, &ChargePlan{Configuration: &PaymentConfiguration{}, Method: MethodBoleto, Schedule: s}, charged)
+	planned := b.Cost()
+	b.planned = nil
+	derived := b.Cost()
+	if planned.TotalPayableCents != derived.TotalPayableCents || planned.TotalInterestCents != derived.TotalInterestCents ||
+		planned.CETAnnualRate == nil || derived.CETAnnualRate == nil || !planned.CETAnnualRate.Equal(*derived.CETAnnualRate) {
+		t.Errorf("planned cost %+v (CET %v), derived %+v (CET %v)", planned, planned.CETAnnualRate, derived, derived.CETAnnualRate)
+	}
+}
