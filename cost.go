@@ -3,6 +3,8 @@ package parcela
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -68,13 +70,57 @@ func CostOf(chargedAt time.Time, bills []ScheduledBill) (Cost, error) {
 	if principal <= 0 {
 		return c, nil
 	}
-	x, ok := solveDailyRate(principal, flows)
+	cet, ok := cetOf(principal, flows)
 	if !ok {
 		return Cost{}, Errorf(EINVALID, "the plan's effective annual cost (CET) would exceed %s; lower its registration fee or interest, or finance more of the price", MaxCETAnnualRate)
 	}
-	cet := RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces))
 	c.CETAnnualRate = &cet
 	return c, nil
+}
+
+// cets remembers the CET of recent credits. Charges of one offer's plan
+// on one day lend the same principal against the same flows, and solving
+// for the rate in exact decimals is the costliest step of planning a
+// charge; the answer is a function of principal and flows alone.
+var cets struct {
+	sync.Mutex
+	m map[string]cetAnswer
+}
+
+type cetAnswer struct {
+	cet Rate
+	ok  bool
+}
+
+// maxCETs bounds cets; past it, it starts over.
+const maxCETs = 1024
+
+// cetOf is the CET of a credit of principal repaid by flows (false: beyond
+// MaxCETAnnualRate, or none).
+func cetOf(principal int64, flows []cashFlow) (Rate, bool) {
+	slices.SortFunc(flows, func(a, b cashFlow) int { return cmp.Or(cmp.Compare(a.days, b.days), cmp.Compare(a.cents, b.cents)) })
+	key := strconv.AppendInt(make([]byte, 0, 16+16*len(flows)), principal, 10)
+	for _, f := range flows {
+		key = strconv.AppendInt(append(key, ' '), f.days, 10)
+		key = strconv.AppendInt(append(key, ':'), f.cents, 10)
+	}
+	cets.Lock()
+	a, seen := cets.m[string(key)]
+	cets.Unlock()
+	if seen {
+		return a.cet, a.ok
+	}
+	x, ok := solveDailyRate(principal, flows)
+	if ok {
+		a = cetAnswer{cet: RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces)), ok: true}
+	}
+	cets.Lock()
+	if cets.m == nil || len(cets.m) >= maxCETs {
+		cets.m = make(map[string]cetAnswer)
+	}
+	cets.m[string(key)] = a
+	cets.Unlock()
+	return a.cet, a.ok
 }
 
 // MaxCETAnnualRate bounds the cost of credit a plan may have: 100000 is
