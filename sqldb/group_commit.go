@@ -29,7 +29,9 @@ const maxBatch = 32
 
 // errBatchAborted is the outcome of a transaction whose own work
 // succeeded but whose batch was rolled back by another's failure; inTx
-// runs it again.
+// runs it again. SQLite rolls back the whole transaction on some
+// failures of one statement: an interrupted write, an I/O error, a full
+// disk.
 var errBatchAborted = errors.New("the group commit was rolled back by another transaction's failure")
 
 // writeJob is one transaction waiting for the writer.

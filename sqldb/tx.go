@@ -171,10 +171,15 @@ func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args 
 // (SQLITE_BUSY, a PostgreSQL serialization failure or deadlock) runs again.
 const txAttempts = 3
 
+// maxAborted bounds how often a transaction runs again because its group
+// commit was rolled back by another's failure (group_commit.go).
+const maxAborted = 8
+
 // inTx runs fn in one transaction, committing on success, and runs it
 // again when the engine failed it transiently. On SQLite the transaction
 // is one savepoint of the writer's next group commit (group_commit.go).
 func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	aborted := 0
 	for attempt := 1; ; attempt++ {
 		var err error
 		if db.group != nil {
@@ -182,7 +187,14 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 		} else {
 			err = db.tryTx(ctx, fn)
 		}
-		if err == nil || (classify(err) != transient && !errors.Is(err, errBatchAborted)) || attempt == txAttempts {
+		if errors.Is(err, errBatchAborted) && aborted < maxAborted {
+			// Another transaction's failure, not this one's: run it again
+			// at once, without spending an attempt.
+			aborted++
+			attempt--
+			continue
+		}
+		if err == nil || classify(err) != transient || attempt == txAttempts {
 			db.writes.note(ctx, err)
 			return err
 		}
