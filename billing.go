@@ -52,6 +52,11 @@ type Billing struct {
 	// billing, or from the ChargePlan. Without it, Cost derives the same
 	// figures from Bills.
 	Disclosed *Cost
+	// planned is the charge's plan's cost, for the forms the charge renders
+	// (its events and its answer): the same figures Cost derives from the
+	// bills, without solving for the CET once per form. Unlike Disclosed it
+	// shows in no bill's billing summary.
+	planned *Cost
 }
 
 // Bill is one amount due on a date: the down payment or an installment.

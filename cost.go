@@ -85,14 +85,15 @@ type cetResult struct {
 }
 
 // cets remembers the CETs of the credits seen: the offer page discloses
-// one per count of installments on every view, each a search in 30-place
-// decimals.
+// one per count of installments on every view, and charges of one offer's
+// plan on one day lend the same principal against the same flows; each is
+// a search in 30-place decimals.
 var cets = newMemo[string, cetResult](4096)
 
 // cetOf is the CET of principal lent and repaid by flows: (1+x)^365 − 1,
 // x the daily rate solveDailyRate finds, rounded to CETPlaces.
 func cetOf(principal int64, flows []cashFlow) (Rate, bool) {
-	slices.SortFunc(flows, func(a, b cashFlow) int { return cmp.Compare(a.days, b.days) })
+	slices.SortFunc(flows, func(a, b cashFlow) int { return cmp.Or(cmp.Compare(a.days, b.days), cmp.Compare(a.cents, b.cents)) })
 	key := make([]byte, 0, 8+16*len(flows))
 	key = binary.AppendVarint(key, principal)
 	for _, f := range flows {
@@ -207,12 +208,16 @@ func powTruncatedTo(x decimal.Decimal, n int, places int32) decimal.Decimal {
 	return result
 }
 
-// Cost discloses the cost of the billing: Disclosed when set, or else from
+// Cost discloses the cost of the billing: Disclosed when set, the plan's
+// when the billing was just charged, or else from
 // its bills (loaded), charged when the billing was created, which gives the
 // same figures BuildSchedule gave the plan.
 func (b *Billing) Cost() Cost {
 	if b.Disclosed != nil {
 		return *b.Disclosed
+	}
+	if b.planned != nil {
+		return *b.planned
 	}
 	bills := make([]ScheduledBill, 0, len(b.Bills))
 	for _, bill := range b.Bills {

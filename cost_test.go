@@ -108,3 +108,49 @@ func TestCostOfRefusesACostBeyondTheMaximum(t *testing.T) {
 		}
 	}
 }
+
+// A just-charged billing answers its plan's cost, the figures its bills
+// give when read back.
+func TestChargedBillingCostIsThePlans(t *testing.T) {
+	t.Parallel()
+	charged := calSP(2026, time.March, 5, 10, 0, 0, 0)
+	s, err := BuildSchedule(ScheduleInput{AmountCents: 120000, DownPaymentType: DownPaymentPercentage, DownPaymentValue: MustRate("0.2"),
+		RegistrationFee: MustRate("0.05"), InterestRate: MustRate("0.0299"), Installments: 11, DueDay: 10, ChargedAt: charged, ExpiresIn: 72 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBilling(Auth{}, &Order{}, &ChargePlan{Configuration: &PaymentConfiguration{}, Method: MethodBoleto, Schedule: s}, charged)
+	planned := b.Cost()
+	b.planned = nil
+	derived := b.Cost()
+	if planned.TotalPayableCents != derived.TotalPayableCents || planned.TotalInterestCents != derived.TotalInterestCents ||
+		planned.CETAnnualRate == nil || derived.CETAnnualRate == nil || !planned.CETAnnualRate.Equal(*derived.CETAnnualRate) {
+		t.Errorf("planned cost %+v (CET %v), derived %+v (CET %v)", planned, planned.CETAnnualRate, derived, derived.CETAnnualRate)
+	}
+}
+
+// The remembered CET is the one solved for: the same credit gives the same
+// answer, in any order of its flows, and a refused one stays refused.
+func TestRememberedCETIsTheSolvedOne(t *testing.T) {
+	t.Parallel()
+	flows := func() []cashFlow {
+		return []cashFlow{{days: 95, cents: 27000}, {days: 5, cents: 5000}, {days: 36, cents: 27000}, {days: 64, cents: 27000}}
+	}
+	x, ok := solveDailyRate(80000, flows())
+	if !ok {
+		t.Fatal("no rate")
+	}
+	want := RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces))
+	for range 2 {
+		f := flows()
+		f[0], f[3] = f[3], f[0]
+		if got, ok := cetOf(80000, f); !ok || !got.Equal(want) {
+			t.Errorf("cetOf = %v %v, want %v", got, ok, want)
+		}
+	}
+	for range 2 {
+		if _, ok := cetOf(80000, []cashFlow{{days: 30, cents: 79000}}); ok {
+			t.Error("a credit repaid with less than its principal has a CET")
+		}
+	}
+}

@@ -40,20 +40,3 @@ func TestPriceTableRememberedIsComputed(t *testing.T) {
 		}
 	}
 }
-
-// A remembered CET is the one the search finds.
-func TestCETRememberedIsComputed(t *testing.T) {
-	t.Parallel()
-	flows := []cashFlow{{days: 3, cents: 9950}, {days: 40, cents: 60000}, {days: 70, cents: 60000}, {days: 101, cents: 60000}}
-	x, ok := solveDailyRate(170000, append([]cashFlow(nil), flows...))
-	if !ok {
-		t.Fatal("no rate")
-	}
-	want := RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces))
-	for range 2 {
-		got, ok := cetOf(170000, append([]cashFlow(nil), flows...))
-		if !ok || got.String() != want.String() {
-			t.Fatalf("CET %s %v, want %s", got, ok, want)
-		}
-	}
-}

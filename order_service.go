@@ -202,6 +202,8 @@ func newBilling(a Auth, o *Order, plan *ChargePlan, now time.Time) *Billing {
 		SignatureRemoteIP: plan.RemoteIP, SignatureUserAgent: plan.UserAgent, CreatedAt: now, UpdatedAt: now,
 		PaymentConfiguration: plan.Configuration, Bills: make([]*Bill, 0, len(plan.Schedule.Bills)),
 	}
+	cost := plan.Schedule.Cost()
+	b.planned = &cost
 	for _, s := range plan.Schedule.Bills {
 		b.Bills = append(b.Bills, &Bill{
 			ID: NewID(), CompanyID: a.CompanyID, Environment: a.Environment, BillingID: b.ID, OrderID: o.ID, Number: s.Number, Type: s.Type,

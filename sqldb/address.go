@@ -21,22 +21,33 @@ func cityFields(c *parcela.City) ([]any, func()) {
 	}
 }
 
-const addressSelect = `SELECT a.id, a.zipcode, a.street, a.number, a.complement, a.neighborhood, a.created_at, a.updated_at, ` + cityColumns + `
-	FROM addresses a JOIN cities c ON c.id = a.city_id JOIN states s ON s.id = c.state_id`
+const addressColumns = `a.id, a.zipcode, a.street, a.number, a.complement, a.neighborhood, a.created_at, a.updated_at, ` + cityColumns
+
+// addressCity joins an address (aliased a) to its city and state.
+const addressCity = ` JOIN cities c ON c.id = a.city_id JOIN states s ON s.id = c.state_id`
+
+// addressFields returns the scan destinations of addressColumns and the
+// step that converts them once scanned, so an address can share a row
+// with its owner.
+func addressFields(a *parcela.Address) ([]any, func()) {
+	var complement sql.NullString
+	var created, updated int64
+	city, finishCity := cityFields(&a.City)
+	dests := append([]any{&a.ID, &a.Zipcode, &a.Street, &a.Number, &complement, &a.Neighborhood, &created, &updated}, city...)
+	return dests, func() {
+		finishCity()
+		a.Complement = nullString(complement)
+		a.CreatedAt, a.UpdatedAt = fromMS(created), fromMS(updated)
+	}
+}
 
 func address(ctx context.Context, r runner, id string) (*parcela.Address, error) {
 	var a parcela.Address
-	var complement sql.NullString
-	var created, updated int64
-	city, finish := cityFields(&a.City)
-	err := r.queryRow(ctx, addressSelect+` WHERE a.id = ?`, id).Scan(append([]any{&a.ID, &a.Zipcode, &a.Street, &a.Number, &complement,
-		&a.Neighborhood, &created, &updated}, city...)...)
-	if err != nil {
+	dests, finish := addressFields(&a)
+	if err := r.queryRow(ctx, `SELECT `+addressColumns+` FROM addresses a`+addressCity+` WHERE a.id = ?`, id).Scan(dests...); err != nil {
 		return nil, notFound(err, "address")
 	}
 	finish()
-	a.Complement = nullString(complement)
-	a.CreatedAt, a.UpdatedAt = fromMS(created), fromMS(updated)
 	return &a, nil
 }
 

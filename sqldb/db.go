@@ -81,6 +81,7 @@ type DB struct {
 	enqueuer  Enqueuer
 	faultHook func(ctx context.Context, at FaultPoint)
 	writes    writeHealth
+	group     *groupWriter // SQLite only
 
 	numbers   numberBlock
 	numbersMu sync.Mutex
@@ -148,7 +149,9 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	cache := &stmtCache{pool: read}
 	b := &binder{dialect: SQLite}
-	return &DB{dialect: SQLite, write: write, read: read, reader: runner{cache, b}, cache: cache, ckpt: ckpt, binder: b}, nil
+	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{cache, b}, cache: cache, ckpt: ckpt, binder: b}
+	db.startGroupWriter()
+	return db, nil
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
@@ -192,6 +195,9 @@ func (db *DB) Ping(ctx context.Context) error {
 func (db *DB) Close() error {
 	if db.cache != nil {
 		db.cache.close()
+	}
+	if db.group != nil {
+		db.group.close()
 	}
 	var err error
 	if db.ckpt != nil {

@@ -7,22 +7,26 @@ import (
 	"parcela"
 )
 
-const orderSelect = `SELECT id, company_id, environment, offer_id, status, customer_name, customer_birthdate, customer_document, email, phone,
-	address_id, cancelation_reason, access_code, created_at, updated_at FROM orders`
+// orderSelect reads an order (aliased o) with its address.
+const orderSelect = `SELECT o.id, o.company_id, o.environment, o.offer_id, o.status, o.customer_name, o.customer_birthdate, o.customer_document,
+	o.email, o.phone, o.cancelation_reason, o.access_code, o.created_at, o.updated_at, ` + addressColumns + `
+	FROM orders o JOIN addresses a ON a.id = o.address_id` + addressCity
 
-func scanOrder(row rowScanner) (*parcela.Order, string, error) {
+func scanOrder(row rowScanner) (*parcela.Order, error) {
 	var o parcela.Order
-	var env, addressID string
+	var env string
 	var reason sql.NullString
 	var created, updated int64
-	err := row.Scan(&o.ID, &o.CompanyID, &env, &o.OfferID, &o.Status, &o.CustomerName, &o.CustomerBirthdate, &o.CustomerDocument,
-		&o.Email, &o.Phone, &addressID, &reason, &o.AccessCode, &created, &updated)
+	addr, finish := addressFields(&o.Address)
+	err := row.Scan(append([]any{&o.ID, &o.CompanyID, &env, &o.OfferID, &o.Status, &o.CustomerName, &o.CustomerBirthdate, &o.CustomerDocument,
+		&o.Email, &o.Phone, &reason, &o.AccessCode, &created, &updated}, addr...)...)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
+	finish()
 	o.Environment, o.CancelationReason = parcela.Environment(env), nullString(reason)
 	o.CreatedAt, o.UpdatedAt = fromMS(created), fromMS(updated)
-	return &o, addressID, nil
+	return &o, nil
 }
 
 // CreateOrder stores a new order with its address.
@@ -44,16 +48,11 @@ func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 // its bills': a change committed in between moves a version or status that
 // the use case's change is guarded by.
 func loadOrder(ctx context.Context, r runner, a parcela.Auth, id string) (*parcela.Order, error) {
-	o, addressID, err := scanOrder(r.queryRow(ctx, orderSelect+` WHERE id = ? AND company_id = ? AND environment = ?`,
+	o, err := scanOrder(r.queryRow(ctx, orderSelect+` WHERE o.id = ? AND o.company_id = ? AND o.environment = ?`,
 		id, a.CompanyID, string(a.Environment)))
 	if err != nil {
 		return nil, notFound(err, "order")
 	}
-	addr, err := address(ctx, r, addressID)
-	if err != nil {
-		return nil, err
-	}
-	o.Address = *addr
 	if o.Offer, err = loadOffer(ctx, r, a, o.OfferID); err != nil {
 		return nil, err
 	}

@@ -93,15 +93,9 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	if tx.done {
 		return errors.New("transaction already finished")
 	}
-	if len(tx.jobs) > 0 {
-		if tx.db.enqueuer == nil {
-			tx.Rollback()
-			return errors.New("jobs queued but no job queue is configured")
-		}
-		if err := tx.db.enqueuer.EnqueueDeliveries(ctx, tx, tx.jobs); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("insert jobs: %w", err)
-		}
+	if err := tx.enqueueJobs(ctx); err != nil {
+		tx.Rollback()
+		return err
 	}
 	tx.done = true
 	if tx.sqlTx != nil {
@@ -109,6 +103,21 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	}
 	defer tx.conn.Close()
 	return tx.pgxTx.Commit(ctx)
+}
+
+// enqueueJobs inserts the queued jobs in the transaction.
+func (tx *Tx) enqueueJobs(ctx context.Context) error {
+	if len(tx.jobs) == 0 {
+		return nil
+	}
+	if tx.db.enqueuer == nil {
+		return errors.New("jobs queued but no job queue is configured")
+	}
+	if err := tx.db.enqueuer.EnqueueDeliveries(ctx, tx, tx.jobs); err != nil {
+		return fmt.Errorf("insert jobs: %w", err)
+	}
+	tx.jobs = nil
+	return nil
 }
 
 // Rollback abandons the transaction; it is safe to call after Commit.
@@ -162,11 +171,29 @@ func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args 
 // (SQLITE_BUSY, a PostgreSQL serialization failure or deadlock) runs again.
 const txAttempts = 3
 
+// maxAborted bounds how often a transaction runs again because its group
+// commit was rolled back by another's failure (group_commit.go).
+const maxAborted = 8
+
 // inTx runs fn in one transaction, committing on success, and runs it
-// again when the engine failed it transiently.
+// again when the engine failed it transiently. On SQLite the transaction
+// is one savepoint of the writer's next group commit (group_commit.go).
 func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	aborted := 0
 	for attempt := 1; ; attempt++ {
-		err := db.tryTx(ctx, fn)
+		var err error
+		if db.group != nil {
+			err = db.groupTx(ctx, fn)
+		} else {
+			err = db.tryTx(ctx, fn)
+		}
+		if errors.Is(err, errBatchAborted) && aborted < maxAborted {
+			// Another transaction's failure, not this one's: run it again
+			// at once, without spending an attempt.
+			aborted++
+			attempt--
+			continue
+		}
 		if err == nil || classify(err) != transient || attempt == txAttempts {
 			db.writes.note(ctx, err)
 			return err
