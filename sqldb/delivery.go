@@ -74,30 +74,30 @@ func (tx *Tx) subscriptions(ctx context.Context, e *parcela.Event) ([]subscripti
 	return hooks, nil
 }
 
+// deliveryWorkSelect reads a delivery, its event and its webhook in one
+// statement: the worker runs it once per attempt.
+var deliveryWorkSelect = `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, d.status, d.attempt_count, d.generation,
+	d.next_attempt_at, d.created_at, d.updated_at, e.id, e.company_id, e.environment, e.entity, e.entity_id, e.event, e.data, e.created_at,
+	` + prefixed("w.", webhookColumns) + `, w.deleted_at
+	FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`
+
 // DeliveryWork reads a delivery with its webhook and event, for the worker.
 func (db *DB) DeliveryWork(ctx context.Context, id string) (*parcela.DeliveryWork, error) {
 	var w parcela.DeliveryWork
 	d, e := &w.Delivery, &w.Event
 	var env, eenv, data string
-	var next sql.NullInt64
+	var next, deleted sql.NullInt64
 	var created, updated, eventAt int64
-	err := db.reader.queryRow(ctx, `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, d.status, d.attempt_count, d.generation,
-		d.next_attempt_at, d.created_at, d.updated_at, e.id, e.company_id, e.environment, e.entity, e.entity_id, e.event, e.data, e.created_at
-		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`, id).Scan(
-		&d.ID, &d.CompanyID, &env, &d.WebhookID, &d.EventID, &d.Status, &d.AttemptCount, &d.Generation, &next, &created, &updated,
-		&e.ID, &e.CompanyID, &eenv, &e.Entity, &e.EntityID, &e.Event, &data, &eventAt)
+	row := db.reader.queryRow(ctx, deliveryWorkSelect, id)
+	hook, err := scanWebhook(joined{row, []any{&d.ID, &d.CompanyID, &env, &d.WebhookID, &d.EventID, &d.Status, &d.AttemptCount, &d.Generation,
+		&next, &created, &updated, &e.ID, &e.CompanyID, &eenv, &e.Entity, &e.EntityID, &e.Event, &data, &eventAt}, []any{&deleted}})
 	if err != nil {
 		return nil, failed("read delivery", notFound(err, "delivery"))
 	}
+	w.Webhook, w.Deleted = hook, deleted.Valid
 	d.Environment, e.Environment, e.Data, e.CreatedAt = parcela.Environment(env), parcela.Environment(eenv), []byte(data), fromMS(eventAt)
 	d.Entity, d.Event = e.Entity, e.Event
 	d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = fromNullMS(next), fromMS(created), fromMS(updated)
-	var deleted sql.NullInt64
-	row := db.reader.queryRow(ctx, `SELECT `+webhookColumns+`, deleted_at FROM webhooks WHERE id = ?`, d.WebhookID)
-	if w.Webhook, err = scanWebhook(withTail{row, []any{&deleted}}); err != nil {
-		return nil, failed("read the delivery's webhook", err)
-	}
-	w.Deleted = deleted.Valid
 	return &w, nil
 }
 
