@@ -143,12 +143,12 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) 
 	// A company over its share of the workers waits its turn; the others'
 	// deliveries go on.
 	share := d.CompanyID + "/" + string(d.Environment)
-	if ok, wait := w.shares.await(ctx, share); !ok {
+	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
+	if !ok {
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return river.JobSnooze(wait)
 	}
 	body := appendEnvelope(make([]byte, 0, len(work.Event.Data)+256), &work.Event)
-	began := time.Now() // the worker's own pace, not business time
 	var took time.Duration
 	defer func() { w.shares.release(share, began, took) }()
 	res := w.sender.Send(ctx, webhook.Request{

@@ -74,12 +74,14 @@ func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration)
 }
 
 // await takes one of key's places, waiting for one while its company's
-// attempts are fast. When none came it returns false and how long to snooze.
-func (c *companyShares) await(ctx context.Context, key string) (bool, time.Duration) {
+// attempts are fast, and returns when it took it (release wants that
+// instant back). When none came it returns false and how long to snooze.
+func (c *companyShares) await(ctx context.Context, key string) (time.Time, bool, time.Duration) {
 	for {
-		ok, wait, freed := c.take(key, time.Now(), true)
+		now := time.Now()
+		ok, wait, freed := c.take(key, now, true)
 		if ok || freed == nil {
-			return ok, wait
+			return now, ok, wait
 		}
 		// The company turns slow when its oldest attempt reaches
 		// fastAttempt; then take refuses to wait again.
@@ -96,7 +98,7 @@ func (c *companyShares) await(ctx context.Context, key string) (bool, time.Durat
 		}
 		c.mu.Unlock()
 		if ctx.Err() != nil {
-			return false, wait
+			return time.Time{}, false, wait
 		}
 	}
 }

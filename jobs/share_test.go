@@ -87,12 +87,13 @@ func TestCompanySharesAwait(t *testing.T) {
 	ctx := t.Context()
 	c := newCompanyShares(1, 2, false) // share 1, burst 1
 	start := time.Now()
-	if ok, _ := c.await(ctx, "a/sandbox"); !ok {
+	began, ok, _ := c.await(ctx, "a/sandbox")
+	if !ok {
 		t.Fatal("refused within the share")
 	}
 	got := make(chan bool)
 	go func() {
-		ok, _ := c.await(ctx, "a/sandbox")
+		_, ok, _ := c.await(ctx, "a/sandbox")
 		got <- ok
 	}()
 	// The waiter is counted before the place is given back.
@@ -105,16 +106,21 @@ func TestCompanySharesAwait(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	c.release("a/sandbox", start, time.Millisecond)
+	c.release("a/sandbox", began, time.Millisecond)
 	if !<-got {
 		t.Fatal("a fast company's waiter did not get the place given back")
 	}
+	c.mu.Lock()
+	if s := c.byKey["a/sandbox"]; s.running != 1 || len(s.started) != 1 || s.waiting != 0 {
+		t.Errorf("after the hand-over: %d running, %d started, %d waiting", s.running, len(s.started), s.waiting)
+	}
+	c.mu.Unlock()
 	// A company whose attempts take long does not wait.
 	s := newCompanyShares(1, 2, false)
 	s.acquire("b/sandbox", start)
 	s.release("b/sandbox", start, time.Second)
 	s.acquire("b/sandbox", time.Now())
-	if ok, wait := s.await(ctx, "b/sandbox"); ok || wait != time.Second {
+	if _, ok, wait := s.await(ctx, "b/sandbox"); ok || wait != time.Second {
 		t.Fatalf("a slow company: %v, snooze %v", ok, wait)
 	}
 }
