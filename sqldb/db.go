@@ -81,6 +81,7 @@ type DB struct {
 	enqueuer  Enqueuer
 	faultHook func(ctx context.Context, at FaultPoint)
 	writes    writeHealth
+	attempts  attemptGroup
 
 	numbers   numberBlock
 	numbersMu sync.Mutex

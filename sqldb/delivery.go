@@ -101,58 +101,45 @@ func (db *DB) DeliveryWork(ctx context.Context, id string) (*parcela.DeliveryWor
 	return &w, nil
 }
 
-// RecordAttempt stores an attempt and moves its delivery and webhook on, in
-// one transaction with the retry's job, so none is lost or doubled. An
-// attempt of a delivery retried by hand since (another generation) is
-// dropped.
-func (db *DB) RecordAttempt(ctx context.Context, r parcela.AttemptRecord) error {
-	return failed("record delivery attempt", db.inTx(ctx, func(tx *Tx) error {
-		// An attempt's record need not wait for its own WAL flush on
-		// PostgreSQL: River's completion of the job commits after it, and
-		// flushing that commit flushes this one. A crash before both loses
-		// the attempt and its job's completion together, and the delivery
-		// goes out again, which at-least-once allows.
-		if db.dialect == Postgres {
-			if _, err := tx.r.exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
-			}
-		}
-		res, err := tx.r.exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, updated_at = ?
-			WHERE id = ? AND generation = ?`, r.Status, msPtr(r.RetryAt), ms64(r.At), r.DeliveryID, r.Generation)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // superseded by a manual retry
-		}
-		a := r.Attempt
-		if _, err := tx.r.exec(ctx, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody); err != nil {
-			return err
-		}
-		if r.RetryAt != nil {
-			tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, At: r.RetryAt})
-		}
-		h := r.Webhook
-		switch {
-		case h.Skip:
-			return nil
-		case h.Delivered:
-			_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
-			return err
-		}
-		if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
-			return err
-		}
-		if h.Disable != "" {
-			_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ?`,
-				false, h.Disable, ms64(r.At), r.WebhookID, true)
-			return err
-		}
-		_, err = tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
-			false, h.DisableReason, ms64(r.At), r.WebhookID, true, ms64(h.FailingSince))
+// recordAttempt writes one attempt in tx and moves its delivery and
+// webhook on; an attempt of a delivery retried by hand since (another
+// generation) is dropped.
+func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord) error {
+	res, err := tx.r.exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, updated_at = ?
+		WHERE id = ? AND generation = ?`, r.Status, msPtr(r.RetryAt), ms64(r.At), r.DeliveryID, r.Generation)
+	if err != nil {
 		return err
-	}))
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err // superseded by a manual retry
+	}
+	a := r.Attempt
+	if _, err := tx.r.exec(ctx, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody); err != nil {
+		return err
+	}
+	if r.RetryAt != nil {
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, At: r.RetryAt})
+	}
+	h := r.Webhook
+	switch {
+	case h.Skip:
+		return nil
+	case h.Delivered:
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
+		return err
+	}
+	if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
+		return err
+	}
+	if h.Disable != "" {
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ?`,
+			false, h.Disable, ms64(r.At), r.WebhookID, true)
+		return err
+	}
+	_, err = tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
+		false, h.DisableReason, ms64(r.At), r.WebhookID, true, ms64(h.FailingSince))
+	return err
 }
 
 const deliverySelect = `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, e.entity, e.event, d.status, d.attempt_count,
