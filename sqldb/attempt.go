@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,19 +26,31 @@ const maxAttemptBatch = 128
 // others' records too, so its own context does not bound it.
 const batchTimeout = 5 * time.Second
 
-// attemptGroup gathers the records waiting for a transaction. One waiter
-// at a time leads: it writes a batch, then hands the lead to the oldest
-// record still pending, so no worker writes others' batches for long.
+// attemptGroup gathers the records waiting for a transaction. A few
+// waiters at a time lead (maxAttemptWriters): each writes a batch, then
+// hands its lead to the oldest record still pending that has none, so no
+// worker writes others' batches for long.
 type attemptGroup struct {
 	mu      sync.Mutex
 	pending []*pendingAttempt
-	leading bool
+	leaders int
 }
 
 type pendingAttempt struct {
 	rec  *parcela.AttemptRecord
 	done chan error    // the record's transaction ended
 	lead chan struct{} // the record's worker leads now
+	led  bool          // lead was sent
+}
+
+// maxAttemptWriters is how many batches are written at once: one on
+// SQLite, whose single writer takes them in turn anyway; a few on
+// PostgreSQL, where a batch spends most of its time in round trips.
+func (db *DB) maxAttemptWriters() int {
+	if db.dialect == Postgres {
+		return 4
+	}
+	return 1
 }
 
 // RecordAttempt stores an attempt and moves its delivery and webhook on, in
@@ -49,19 +62,21 @@ func (db *DB) RecordAttempt(ctx context.Context, r parcela.AttemptRecord) error 
 	g := &db.attempts
 	g.mu.Lock()
 	g.pending = append(g.pending, p)
-	if !g.leading {
-		g.leading = true
+	if g.leaders < db.maxAttemptWriters() {
+		g.leaders++
+		p.led = true
 		p.lead <- struct{}{}
 	}
 	g.mu.Unlock()
 	for {
 		select {
 		case err := <-p.done:
+			db.passLead(p)
 			return failed("record delivery attempt", err)
 		case <-p.lead:
 			db.writeAttempts()
 		case <-ctx.Done():
-			// Leave the queue; a lead handed over meanwhile is passed on.
+			// Leave the queue, then pass on a lead handed over meanwhile.
 			g.mu.Lock()
 			for i, q := range g.pending {
 				if q == p {
@@ -70,15 +85,22 @@ func (db *DB) RecordAttempt(ctx context.Context, r parcela.AttemptRecord) error 
 				}
 			}
 			g.mu.Unlock()
-			select {
-			case <-p.lead:
-				db.writeAttempts()
-			default:
-			}
+			db.passLead(p)
 			// The record may still commit; the job then runs again and
 			// finds its delivery settled, or sends it again (at least once).
 			return failed("record delivery attempt", ctx.Err())
 		}
+	}
+}
+
+// passLead uses a lead p was sent but did not take before leaving the
+// queue (another leader wrote its record first). No lead reaches p once it
+// is out of the queue, so the check cannot miss one.
+func (db *DB) passLead(p *pendingAttempt) {
+	select {
+	case <-p.lead:
+		db.writeAttempts()
+	default:
 	}
 }
 
@@ -107,13 +129,18 @@ func (db *DB) writeAttempts() {
 		cancel()
 	}
 	g.mu.Lock()
-	if len(g.pending) > 0 {
-		g.pending[0].lead <- struct{}{}
-	} else {
-		g.leading = false
+	defer g.mu.Unlock()
+	for _, q := range g.pending {
+		if !q.led {
+			q.led = true
+			q.lead <- struct{}{}
+			return
+		}
+	}
+	g.leaders--
+	if len(g.pending) == 0 {
 		g.pending = nil
 	}
-	g.mu.Unlock()
 }
 
 // writeAttemptBatch writes records in one transaction.
@@ -129,11 +156,82 @@ func (db *DB) writeAttemptBatch(ctx context.Context, batch []*pendingAttempt) er
 				return err
 			}
 		}
-		for _, p := range batch {
-			if err := recordAttempt(ctx, tx, p.rec); err != nil {
+		recs := make([]*parcela.AttemptRecord, len(batch))
+		for i, p := range batch {
+			recs[i] = p.rec
+		}
+		moved, err := moveDeliveries(ctx, tx, recs)
+		if err != nil {
+			return err
+		}
+		var w attemptWrites
+		for _, r := range recs {
+			if !moved[r] {
+				continue // superseded by a manual retry
+			}
+			if err := recordAttempt(ctx, tx, r, &w); err != nil {
 				return err
 			}
 		}
-		return nil
+		return insertAttempts(ctx, tx, &w)
 	})
+}
+
+// insertAttempts inserts the attempt rows of w, in as few statements as
+// their parameters allow.
+func insertAttempts(ctx context.Context, tx *Tx, w *attemptWrites) error {
+	return tx.insertMany(ctx, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)`,
+		`(?, ?, ?, ?, ?, ?, ?)`, 7, w.rows)
+}
+
+// moveDeliveries moves each record's delivery to its next state if the
+// delivery is still at the record's generation (a manual retry supersedes
+// an attempt otherwise), and returns the records whose delivery moved.
+// The deliveries of distinct records move in one statement per maxParams
+// of them, not one each: on PostgreSQL every statement is a round trip.
+func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) (map[*parcela.AttemptRecord]bool, error) {
+	moved := make(map[*parcela.AttemptRecord]bool, len(recs))
+	byID := make(map[string]*parcela.AttemptRecord, len(recs))
+	for _, r := range recs {
+		if byID[r.DeliveryID] != nil {
+			// Two attempts of one delivery (a rescued job ran twice):
+			// one statement would count them once.
+			for _, r := range recs {
+				m, err := moveDeliveries(ctx, tx, []*parcela.AttemptRecord{r})
+				if err != nil {
+					return nil, err
+				}
+				moved[r] = m[r]
+			}
+			return moved, nil
+		}
+		byID[r.DeliveryID] = r
+	}
+	const width = 5
+	for len(recs) > 0 {
+		n := min(len(recs), maxParams/width)
+		var b strings.Builder
+		// VALUES columns are column1… on both engines; the casts type
+		// PostgreSQL's parameters, which would otherwise be text.
+		b.WriteString(`UPDATE webhook_deliveries SET status = v.column2, attempt_count = attempt_count + 1, next_attempt_at = v.column4,
+			updated_at = v.column5 FROM (VALUES `)
+		args := make([]any, 0, n*width)
+		for i, r := range recs[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(`(?, ?, CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT))`)
+			args = append(args, r.DeliveryID, r.Status, r.Generation, msPtr(r.RetryAt), ms64(r.At))
+		}
+		b.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.generation = v.column3 RETURNING webhook_deliveries.id`)
+		ids, err := collect(ctx, tx.r, scanString, b.String(), args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			moved[byID[id]] = true
+		}
+		recs = recs[n:]
+	}
+	return moved, nil
 }

@@ -97,3 +97,67 @@ func TestRecordAttemptsConcurrently(t *testing.T) {
 		})
 	}
 }
+
+// In one batch, each attempt bears on its webhook as if recorded alone, in
+// order: a delivery clears the failure record, a failure starts one, 410
+// disables; two attempts of one delivery both count.
+func TestAttemptBatchInOrder(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+			app := sqldbtest.Services(db, clock)
+			c := sqldbtest.Company(t, db)
+			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chargedOrder(t, app, a, financedOffer(t, app, a))
+			ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
+			if err != nil || len(ds) != 12 {
+				t.Fatalf("%d deliveries, %v", len(ds), err)
+			}
+			at := clock.Now()
+			retry := at.Add(time.Hour)
+			rec := func(i int, h parcela.WebhookHealth, offset time.Duration) parcela.AttemptRecord {
+				r := parcela.AttemptRecord{DeliveryID: ds[i].ID, WebhookID: hook.ID, At: at.Add(offset), Status: parcela.DeliveryDelivered, Webhook: h,
+					Attempt: parcela.DeliveryAttempt{AttemptedAt: at.Add(offset)}}
+				if !h.Delivered {
+					r.Status, r.RetryAt = parcela.DeliveryRetrying, &retry
+				}
+				return r
+			}
+			failing := parcela.WebhookHealth{DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}
+			delivered := parcela.WebhookHealth{Delivered: true}
+			webhook := func() *parcela.Webhook {
+				w, err := db.Webhook(ctx, a, hook.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(0, failing, 0), rec(1, delivered, time.Second), rec(2, delivered, 2*time.Second),
+				rec(3, failing, 3*time.Second), rec(4, failing, 4*time.Second), rec(5, failing, 5*time.Second), rec(5, failing, 6*time.Second)}); err != nil {
+				t.Fatal(err)
+			}
+			if w := webhook(); w.FailingSince == nil || !w.FailingSince.Equal(at.Add(3*time.Second)) || !w.Enabled {
+				t.Fatalf("failing since %v (enabled %v), want the first failure after the last delivery", w.FailingSince, w.Enabled)
+			}
+			if d, err := db.Delivery(ctx, a, ds[5].ID); err != nil || d.AttemptCount != 2 || len(d.Attempts) != 2 {
+				t.Fatalf("a delivery attempted twice in one batch: %+v, %v", d, err)
+			}
+			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(6, delivered, 7*time.Second), rec(7, failing, 8*time.Second),
+				rec(8, parcela.WebhookHealth{Disable: "the receiver answered 410 Gone"}, 9*time.Second), rec(9, failing, 10*time.Second)}); err != nil {
+				t.Fatal(err)
+			}
+			if w := webhook(); w.Enabled || w.DisabledReason == nil || *w.DisabledReason != "the receiver answered 410 Gone" ||
+				w.FailingSince == nil || !w.FailingSince.Equal(at.Add(8*time.Second)) {
+				t.Fatalf("after 410 in a batch: enabled %v, reason %v, failing since %v", w.Enabled, w.DisabledReason, w.FailingSince)
+			}
+		})
+	}
+}

@@ -101,43 +101,58 @@ func (db *DB) DeliveryWork(ctx context.Context, id string) (*parcela.DeliveryWor
 	return &w, nil
 }
 
-// recordAttempt writes one attempt in tx and moves its delivery and
-// webhook on; an attempt of a delivery retried by hand since (another
-// generation) is dropped.
-func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord) error {
-	res, err := tx.r.exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, updated_at = ?
-		WHERE id = ? AND generation = ?`, r.Status, msPtr(r.RetryAt), ms64(r.At), r.DeliveryID, r.Generation)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return err // superseded by a manual retry
-	}
+// attemptWrites is what the attempts of one transaction share: their rows,
+// inserted together at the end, and which webhooks an attempt already
+// cleared or marked failing, so the next attempts of that webhook in the
+// transaction need not again.
+type attemptWrites struct {
+	rows []any
+	// marked holds, by webhook, whether the last attempt that changed it
+	// in this transaction delivered (true) or failed (false).
+	marked map[string]bool
+}
+
+// recordAttempt adds an attempt whose delivery moved on (moveDeliveries)
+// to w, and moves its webhook on in tx.
+func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, w *attemptWrites) error {
 	a := r.Attempt
-	if _, err := tx.r.exec(ctx, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody); err != nil {
-		return err
-	}
+	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
 	if r.RetryAt != nil {
 		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, At: r.RetryAt})
 	}
 	h := r.Webhook
-	switch {
-	case h.Skip:
+	if h.Skip {
 		return nil
-	case h.Delivered:
-		_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
-		return err
 	}
-	if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
+	delivered, seen := w.marked[r.WebhookID]
+	if w.marked == nil {
+		w.marked = map[string]bool{}
+	}
+	w.marked[r.WebhookID] = h.Delivered
+	if h.Delivered {
+		if seen && delivered {
+			return nil
+		}
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
 		return err
 	}
 	if h.Disable != "" {
 		_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ?`,
 			false, h.Disable, ms64(r.At), r.WebhookID, true)
+		if err != nil {
+			return err
+		}
+	}
+	if seen && !delivered {
+		return nil // an attempt before this one in the transaction marked it failing
+	}
+	if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
 		return err
 	}
-	_, err = tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
+	if h.Disable != "" {
+		return nil
+	}
+	_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
 		false, h.DisableReason, ms64(r.At), r.WebhookID, true, ms64(h.FailingSince))
 	return err
 }
