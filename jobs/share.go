@@ -26,8 +26,8 @@ import (
 // in the worker (up to burst of them, each at most fastAttempt) rather than
 // snoozing: River starts a fetched batch at once, and a snooze costs a
 // round through the queue and at least minShareSnooze of latency, where a
-// fast company's place frees within milliseconds. A waiter that reaches
-// fastAttempt finds its company slow, and snoozes.
+// fast company's place frees within milliseconds. A waiter snoozes once
+// its company turns slow, or once it has waited fastAttempt in all.
 //
 // The bound is per process: n instances give a company n shares of n
 // times the workers, the same fraction of the whole.
@@ -77,15 +77,16 @@ func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration)
 // attempts are fast, and returns when it took it (release wants that
 // instant back). When none came it returns false and how long to snooze.
 func (c *companyShares) await(ctx context.Context, key string) (time.Time, bool, time.Duration) {
+	// A waiter may lose the freed place to a newcomer time and again; past
+	// fastAttempt in all it snoozes, so none waits on indefinitely.
+	deadline := time.Now().Add(fastAttempt)
 	for {
 		now := time.Now()
-		ok, wait, freed := c.take(key, now, true)
+		ok, wait, freed := c.take(key, now, now.Before(deadline))
 		if ok || freed == nil {
 			return now, ok, wait
 		}
-		// The company turns slow when its oldest attempt reaches
-		// fastAttempt; then take refuses to wait again.
-		t := time.NewTimer(fastAttempt)
+		t := time.NewTimer(deadline.Sub(now))
 		select {
 		case <-freed:
 		case <-t.C:
