@@ -73,7 +73,7 @@ func (w *deliverWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
 	return deliveryTimeout
 }
 
-// Envelope is the body of every notification.
+// Envelope is the body of every notification; appendEnvelope writes it.
 type Envelope struct {
 	ID         string          `json:"id"`
 	Entity     string          `json:"entity"`
@@ -81,6 +81,45 @@ type Envelope struct {
 	APIVersion string          `json:"api_version"`
 	CreatedAt  string          `json:"created_at"`
 	Data       json.RawMessage `json:"data"`
+}
+
+// appendEnvelope appends e's Envelope to b as JSON. The event's data goes
+// in as stored: the domain marshalled it, so it is valid compact JSON, and
+// json.Marshal would only scan and copy it again on every attempt.
+func appendEnvelope(b []byte, e *parcela.Event) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, e.ID)
+	b = append(b, `,"entity":`...)
+	b = appendJSONString(b, e.Entity)
+	b = append(b, `,"event":`...)
+	b = appendJSONString(b, e.Event)
+	b = append(b, `,"api_version":"v1","created_at":"`...)
+	b = e.CreatedAt.In(parcela.SaoPaulo).AppendFormat(b, parcela.TimestampLayout)
+	b = append(b, `","data":`...)
+	if len(e.Data) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, e.Data...)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, the rest (UTF-8 included) as is.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
@@ -101,21 +140,15 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) 
 		w.metrics.outcomes.WithLabelValues("skipped").Inc()
 		return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
 	}
-	body, err := json.Marshal(Envelope{
-		ID: work.Event.ID, Entity: work.Event.Entity, Event: work.Event.Event, APIVersion: "v1",
-		CreatedAt: work.Event.CreatedAt.In(parcela.SaoPaulo).Format(parcela.TimestampLayout), Data: work.Event.Data,
-	})
-	if err != nil {
-		return err
-	}
 	// A company over its share of the workers waits its turn; the others'
 	// deliveries go on.
 	share := d.CompanyID + "/" + string(d.Environment)
-	began := time.Now() // the worker's own pace, not business time
-	if ok, wait := w.shares.acquire(share, began); !ok {
+	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
+	if !ok {
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return river.JobSnooze(wait)
 	}
+	body := appendEnvelope(make([]byte, 0, len(work.Event.Data)+256), &work.Event)
 	var took time.Duration
 	defer func() { w.shares.release(share, began, took) }()
 	res := w.sender.Send(ctx, webhook.Request{

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -21,6 +22,13 @@ import (
 // others keep at least half of them. Once an attempt of the company has run
 // longer, it is held to its share again.
 //
+// An attempt of a fast company that finds every place taken waits for one
+// in the worker (up to burst of them, each at most fastAttempt) rather than
+// snoozing: River starts a fetched batch at once, and a snooze costs a
+// round through the queue and at least minShareSnooze of latency, where a
+// fast company's place frees within milliseconds. A waiter snoozes once
+// its company turns slow, or once it has waited fastAttempt in all.
+//
 // The bound is per process: n instances give a company n shares of n
 // times the workers, the same fraction of the whole.
 type companyShares struct {
@@ -35,6 +43,8 @@ type companyShare struct {
 	running int
 	started []time.Time   // of the running attempts, oldest first
 	typical time.Duration // a moving average of the company's attempts
+	waiting int           // attempts waiting for a place
+	freed   chan struct{} // closed when a place is given back; nil if none waits
 }
 
 // fastAttempt is how long an attempt may run before its company is held to
@@ -59,13 +69,53 @@ func newCompanyShares(limit, workers int, jitter bool) *companyShares {
 // acquire takes one of key's places at now. When they are all taken it
 // returns false and how long to snooze.
 func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration) {
+	ok, wait, _ := c.take(key, now, false)
+	return ok, wait
+}
+
+// await takes one of key's places, waiting for one while its company's
+// attempts are fast, and returns when it took it (release wants that
+// instant back). When none came it returns false and how long to snooze.
+func (c *companyShares) await(ctx context.Context, key string) (time.Time, bool, time.Duration) {
+	// A waiter may lose the freed place to a newcomer time and again; past
+	// fastAttempt in all it snoozes, so none waits on indefinitely.
+	deadline := time.Now().Add(fastAttempt)
+	for {
+		now := time.Now()
+		ok, wait, freed := c.take(key, now, now.Before(deadline))
+		if ok || freed == nil {
+			return now, ok, wait
+		}
+		t := time.NewTimer(deadline.Sub(now))
+		select {
+		case <-freed:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		c.mu.Lock()
+		if s := c.byKey[key]; s != nil {
+			s.waiting--
+		}
+		c.mu.Unlock()
+		if ctx.Err() != nil {
+			return time.Time{}, false, wait
+		}
+	}
+}
+
+// take takes one of key's places at now. When they are all taken it
+// returns false and how long to snooze, and, if mayWait and the company's
+// attempts are fast, a channel closed when a place is given back (the
+// caller is then counted as waiting until it takes the lock again).
+func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, time.Duration, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.byKey[key]
 	if s == nil {
 		if len(c.byKey) >= maxRemembered {
 			for k, idle := range c.byKey {
-				if idle.running == 0 {
+				if idle.running == 0 && idle.waiting == 0 {
 					delete(c.byKey, k)
 				}
 			}
@@ -79,11 +129,18 @@ func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration)
 		if c.jitter {
 			wait += rand.N(wait / 4)
 		}
-		return false, wait
+		if !mayWait || !fast || s.typical >= fastAttempt || s.waiting >= c.burst {
+			return false, wait, nil
+		}
+		if s.freed == nil {
+			s.freed = make(chan struct{})
+		}
+		s.waiting++
+		return false, wait, s.freed
 	}
 	s.running++
 	s.started = append(s.started, now)
-	return true, 0
+	return true, 0, nil
 }
 
 // release gives key's place, taken at started, back after an attempt that
@@ -96,6 +153,10 @@ func (c *companyShares) release(key string, started time.Time, d time.Duration) 
 		return
 	}
 	s.running--
+	if s.freed != nil {
+		close(s.freed)
+		s.freed = nil
+	}
 	for i, t := range s.started {
 		if t.Equal(started) {
 			s.started = append(s.started[:i], s.started[i+1:]...)

@@ -79,3 +79,48 @@ func TestCompanySharesBurstWhileFast(t *testing.T) {
 		}
 	}
 }
+
+// A fast company over its places waits for one in the worker instead of
+// snoozing; a slow one snoozes at once.
+func TestCompanySharesAwait(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := newCompanyShares(1, 2, false) // share 1, burst 1
+	start := time.Now()
+	began, ok, _ := c.await(ctx, "a/sandbox")
+	if !ok {
+		t.Fatal("refused within the share")
+	}
+	got := make(chan bool)
+	go func() {
+		_, ok, _ := c.await(ctx, "a/sandbox")
+		got <- ok
+	}()
+	// The waiter is counted before the place is given back.
+	for {
+		c.mu.Lock()
+		w := c.byKey["a/sandbox"].waiting
+		c.mu.Unlock()
+		if w == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.release("a/sandbox", began, time.Millisecond)
+	if !<-got {
+		t.Fatal("a fast company's waiter did not get the place given back")
+	}
+	c.mu.Lock()
+	if s := c.byKey["a/sandbox"]; s.running != 1 || len(s.started) != 1 || s.waiting != 0 {
+		t.Errorf("after the hand-over: %d running, %d started, %d waiting", s.running, len(s.started), s.waiting)
+	}
+	c.mu.Unlock()
+	// A company whose attempts take long does not wait.
+	s := newCompanyShares(1, 2, false)
+	s.acquire("b/sandbox", start)
+	s.release("b/sandbox", start, time.Second)
+	s.acquire("b/sandbox", time.Now())
+	if _, ok, wait := s.await(ctx, "b/sandbox"); ok || wait != time.Second {
+		t.Fatalf("a slow company: %v, snooze %v", ok, wait)
+	}
+}

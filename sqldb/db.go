@@ -82,6 +82,7 @@ type DB struct {
 	faultHook func(ctx context.Context, at FaultPoint)
 	writes    writeHealth
 	group     *groupWriter // SQLite only
+	attempts  attemptGroup
 
 	numbers   numberBlock
 	numbersMu sync.Mutex

@@ -74,85 +74,87 @@ func (tx *Tx) subscriptions(ctx context.Context, e *parcela.Event) ([]subscripti
 	return hooks, nil
 }
 
+// deliveryWorkSelect reads a delivery, its event and its webhook in one
+// statement: the worker runs it once per attempt.
+var deliveryWorkSelect = `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, d.status, d.attempt_count, d.generation,
+	d.next_attempt_at, d.created_at, d.updated_at, e.id, e.company_id, e.environment, e.entity, e.entity_id, e.event, e.data, e.created_at,
+	` + prefixed("w.", webhookColumns) + `, w.deleted_at
+	FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`
+
 // DeliveryWork reads a delivery with its webhook and event, for the worker.
 func (db *DB) DeliveryWork(ctx context.Context, id string) (*parcela.DeliveryWork, error) {
 	var w parcela.DeliveryWork
 	d, e := &w.Delivery, &w.Event
 	var env, eenv, data string
-	var next sql.NullInt64
+	var next, deleted sql.NullInt64
 	var created, updated, eventAt int64
-	err := db.reader.queryRow(ctx, `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, d.status, d.attempt_count, d.generation,
-		d.next_attempt_at, d.created_at, d.updated_at, e.id, e.company_id, e.environment, e.entity, e.entity_id, e.event, e.data, e.created_at
-		FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`, id).Scan(
-		&d.ID, &d.CompanyID, &env, &d.WebhookID, &d.EventID, &d.Status, &d.AttemptCount, &d.Generation, &next, &created, &updated,
-		&e.ID, &e.CompanyID, &eenv, &e.Entity, &e.EntityID, &e.Event, &data, &eventAt)
+	row := db.reader.queryRow(ctx, deliveryWorkSelect, id)
+	hook, err := scanWebhook(joined{row, []any{&d.ID, &d.CompanyID, &env, &d.WebhookID, &d.EventID, &d.Status, &d.AttemptCount, &d.Generation,
+		&next, &created, &updated, &e.ID, &e.CompanyID, &eenv, &e.Entity, &e.EntityID, &e.Event, &data, &eventAt}, []any{&deleted}})
 	if err != nil {
 		return nil, failed("read delivery", notFound(err, "delivery"))
 	}
+	w.Webhook, w.Deleted = hook, deleted.Valid
 	d.Environment, e.Environment, e.Data, e.CreatedAt = parcela.Environment(env), parcela.Environment(eenv), []byte(data), fromMS(eventAt)
 	d.Entity, d.Event = e.Entity, e.Event
 	d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = fromNullMS(next), fromMS(created), fromMS(updated)
-	var deleted sql.NullInt64
-	row := db.reader.queryRow(ctx, `SELECT `+webhookColumns+`, deleted_at FROM webhooks WHERE id = ?`, d.WebhookID)
-	if w.Webhook, err = scanWebhook(withTail{row, []any{&deleted}}); err != nil {
-		return nil, failed("read the delivery's webhook", err)
-	}
-	w.Deleted = deleted.Valid
 	return &w, nil
 }
 
-// RecordAttempt stores an attempt and moves its delivery and webhook on, in
-// one transaction with the retry's job, so none is lost or doubled. An
-// attempt of a delivery retried by hand since (another generation) is
-// dropped.
-func (db *DB) RecordAttempt(ctx context.Context, r parcela.AttemptRecord) error {
-	return failed("record delivery attempt", db.inTx(ctx, func(tx *Tx) error {
-		// An attempt's record need not wait for its own WAL flush on
-		// PostgreSQL: River's completion of the job commits after it, and
-		// flushing that commit flushes this one. A crash before both loses
-		// the attempt and its job's completion together, and the delivery
-		// goes out again, which at-least-once allows.
-		if db.dialect == Postgres {
-			if _, err := tx.r.exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
-			}
+// attemptWrites is what the attempts of one transaction share: their rows,
+// inserted together at the end, and which webhooks an attempt already
+// cleared or marked failing, so the next attempts of that webhook in the
+// transaction need not again.
+type attemptWrites struct {
+	rows []any
+	// marked holds, by webhook, whether the last attempt that changed it
+	// in this transaction delivered (true) or failed (false).
+	marked map[string]bool
+}
+
+// recordAttempt adds an attempt whose delivery moved on (moveDeliveries)
+// to w, and moves its webhook on in tx.
+func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, w *attemptWrites) error {
+	a := r.Attempt
+	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
+	if r.RetryAt != nil {
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, At: r.RetryAt})
+	}
+	h := r.Webhook
+	if h.Skip {
+		return nil
+	}
+	delivered, seen := w.marked[r.WebhookID]
+	if w.marked == nil {
+		w.marked = map[string]bool{}
+	}
+	w.marked[r.WebhookID] = h.Delivered
+	if h.Delivered {
+		if seen && delivered {
+			return nil
 		}
-		res, err := tx.r.exec(ctx, `UPDATE webhook_deliveries SET status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, updated_at = ?
-			WHERE id = ? AND generation = ?`, r.Status, msPtr(r.RetryAt), ms64(r.At), r.DeliveryID, r.Generation)
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
+		return err
+	}
+	if h.Disable != "" {
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ?`,
+			false, h.Disable, ms64(r.At), r.WebhookID, true)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // superseded by a manual retry
-		}
-		a := r.Attempt
-		if _, err := tx.r.exec(ctx, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody); err != nil {
-			return err
-		}
-		if r.RetryAt != nil {
-			tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, At: r.RetryAt})
-		}
-		h := r.Webhook
-		switch {
-		case h.Skip:
-			return nil
-		case h.Delivered:
-			_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
-			return err
-		}
-		if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
-			return err
-		}
-		if h.Disable != "" {
-			_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ?`,
-				false, h.Disable, ms64(r.At), r.WebhookID, true)
-			return err
-		}
-		_, err = tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
-			false, h.DisableReason, ms64(r.At), r.WebhookID, true, ms64(h.FailingSince))
+	}
+	if seen && !delivered {
+		return nil // an attempt before this one in the transaction marked it failing
+	}
+	if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
 		return err
-	}))
+	}
+	if h.Disable != "" {
+		return nil
+	}
+	_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
+		false, h.DisableReason, ms64(r.At), r.WebhookID, true, ms64(h.FailingSince))
+	return err
 }
 
 const deliverySelect = `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, e.entity, e.event, d.status, d.attempt_count,

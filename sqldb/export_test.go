@@ -1,6 +1,10 @@
 package sqldb
 
-import "parcela"
+import (
+	"context"
+
+	"parcela"
+)
 
 // BillListQueries exposes the listing's SQL to the query-plan test.
 func BillListQueries(db *DB, a parcela.Auth, f parcela.BillFilter) (count, page string, countArgs, args []any) {
@@ -17,7 +21,17 @@ var LookupQueries = map[string]string{
 	"payments of a bill":   paymentSelect + ` WHERE p.bill_id IN (?) ORDER BY p.created_at, p.id`,
 	"events of an entity":  `SELECT id FROM events WHERE company_id = ? AND environment = ? AND entity_id = ? ORDER BY created_at, id`,
 	"attempts":             `SELECT attempted_at FROM webhook_attempts WHERE delivery_id IN (?) ORDER BY attempted_at, id`,
+	"delivery work":        deliveryWorkSelect,
 }
 
 // Rebind exposes placeholder rebinding.
 func Rebind(db *DB, q string) string { return db.binder.bind(q) }
+
+// RecordAttempts writes records as one group-committed batch, in order.
+func RecordAttempts(db *DB, recs []parcela.AttemptRecord) error {
+	batch := make([]*pendingAttempt, len(recs))
+	for i := range recs {
+		batch[i] = &pendingAttempt{rec: &recs[i]}
+	}
+	return db.writeAttemptBatch(context.Background(), batch)
+}

@@ -119,13 +119,26 @@ func (r runner) guarded(ctx context.Context, entity, id, q string, args ...any) 
 	return nil
 }
 
-// withTail appends more destinations to a scan: a joined row's extra columns.
-type withTail struct {
-	row  rowScanner
-	tail []any
+// joined puts destinations before and after a scanner's own: the columns of
+// a joined row's other tables.
+type joined struct {
+	row        rowScanner
+	head, tail []any
 }
 
-func (w withTail) Scan(dests ...any) error { return w.row.Scan(append(dests, w.tail...)...) }
+func (w joined) Scan(dests ...any) error {
+	all := make([]any, 0, len(w.head)+len(dests)+len(w.tail))
+	return w.row.Scan(append(append(append(all, w.head...), dests...), w.tail...)...)
+}
+
+// prefixed qualifies each of a comma-separated column list with prefix.
+func prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 // placeholders returns "?, ?, …" for an IN list of n values (n > 0).
 func placeholders(n int) string {

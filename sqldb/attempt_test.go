@@ -1,0 +1,163 @@
+package sqldb_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// Attempts recorded at once share transactions (group commit), and each
+// lands as if recorded alone: delivered ones settle, failed ones queue
+// their retry, and one superseded by a manual retry is dropped.
+func TestRecordAttemptsConcurrently(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
+			jobs := &jobRecorder{}
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: jobs})
+			app := sqldbtest.Services(db, clock)
+			c := sqldbtest.Company(t, db)
+			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chargedOrder(t, app, a, financedOffer(t, app, a))
+			ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
+			if err != nil || len(ds) != 12 {
+				t.Fatalf("%d deliveries, %v", len(ds), err)
+			}
+			works := make([]*parcela.DeliveryWork, len(ds))
+			for i, d := range ds {
+				if works[i], err = app.Deliveries.DeliveryWork(ctx, d.ID); err != nil {
+					t.Fatal(err)
+				}
+				w := works[i]
+				if w.Webhook.ID != hook.ID || w.Webhook.URL != hook.URL || w.Webhook.Secret != hook.Secret || w.Deleted || w.Event.ID != d.EventID ||
+					!json.Valid(w.Event.Data) || w.Delivery.CompanyID != c.ID {
+					t.Fatalf("work %+v of delivery %+v", w, d)
+				}
+			}
+			// The last one is retried by hand before its attempt is recorded.
+			if err := db.RetryDelivery(ctx, ds[11], clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+			queuedBefore := len(jobs.ids)
+			retryAt := clock.Now().Add(time.Minute)
+			var wg sync.WaitGroup
+			errs := make([]error, len(works))
+			for i, w := range works {
+				wg.Go(func() {
+					r := parcela.AttemptResult{At: clock.Now(), Duration: time.Millisecond}
+					status := 200
+					if i%2 == 0 {
+						r.Delivered, r.Status = true, &status
+					} else {
+						msg := "receiver answered 500"
+						r.Error, r.NextAt = &msg, &retryAt
+					}
+					errs[i] = app.Deliveries.RecordAttempt(ctx, w, r)
+				})
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("attempt %d: %v", i, err)
+				}
+			}
+			for i, d := range ds {
+				got, err := db.Delivery(ctx, a, d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, attempts := parcela.DeliveryDelivered, 1
+				switch {
+				case i == 11:
+					want, attempts = parcela.DeliveryPending, 0
+				case i%2 == 1:
+					want = parcela.DeliveryRetrying
+				}
+				if got.Status != want || got.AttemptCount != attempts || len(got.Attempts) != attempts {
+					t.Fatalf("delivery %d: %s with %d attempts (%d listed), want %s with %d", i, got.Status, got.AttemptCount, len(got.Attempts), want, attempts)
+				}
+			}
+			// Five retries queued (not the superseded one's).
+			if n := len(jobs.ids) - queuedBefore; n != 5 {
+				t.Fatalf("%d retry jobs queued, want 5", n)
+			}
+		})
+	}
+}
+
+// In one batch, each attempt bears on its webhook as if recorded alone, in
+// order: a delivery clears the failure record, a failure starts one, 410
+// disables; two attempts of one delivery both count.
+func TestAttemptBatchInOrder(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+			app := sqldbtest.Services(db, clock)
+			c := sqldbtest.Company(t, db)
+			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chargedOrder(t, app, a, financedOffer(t, app, a))
+			ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
+			if err != nil || len(ds) != 12 {
+				t.Fatalf("%d deliveries, %v", len(ds), err)
+			}
+			at := clock.Now()
+			retry := at.Add(time.Hour)
+			rec := func(i int, h parcela.WebhookHealth, offset time.Duration) parcela.AttemptRecord {
+				r := parcela.AttemptRecord{DeliveryID: ds[i].ID, WebhookID: hook.ID, At: at.Add(offset), Status: parcela.DeliveryDelivered, Webhook: h,
+					Attempt: parcela.DeliveryAttempt{AttemptedAt: at.Add(offset)}}
+				if !h.Delivered {
+					r.Status, r.RetryAt = parcela.DeliveryRetrying, &retry
+				}
+				return r
+			}
+			failing := parcela.WebhookHealth{DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}
+			delivered := parcela.WebhookHealth{Delivered: true}
+			webhook := func() *parcela.Webhook {
+				w, err := db.Webhook(ctx, a, hook.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(0, failing, 0), rec(1, delivered, time.Second), rec(2, delivered, 2*time.Second),
+				rec(3, failing, 3*time.Second), rec(4, failing, 4*time.Second), rec(5, failing, 5*time.Second), rec(5, failing, 6*time.Second)}); err != nil {
+				t.Fatal(err)
+			}
+			if w := webhook(); w.FailingSince == nil || !w.FailingSince.Equal(at.Add(3*time.Second)) || !w.Enabled {
+				t.Fatalf("failing since %v (enabled %v), want the first failure after the last delivery", w.FailingSince, w.Enabled)
+			}
+			if d, err := db.Delivery(ctx, a, ds[5].ID); err != nil || d.AttemptCount != 2 || len(d.Attempts) != 2 {
+				t.Fatalf("a delivery attempted twice in one batch: %+v, %v", d, err)
+			}
+			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(6, delivered, 7*time.Second), rec(7, failing, 8*time.Second),
+				rec(8, parcela.WebhookHealth{Disable: "the receiver answered 410 Gone"}, 9*time.Second), rec(9, failing, 10*time.Second)}); err != nil {
+				t.Fatal(err)
+			}
+			if w := webhook(); w.Enabled || w.DisabledReason == nil || *w.DisabledReason != "the receiver answered 410 Gone" ||
+				w.FailingSince == nil || !w.FailingSince.Equal(at.Add(8*time.Second)) {
+				t.Fatalf("after 410 in a batch: enabled %v, reason %v, failing since %v", w.Enabled, w.DisabledReason, w.FailingSince)
+			}
+		})
+	}
+}
