@@ -56,3 +56,20 @@ func TestCountHit(t *testing.T) {
 		}
 	})
 }
+
+// On PostgreSQL the counts are unlogged: a count writes no WAL, so the
+// request that counts does not wait for a WAL flush, and a crash only
+// resets the current windows.
+func TestRateWindowsUnloggedOnPostgres(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		if db.Dialect() != sqldb.Postgres {
+			t.Skip("PostgreSQL only")
+		}
+		var persistence string
+		err := db.SQLDB().QueryRowContext(t.Context(), `SELECT relpersistence FROM pg_class WHERE oid = 'rate_windows'::regclass`).Scan(&persistence)
+		if err != nil || persistence != "u" {
+			t.Fatalf("rate_windows persistence %q, want unlogged (u): %v", persistence, err)
+		}
+	})
+}

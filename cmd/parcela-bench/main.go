@@ -53,6 +53,7 @@ type config struct {
 	database    string // SQLite file; empty: a temporary one
 	postgres    string // admin URL; a fresh database is created and dropped
 	reuse       bool   // reuse an already seeded --database
+	rateLimit   int    // the server's per-token limit a second; 0: off
 	scale       int    // bills in the main database
 	growth      []int  // scales the listing is also measured at
 	companies   int
@@ -91,6 +92,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.database, "database", "", "SQLite file to seed and keep (default: a temporary file, removed after the run)")
 	fs.StringVar(&c.postgres, "postgres", "", "PostgreSQL admin URL: also run every scenario on a fresh database created there (dropped after)")
 	fs.BoolVar(&c.reuse, "reuse", false, "reuse --database if it was already seeded by parcela-bench (skips seeding)")
+	fs.IntVar(&c.rateLimit, "rate-limit", 0, "the server's per-token rate limit a second (0: off); a limit no run reaches, such as 1000000, measures what counting costs (on PostgreSQL every request counts in the database)")
 	fs.IntVar(&c.scale, "scale", 1_000_000, "bills to seed (about 12 per billing)")
 	growth := fs.String("growth", "10000,100000", "extra scales (bills) at which the listing is measured; the main scale is always included")
 	fs.IntVar(&c.companies, "companies", 5, "companies seeded; the benchmarked one holds ~80% of the rows")

@@ -113,7 +113,7 @@ func (b *bench) runEngine(ctx context.Context, e engineTarget) (*EngineReport, e
 	er.Seed = s.SeedReport
 	b.logf("%s: seeded %d bills, %d payments in %.1f s", e.name, s.Bills, s.Payments, s.Seconds)
 
-	srv, err := startParcela(ctx, b.bin, dsn)
+	srv, err := startParcela(ctx, b.bin, dsn, b.cfg.rateLimit)
 	if err != nil {
 		return er, err
 	}
@@ -209,7 +209,7 @@ func (b *bench) growthPoint(ctx context.Context, e engineTarget, n int) (*Growth
 	if err != nil {
 		return nil, err
 	}
-	srv, err := startParcela(ctx, b.bin, dsn)
+	srv, err := startParcela(ctx, b.bin, dsn, b.cfg.rateLimit)
 	if err != nil {
 		return nil, err
 	}

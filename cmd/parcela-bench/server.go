@@ -155,12 +155,13 @@ type parcelaServer struct {
 	sqlitePath               string // the database file on SQLite
 }
 
-func startParcela(ctx context.Context, bin, dsn string) (*parcelaServer, error) {
+func startParcela(ctx context.Context, bin, dsn string, rateLimit int) (*parcelaServer, error) {
+	limit := strconv.Itoa(rateLimit)
 	env := []string{
 		"PARCELA_DATABASE_URL=" + dsn,
 		// Port 0: the server prints the addresses it got.
 		"PARCELA_ADDR=127.0.0.1:0", "PARCELA_SANDBOX_ADDR=127.0.0.1:0", "PARCELA_OPS_ADDR=127.0.0.1:0",
-		"PARCELA_RATE_LIMIT=0", "PARCELA_SANDBOX_RATE_LIMIT=0", "PARCELA_LOG_LEVEL=error",
+		"PARCELA_RATE_LIMIT=" + limit, "PARCELA_SANDBOX_RATE_LIMIT=" + limit, "PARCELA_LOG_LEVEL=error",
 		"PARCELA_WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8",
 	}
 	c, addrs, err := startChild(ctx, bin, []string{"serve"}, env, []string{"production", "sandbox", "operations"})
