@@ -20,6 +20,11 @@ type Change struct {
 	// SeatOf is the offer a charge takes a seat of.
 	SeatOf *Offer
 	Events []Event
+	// Voids are the issued payments the change cancels, to be voided at
+	// the provider once it commits (the store queues a job for each in
+	// the change's transaction): a boleto or Pix canceled here stays
+	// payable at the bank until then.
+	Voids []CancelRequest
 }
 
 // OrderMove writes Order's status, cancelation reason and update time if

@@ -120,6 +120,12 @@ func (m *mover) movePayment(p *Payment, to string) error {
 	}
 	m.touchPayment(p)
 	p.Status = to
+	if to == PaymentCanceled && p.Method != MethodCreditCard {
+		// A boleto or Pix was issued at the provider before the mover saw
+		// it (even one this change inserts), and stays payable there until
+		// voided. A card attempt is stored paid or refused, never unpaid.
+		m.c.Voids = append(m.c.Voids, CancelRequest{PaymentID: p.ID, Environment: p.Environment})
+	}
 	return nil
 }
 
@@ -159,7 +165,7 @@ func (m *mover) orderEvent(o *Order, event string) error {
 func (m *mover) change() *Change {
 	c := m.c
 	if len(c.Billings) == 0 && c.Order == nil && len(c.Bills) == 0 && len(c.Payments) == 0 &&
-		c.NewBilling == nil && len(c.NewPayments) == 0 && len(c.Events) == 0 {
+		c.NewBilling == nil && len(c.NewPayments) == 0 && len(c.Events) == 0 && len(c.Voids) == 0 {
 		return nil
 	}
 	return &c

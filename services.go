@@ -13,6 +13,10 @@ type Services struct {
 	Sweeps     *Sweeps
 	Deliveries *Deliveries
 	Checkout   *Checkout
+	// Provider is the provider the use cases issue and void through, card
+	// approvals voided with it (VoidingCards): the jobs void canceled
+	// payments with it (Change.Voids).
+	Provider PaymentProvider
 }
 
 // NewServices wires every use case over store. provider issues payments
@@ -33,5 +37,6 @@ func NewServices(store Store, provider PaymentProvider, acquirers AcquirersByEnv
 		Sweeps:     NewSweeps(store, payments, clock, links),
 		Deliveries: NewDeliveries(store, clock),
 		Checkout:   NewCheckout(store, provider, acquirers, clock, links),
+		Provider:   provider,
 	}
 }

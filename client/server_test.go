@@ -93,7 +93,7 @@ func each(t *testing.T, fn func(t *testing.T, b *bundle)) {
 // this machine.
 func (b *bundle) deliverWebhooks(t *testing.T) {
 	t.Helper()
-	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db}, jobs.Config{Clock: b.clock,
+	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
 		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8", NoJitter: true})
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func TestCountCompactionRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			app := sqldbtest.Services(db, nil)
-			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db},
+			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
 				jobs.Config{NoPeriodic: true, CountCompaction: 10 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
+	"parcela"
 	"parcela/sqldb"
 )
 
@@ -25,13 +27,15 @@ const DeliveryQueue = "webhooks"
 // Open.
 type Enqueuer struct {
 	queue  string
+	voids  string
 	sqlite *river.Client[*sql.Tx]
 	pgx    *river.Client[pgx.Tx]
 }
 
 // NewEnqueuer returns an enqueuer that puts deliveries on deliveryQueue
 // (DeliveryQueue when empty; tests sharing one PostgreSQL database each
-// work their own).
+// work their own), and voids on VoidQueue with deliveryQueue's suffix
+// after DeliveryQueue, so such a test works its own voids too.
 func NewEnqueuer(deliveryQueue string) (*Enqueuer, error) {
 	if deliveryQueue == "" {
 		deliveryQueue = DeliveryQueue
@@ -45,13 +49,26 @@ func NewEnqueuer(deliveryQueue string) (*Enqueuer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job enqueuer: %w", err)
 	}
-	return &Enqueuer{queue: deliveryQueue, sqlite: lite, pgx: pg}, nil
+	voids := VoidQueue + strings.TrimPrefix(deliveryQueue, DeliveryQueue)
+	return &Enqueuer{queue: deliveryQueue, voids: voids, sqlite: lite, pgx: pg}, nil
 }
 
 var _ sqldb.Enqueuer = (*Enqueuer)(nil)
 
 // DeliveryQueue names the queue deliveries go to.
 func (e *Enqueuer) DeliveryQueue() string { return e.queue }
+
+// VoidQueue names the queue voids go to.
+func (e *Enqueuer) VoidQueue() string { return e.voids }
+
+// EnqueueVoids inserts one void job per payment, in tx.
+func (e *Enqueuer) EnqueueVoids(ctx context.Context, tx *sqldb.Tx, voids []parcela.CancelRequest) error {
+	params := make([]river.InsertManyParams, len(voids))
+	for i, v := range voids {
+		params[i] = river.InsertManyParams{Args: VoidArgs{PaymentID: v.PaymentID, Environment: v.Environment}, InsertOpts: voidInsertOpts(e.voids)}
+	}
+	return e.InsertTx(ctx, tx, params)
+}
 
 // EnqueueDeliveries inserts one delivery job per delivery, in tx.
 func (e *Enqueuer) EnqueueDeliveries(ctx context.Context, tx *sqldb.Tx, jobs []sqldb.DeliveryJob) error {

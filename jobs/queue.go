@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -29,6 +30,12 @@ type Config struct {
 	Workers      int           // concurrent jobs on the default queue
 	// DeliveryWorkers is how many webhook deliveries run at once (default 100).
 	DeliveryWorkers int
+	// VoidWorkers is how many voids at the payment provider run at once
+	// (default 10).
+	VoidWorkers int
+	// VoidBackoff is the wait before a failed void's first retry, doubled
+	// after each (default 1 s; tests shorten it).
+	VoidBackoff time.Duration
 	// DeliveriesPerCompany is how many of them one company may hold in one
 	// environment (default a tenth of DeliveryWorkers, at least 1).
 	DeliveriesPerCompany int
@@ -50,11 +57,14 @@ type Config struct {
 	CountCompaction time.Duration
 }
 
-// App is what the jobs run: the use cases, and the store's own upkeep.
+// App is what the jobs run: the use cases, the store's own upkeep, and the
+// payment provider that canceled payments are voided at (the application's,
+// parcela.Services.Provider, which voids card approvals too).
 type App struct {
 	Sweeps     parcela.SweepService
 	Deliveries parcela.DeliveryService
 	Upkeep     Upkeep
+	Provider   parcela.PaymentProvider
 }
 
 // Upkeep is the store's housekeeping, which no use case stands before.
@@ -91,6 +101,17 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	if cfg.DeliveryWorkers == 0 {
 		cfg.DeliveryWorkers = 100
 	}
+	if app.Provider == nil {
+		// A queued void must find a provider: without one it would fail
+		// until River gave up on it.
+		return nil, errors.New("job queue: App.Provider is required to void canceled payments")
+	}
+	if cfg.VoidWorkers == 0 {
+		cfg.VoidWorkers = 10
+	}
+	if cfg.VoidBackoff == 0 {
+		cfg.VoidBackoff = time.Second
+	}
 	workers := river.NewWorkers()
 	addSweepWorkers(workers, &deps{app: app, log: cfg.Logger, sweepFailures: newSweepFailures(cfg.Metrics)})
 	policy, err := webhook.NewAddressPolicy(cfg.WebhookAllowedCIDRs)
@@ -110,6 +131,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 		dw.jitter = nil
 	}
 	river.AddWorker(workers, dw)
+	river.AddWorker(workers, &voidWorker{provider: app.Provider, log: cfg.Logger, backoff: cfg.VoidBackoff, jitter: !cfg.NoJitter})
 	if cfg.Register != nil {
 		cfg.Register(workers)
 	}
@@ -122,6 +144,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault:  {MaxWorkers: cfg.Workers},
 			enq.DeliveryQueue(): {MaxWorkers: cfg.DeliveryWorkers},
+			enq.VoidQueue():     {MaxWorkers: cfg.VoidWorkers},
 		},
 		Workers: workers,
 		// The default of kinds that set none; deliveries and sweeps set

@@ -47,7 +47,7 @@ func TestJobInRolledBackTransactionNeverRuns(t *testing.T) {
 			app := sqldbtest.Services(db, nil)
 			var mu sync.Mutex
 			ran := map[string]bool{}
-			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db},
+			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
 				jobs.Config{PollInterval: 20 * time.Millisecond, NoPeriodic: true, Register: func(w *river.Workers) {
 					river.AddWorker(w, &probeWorker{mu: &mu, ran: ran})
 				}})

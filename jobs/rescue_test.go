@@ -105,7 +105,7 @@ func TestDeliveryOfADeadInstanceIsRescued(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db},
+			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
 				jobs.Config{PollInterval: 50 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8"})
 			if err != nil {
 				t.Fatal(err)

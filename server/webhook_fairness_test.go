@@ -68,7 +68,7 @@ func TestSlowCompanyDoesNotDelayOthers(t *testing.T) {
 		}
 		b.send(b.sandbox.URL, b.otherToken, "POST", "/external_api/v1/webhooks", map[string]any{"name": "healthy", "url": healthy.srv.URL + "/ok",
 			"entity": "order", "events": []string{"in_progress"}, "verb": "post"}, nil).want(t, 201)
-		q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db}, jobs.Config{Clock: b.clock,
+		q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
 			PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, NoJitter: true,
 			DeliveryWorkers: workers, DeliveriesPerCompany: share})
 		if err != nil {

@@ -142,7 +142,7 @@ func (rc *receiver) receipts() []receipt {
 // startJobs runs the job queue against the bundle's database.
 func (b *bundle) startJobs(t *testing.T, cidrs string, timeout time.Duration) {
 	t.Helper()
-	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db}, jobs.Config{Clock: b.clock,
+	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
 		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: cidrs, WebhookTimeout: timeout, NoJitter: true})
 	if err != nil {
 		t.Fatal(err)

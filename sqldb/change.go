@@ -65,6 +65,9 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 				return err
 			}
 		}
+		// Queued with the change, so a payment is voided at its provider
+		// exactly when its cancelation committed.
+		tx.enqueueVoids(c.Voids)
 		return writeEvents(ctx, tx, c.Events)
 	}))
 }

@@ -13,8 +13,17 @@ import (
 	"parcela/sqldb/sqldbtest"
 )
 
-// jobRecorder stands in for River, recording the deliveries queued.
-type jobRecorder struct{ ids []string }
+// jobRecorder stands in for River, recording the deliveries and voids
+// queued.
+type jobRecorder struct {
+	ids   []string
+	voids []parcela.CancelRequest
+}
+
+func (r *jobRecorder) EnqueueVoids(_ context.Context, _ *sqldb.Tx, voids []parcela.CancelRequest) error {
+	r.voids = append(r.voids, voids...)
+	return nil
+}
 
 func (r *jobRecorder) EnqueueDeliveries(_ context.Context, _ *sqldb.Tx, jobs []sqldb.DeliveryJob) error {
 	for _, j := range jobs {

@@ -172,7 +172,8 @@ func (db *DB) runSavepoint(tx *Tx, j *writeJob) (fatal error) {
 		j.err = err
 		return err
 	}
-	tx.jobs, tx.hooks = nil, nil
+	tx.dropJobs()
+	tx.hooks = nil
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -181,7 +182,7 @@ func (db *DB) runSavepoint(tx *Tx, j *writeJob) (fatal error) {
 		}()
 		j.err = db.inSavepoint(tx, j)
 	}()
-	tx.jobs = nil // a failed job's queue goes with its savepoint
+	tx.dropJobs() // a failed job's queue goes with its savepoint
 	if j.err == nil && j.panicked == nil {
 		if _, err := tx.sqlTx.ExecContext(context.Background(), `RELEASE request`); err != nil {
 			j.err = err
@@ -199,7 +200,7 @@ func (db *DB) runSavepoint(tx *Tx, j *writeJob) (fatal error) {
 }
 
 // inSavepoint is tryTx's work for one transaction of a batch: fn, its
-// delivery jobs and its idempotent response, all before the shared commit.
+// jobs and its idempotent response, all before the shared commit.
 func (db *DB) inSavepoint(tx *Tx, j *writeJob) error {
 	if err := j.fn(tx); err != nil {
 		return err

@@ -20,9 +20,13 @@ import (
 
 const raceRounds = 30
 
-// quietEnqueuer takes the delivery jobs of the races' transactions; no
-// webhook subscribes, so there are none.
+// quietEnqueuer takes the jobs of the races' transactions: no webhook
+// subscribes, so there are no deliveries, and the voids go nowhere.
 type quietEnqueuer struct{}
+
+func (quietEnqueuer) EnqueueVoids(context.Context, *sqldb.Tx, []parcela.CancelRequest) error {
+	return nil
+}
 
 func (quietEnqueuer) EnqueueDeliveries(context.Context, *sqldb.Tx, []sqldb.DeliveryJob) error {
 	return nil

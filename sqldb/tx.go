@@ -18,6 +18,9 @@ import (
 // committed. The jobs package implements it over River.
 type Enqueuer interface {
 	EnqueueDeliveries(ctx context.Context, tx *Tx, jobs []DeliveryJob) error
+	// EnqueueVoids inserts one job per payment to void at its provider
+	// (parcela.Change.Voids).
+	EnqueueVoids(ctx context.Context, tx *Tx, voids []parcela.CancelRequest) error
 }
 
 // DeliveryJob asks for one attempt of a delivery at At (nil: now).
@@ -41,7 +44,8 @@ type Tx struct {
 	pgxTx pgx.Tx
 	done  bool
 
-	jobs []DeliveryJob
+	jobs  []DeliveryJob
+	voids []parcela.CancelRequest
 	// hooks caches the subscriptions fan-out looked up in this transaction.
 	hooks map[string][]subscription
 }
@@ -87,6 +91,13 @@ func (tx *Tx) PgxTx() pgx.Tx { return tx.pgxTx }
 // transaction at commit time.
 func (tx *Tx) enqueueDelivery(j DeliveryJob) { tx.jobs = append(tx.jobs, j) }
 
+// enqueueVoids queues the jobs that void payments at their provider, to be
+// inserted with this transaction at commit time.
+func (tx *Tx) enqueueVoids(v []parcela.CancelRequest) { tx.voids = append(tx.voids, v...) }
+
+// dropJobs forgets the queued jobs (a savepoint's, rolled back or done).
+func (tx *Tx) dropJobs() { tx.jobs, tx.voids = nil, nil }
+
 // Commit inserts the queued jobs and commits. Without an enqueuer (tools
 // that only read or seed) queued jobs are an error, never silently dropped.
 func (tx *Tx) Commit(ctx context.Context) error {
@@ -107,16 +118,23 @@ func (tx *Tx) Commit(ctx context.Context) error {
 
 // enqueueJobs inserts the queued jobs in the transaction.
 func (tx *Tx) enqueueJobs(ctx context.Context) error {
-	if len(tx.jobs) == 0 {
+	if len(tx.jobs) == 0 && len(tx.voids) == 0 {
 		return nil
 	}
 	if tx.db.enqueuer == nil {
 		return errors.New("jobs queued but no job queue is configured")
 	}
-	if err := tx.db.enqueuer.EnqueueDeliveries(ctx, tx, tx.jobs); err != nil {
-		return fmt.Errorf("insert jobs: %w", err)
+	if len(tx.jobs) > 0 {
+		if err := tx.db.enqueuer.EnqueueDeliveries(ctx, tx, tx.jobs); err != nil {
+			return fmt.Errorf("insert jobs: %w", err)
+		}
 	}
-	tx.jobs = nil
+	if len(tx.voids) > 0 {
+		if err := tx.db.enqueuer.EnqueueVoids(ctx, tx, tx.voids); err != nil {
+			return fmt.Errorf("insert void jobs: %w", err)
+		}
+	}
+	tx.dropJobs()
 	return nil
 }
 
