@@ -1,7 +1,8 @@
-// Package jobs runs parcela's background work on River: webhook delivery and
-// the periodic sweeps. Each job's arguments live beside their worker. Jobs
-// are inserted in the same transaction as the change that causes them
-// (Enqueuer), so a job exists exactly when its cause committed.
+// Package jobs runs parcela's background work on River: webhook delivery,
+// voids of canceled payments at the provider, and the periodic sweeps. Each
+// job's arguments live beside their worker. Jobs are inserted in the same
+// transaction as the change that causes them (Enqueuer), so a job exists
+// exactly when its cause committed.
 package jobs
 
 import (

@@ -39,8 +39,9 @@ type Config struct {
 	// Clock times the rows the store writes on its own account (companies,
 	// tokens, idempotency keys, delivery attempts). Default: the system clock.
 	Clock parcela.Clock
-	// Enqueuer inserts the jobs of a transaction's new deliveries inside
-	// it. Without one, a transaction that creates deliveries fails.
+	// Enqueuer inserts the jobs of a transaction's new deliveries, and
+	// the voids of the payments it cancels, inside it. Without one, a
+	// transaction that queues a job fails.
 	Enqueuer Enqueuer
 	// Fault is for crash tests only: it runs at each FaultPoint of a
 	// transaction that stores an idempotent response, where a test kills

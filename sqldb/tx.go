@@ -14,8 +14,9 @@ import (
 )
 
 // Enqueuer inserts the jobs that deliver a transaction's new deliveries,
-// inside that transaction, so a job exists if and only if its delivery
-// committed. The jobs package implements it over River.
+// and that void the payments it canceled at their provider, inside that
+// transaction, so a job exists if and only if its cause committed. The
+// jobs package implements it over River.
 type Enqueuer interface {
 	EnqueueDeliveries(ctx context.Context, tx *Tx, jobs []DeliveryJob) error
 	// EnqueueVoids inserts one job per payment to void at its provider
