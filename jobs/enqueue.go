@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -34,8 +33,8 @@ type Enqueuer struct {
 
 // NewEnqueuer returns an enqueuer that puts deliveries on deliveryQueue
 // (DeliveryQueue when empty; tests sharing one PostgreSQL database each
-// work their own), and voids on VoidQueue with deliveryQueue's suffix
-// after DeliveryQueue, so such a test works its own voids too.
+// work their own), and voids on VoidQueue (deliveryQueue + "_voids"
+// beside another delivery queue, so such a test works its own voids too).
 func NewEnqueuer(deliveryQueue string) (*Enqueuer, error) {
 	if deliveryQueue == "" {
 		deliveryQueue = DeliveryQueue
@@ -49,7 +48,10 @@ func NewEnqueuer(deliveryQueue string) (*Enqueuer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job enqueuer: %w", err)
 	}
-	voids := VoidQueue + strings.TrimPrefix(deliveryQueue, DeliveryQueue)
+	voids := VoidQueue
+	if deliveryQueue != DeliveryQueue {
+		voids = deliveryQueue + "_voids"
+	}
 	return &Enqueuer{queue: deliveryQueue, voids: voids, sqlite: lite, pgx: pg}, nil
 }
 

@@ -28,8 +28,9 @@ type VoidArgs struct {
 func (VoidArgs) Kind() string { return "void_payment" }
 
 const (
-	// voidTimeout bounds one call to the provider.
-	voidTimeout = 30 * time.Second
+	// voidTimeout bounds one call to the provider: under rescueAfter, so
+	// River's rescuer never takes a live void for a dead one.
+	voidTimeout = 15 * time.Second
 	// maxVoidBackoff caps the wait between attempts: a provider back
 	// after a long outage is called again within the hour.
 	maxVoidBackoff = time.Hour

@@ -27,3 +27,11 @@ func TestVoidBackoff(t *testing.T) {
 		t.Error("a void is given up on")
 	}
 }
+
+// A void still running is never taken for a dead process's.
+func TestVoidTimeoutUnderRescue(t *testing.T) {
+	t.Parallel()
+	if (&voidWorker{}).Timeout(nil) >= rescueAfter {
+		t.Fatalf("a void may run %v, but River rescues a job after %v", voidTimeout, rescueAfter)
+	}
+}
