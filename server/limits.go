@@ -16,9 +16,9 @@ import (
 // shares it: the store on PostgreSQL, so that a limit of 10 a second is 10
 // a second across all instances, not 10 each.
 type RateCounter interface {
-	// CountHit adds one hit to bucket's window [start, end) and returns
-	// the hits counted in it so far.
-	CountHit(ctx context.Context, bucket string, start, end time.Time) (int64, error)
+	// AddHits adds n hits to bucket's window [start, end) and returns the
+	// hits counted in it so far, n included.
+	AddHits(ctx context.Context, bucket string, start, end time.Time, n int64) (int64, error)
 	// DeleteEndedRateWindows deletes the windows that ended by t.
 	DeleteEndedRateWindows(ctx context.Context, t time.Time) (int, error)
 }
@@ -27,6 +27,14 @@ type RateCounter interface {
 // second, or longer for rates below one a second. The count is shared
 // through a RateCounter when there is one, and kept in this process
 // otherwise (or while the shared counter fails).
+//
+// A shared count is claimed a tenth of the limit at a time (claim): the
+// instance spends its claim without asking the database again, so a
+// limit of 100 a second costs ten statements a second, not a hundred. An
+// instance never lets through more than it was granted, so the instances
+// together never exceed the limit; a claim left unspent when its window
+// ends is lost, so with several instances a key may get up to a claim
+// less per instance than its limit.
 //
 // Fixed windows, not a token bucket: a refused request takes nothing from
 // the key's allowance, so a flood of concurrent requests still gets the
@@ -42,10 +50,13 @@ type limiter struct {
 	shared RateCounter
 	now    func() time.Time
 
-	mu    sync.Mutex
-	start int64               // current window, in ms since the epoch
-	hits  map[string]int64    // local counts of the current window
-	full  map[string]struct{} // keys refused in the current window
+	claim int64 // hits claimed from the shared count at a time
+
+	mu      sync.Mutex
+	start   int64               // current window, in ms since the epoch
+	hits    map[string]int64    // local counts of the current window
+	granted map[string]int64    // claimed from the shared count and not yet spent
+	full    map[string]struct{} // keys refused in the current window
 
 	swept    atomic.Int64 // when ended windows were last deleted (ms)
 	warnedAt atomic.Int64 // when a failing shared counter was last logged (ms)
@@ -57,12 +68,14 @@ func newLimiter(prefix string, perSecond float64, shared RateCounter) *limiter {
 	if perSecond <= 0 {
 		return nil
 	}
-	l := &limiter{prefix: prefix, window: time.Second, shared: shared, now: time.Now, hits: map[string]int64{}, full: map[string]struct{}{}}
+	l := &limiter{prefix: prefix, window: time.Second, shared: shared, now: time.Now,
+		hits: map[string]int64{}, granted: map[string]int64{}, full: map[string]struct{}{}}
 	if perSecond >= 1 {
 		l.max = int64(perSecond)
 	} else {
 		l.max, l.window = 1, time.Duration(math.Ceil(1/perSecond))*time.Second
 	}
+	l.claim = max(1, l.max/10)
 	return l
 }
 
@@ -76,32 +89,66 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 	start := now.UnixMilli() - now.UnixMilli()%l.window.Milliseconds()
 	end := start + l.window.Milliseconds()
 	bucket := l.prefix + key
-	hits := int64(-1)
+	refuse := func() (time.Duration, bool) {
+		l.full[bucket] = struct{}{}
+		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+	}
+	l.mu.Lock()
+	l.roll(start)
+	if _, full := l.full[bucket]; full {
+		defer l.mu.Unlock()
+		return refuse()
+	}
+	if l.shared != nil && l.granted[bucket] > 0 {
+		l.granted[bucket]--
+		l.mu.Unlock()
+		return 0, true
+	}
+	l.mu.Unlock()
+
 	if l.shared != nil {
-		n, err := l.shared.CountHit(ctx, bucket, time.UnixMilli(start), time.UnixMilli(end))
+		total, err := l.shared.AddHits(ctx, bucket, time.UnixMilli(start), time.UnixMilli(end), l.claim)
 		if err == nil {
-			hits = n
 			l.sweep(ctx, log, start)
+			grant := max(0, min(l.claim, l.max-(total-l.claim)))
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.start != start { // the window ended meanwhile: the rest of its claim is lost
+				if grant > 0 {
+					return 0, true
+				}
+				return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+			}
+			// Concurrent requests claim together: a claim that came too late
+			// for a grant of its own spends what the others were granted.
+			if l.granted[bucket] += grant; l.granted[bucket] == 0 {
+				return refuse()
+			}
+			l.granted[bucket]--
+			return 0, true
 		} else if ctx.Err() == nil {
 			l.warn(log, start, err)
 		}
 	}
+	// No shared count, or it failed: this instance counts on its own.
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.roll(start)
+	if l.hits[bucket]++; l.hits[bucket] > l.max {
+		return refuse()
+	}
+	return 0, true
+}
+
+// roll starts the window beginning at start when it is later than the
+// current one. l.mu is held.
+func (l *limiter) roll(start int64) {
 	if start > l.start {
 		l.start = start
 		clear(l.hits)
+		clear(l.granted)
 		clear(l.full)
 	}
-	if hits < 0 {
-		l.hits[bucket]++
-		hits = l.hits[bucket]
-	}
-	if hits > l.max {
-		l.full[bucket] = struct{}{}
-		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
-	}
-	return 0, true
 }
 
 // exhausted tells, without counting, whether key was refused in the

@@ -161,8 +161,8 @@ type checkedCounter struct {
 	t *testing.T
 }
 
-func (c *checkedCounter) CountHit(ctx context.Context, bucket string, start, end time.Time) (int64, error) {
-	n, err := c.RateCounter.CountHit(ctx, bucket, start, end)
+func (c *checkedCounter) AddHits(ctx context.Context, bucket string, start, end time.Time, hits int64) (int64, error) {
+	n, err := c.RateCounter.AddHits(ctx, bucket, start, end, hits)
 	if err != nil {
 		c.t.Errorf("count hit: %v", err)
 	}

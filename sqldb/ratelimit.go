@@ -5,14 +5,15 @@ import (
 	"time"
 )
 
-// CountHit adds one hit to bucket's window [start, end) and returns the hits
-// counted in it so far. It is one atomic upsert, so every instance on the
-// database counts against the same row: a limit holds across instances.
-func (db *DB) CountHit(ctx context.Context, bucket string, start, end time.Time) (int64, error) {
+// AddHits adds n hits to bucket's window [start, end) and returns the hits
+// counted in it so far, n included. It is one atomic upsert, so every
+// instance on the database counts against the same row: a limit holds
+// across instances.
+func (db *DB) AddHits(ctx context.Context, bucket string, start, end time.Time, n int64) (int64, error) {
 	var hits int64
-	err := runner{db.write, db.binder}.queryRow(ctx, `INSERT INTO rate_windows (bucket, window_start, hits, expires_at) VALUES (?, ?, 1, ?)
-		ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + 1 RETURNING hits`,
-		bucket, ms64(start), ms64(end)).Scan(&hits)
+	err := runner{db.write, db.binder}.queryRow(ctx, `INSERT INTO rate_windows (bucket, window_start, hits, expires_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + excluded.hits RETURNING hits`,
+		bucket, ms64(start), n, ms64(end)).Scan(&hits)
 	return hits, failed("count a rate-limited request", err)
 }
 

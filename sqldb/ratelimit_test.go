@@ -13,7 +13,7 @@ import (
 // Concurrent hits of one window each get their own count, on every engine:
 // the upsert is atomic, so instances sharing the database share the limit.
 // Ended windows are deleted, current ones kept.
-func TestCountHit(t *testing.T) {
+func TestAddHits(t *testing.T) {
 	t.Parallel()
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := t.Context()
@@ -25,7 +25,7 @@ func TestCountHit(t *testing.T) {
 		var wg sync.WaitGroup
 		for range 20 {
 			wg.Go(func() {
-				n, err := db.CountHit(ctx, bucket, start, end)
+				n, err := db.AddHits(ctx, bucket, start, end, 1)
 				if err != nil {
 					t.Error(err)
 					return
@@ -42,16 +42,16 @@ func TestCountHit(t *testing.T) {
 				t.Fatalf("counts %v, want 1 to 20 once each", got)
 			}
 		}
-		if n, err := db.CountHit(ctx, bucket, end, end.Add(time.Second)); err != nil || n != 1 {
+		if n, err := db.AddHits(ctx, bucket, end, end.Add(time.Second), 1); err != nil || n != 1 {
 			t.Fatalf("the next window starts at %d (%v)", n, err)
 		}
 		if _, err := db.DeleteEndedRateWindows(ctx, end); err != nil {
 			t.Fatal(err)
 		}
-		if n, err := db.CountHit(ctx, bucket, start, end); err != nil || n != 1 {
+		if n, err := db.AddHits(ctx, bucket, start, end, 1); err != nil || n != 1 {
 			t.Fatalf("an ended window was kept: %d (%v)", n, err)
 		}
-		if n, err := db.CountHit(ctx, bucket, end, end.Add(time.Second)); err != nil || n != 2 {
+		if n, err := db.AddHits(ctx, bucket, end, end.Add(time.Second), 1); err != nil || n != 2 {
 			t.Fatalf("the current window was deleted: %d (%v)", n, err)
 		}
 	})
