@@ -127,7 +127,9 @@ func (m *memoryCounter) AddHits(_ context.Context, bucket string, start, _ time.
 	return m.hits[k], nil
 }
 
-func (m *memoryCounter) DeleteEndedRateWindows(context.Context, time.Time) (int, error) { return 0, nil }
+func (m *memoryCounter) DeleteEndedRateWindows(context.Context, time.Time) (int, error) {
+	return 0, nil
+}
 
 // A shared limit is claimed a tenth at a time: 100 a second costs the
 // database ten statements, lets exactly 100 through on one instance, and
