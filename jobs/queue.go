@@ -132,7 +132,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 		dw.jitter = nil
 	}
 	river.AddWorker(workers, dw)
-	river.AddWorker(workers, &voidWorker{provider: app.Provider, log: cfg.Logger, backoff: cfg.VoidBackoff, jitter: !cfg.NoJitter})
+	river.AddWorker(workers, &voidWorker{provider: app.Provider, log: cfg.Logger, failures: newVoidFailures(cfg.Metrics), backoff: cfg.VoidBackoff, jitter: !cfg.NoJitter})
 	if cfg.Register != nil {
 		cfg.Register(workers)
 	}

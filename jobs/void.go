@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
 	"parcela"
@@ -47,7 +48,8 @@ type voidWorker struct {
 	river.WorkerDefaults[VoidArgs]
 	provider parcela.PaymentProvider
 	log      *slog.Logger
-	backoff  time.Duration // before the first retry; doubles after each
+	failures prometheus.Counter // failed attempts, each retried
+	backoff  time.Duration      // before the first retry; doubles after each
 	jitter   bool
 }
 
@@ -56,6 +58,7 @@ func (w *voidWorker) Timeout(*river.Job[VoidArgs]) time.Duration { return voidTi
 func (w *voidWorker) Work(ctx context.Context, job *river.Job[VoidArgs]) error {
 	err := w.provider.Cancel(ctx, parcela.CancelRequest{PaymentID: job.Args.PaymentID, Environment: job.Args.Environment})
 	if err != nil {
+		w.failures.Inc()
 		w.log.Warn("void at the payment provider failed; it is retried", "payment_id", job.Args.PaymentID,
 			"environment", string(job.Args.Environment), "attempt", job.Attempt, "error", err.Error())
 	}
@@ -74,6 +77,20 @@ func (w *voidWorker) NextRetry(job *river.Job[VoidArgs]) time.Time {
 		d += time.Duration(rand.Int64N(int64(d)/5+1)) - d/10
 	}
 	return time.Now().Add(d)
+}
+
+// newVoidFailures counts failed voids, registered with reg when there is
+// one: an operator sees a provider that refuses to cancel before a
+// canceled boleto is paid.
+func newVoidFailures(reg prometheus.Registerer) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "parcela_provider_void_failures_total",
+		Help: "Attempts to void a canceled payment at the payment provider that failed (each retried with backoff until it succeeds).",
+	})
+	if reg != nil {
+		reg.MustRegister(c)
+	}
+	return c
 }
 
 // voidInsertOpts are a void job's options: its queue, and attempts enough

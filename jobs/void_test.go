@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"parcela"
 	"parcela/jobs"
 	"parcela/sqldb"
@@ -52,8 +54,9 @@ func TestVoidWorkerRetriesUntilTheProviderCancels(t *testing.T) {
 			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: enq})
 			app := sqldbtest.Services(db, nil)
 			provider := &flakyProvider{failures: 2}
+			reg := prometheus.NewRegistry()
 			q, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: provider},
-				jobs.Config{PollInterval: 20 * time.Millisecond, NoPeriodic: true, NoJitter: true, VoidBackoff: 10 * time.Millisecond})
+				jobs.Config{PollInterval: 20 * time.Millisecond, NoPeriodic: true, NoJitter: true, VoidBackoff: 10 * time.Millisecond, Metrics: reg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,6 +98,19 @@ func TestVoidWorkerRetriesUntilTheProviderCancels(t *testing.T) {
 				if c != want {
 					t.Fatalf("called with %+v, want %+v", c, want)
 				}
+			}
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := -1.0
+			for _, mf := range mfs {
+				if mf.GetName() == "parcela_provider_void_failures_total" {
+					failed = mf.GetMetric()[0].GetCounter().GetValue()
+				}
+			}
+			if failed != 2 {
+				t.Fatalf("%v void failures counted, want 2", failed)
 			}
 		})
 	}
