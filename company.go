@@ -127,14 +127,14 @@ func (c *Company) Validate() error {
 			c.Phone = &digits
 		}
 	}
-	checkRate(&v, "max_interest_rate", c.MaxInterestRate, MustRate("1"))
-	checkRate(&v, "min_down_payment_rate", c.MinDownPaymentRate, MustRate("1"))
-	checkRate(&v, "registration_fee", c.RegistrationFee, MustRate("1"))
+	checkRate(&v, "max_interest_rate", c.MaxInterestRate, rateOne)
+	checkRate(&v, "min_down_payment_rate", c.MinDownPaymentRate, rateOne)
+	checkRate(&v, "registration_fee", c.RegistrationFee, rateOne)
 	checkRate(&v, "fine_rate", c.FineRate, MaxFineRate)
 	checkRate(&v, "monthly_interest_rate", c.MonthlyInterestRate, MaxLateInterestRate)
 	switch c.TakeRateType {
 	case "percentage":
-		checkRate(&v, "take_rate_value", c.TakeRateValue, MustRate("1"))
+		checkRate(&v, "take_rate_value", c.TakeRateValue, rateOne)
 	case "absolute":
 		checkRateCents(&v, "take_rate_value", c.TakeRateValue)
 	default:

@@ -221,7 +221,7 @@ func buildPaymentConfiguration(v *Validation, at string, r PaymentConfigurationR
 	}
 	if r.RegistrationFee != nil {
 		pc.RegistrationFee = *r.RegistrationFee
-		checkRate(v, at+"registration_fee", pc.RegistrationFee, MustRate("1"))
+		checkRate(v, at+"registration_fee", pc.RegistrationFee, rateOne)
 	}
 	// The platform's fee is the operator's, set on the company: a seller
 	// cannot name its own (the configuration takes the company's).
@@ -309,7 +309,7 @@ func buildFinanced(v *Validation, at string, r PaymentConfigurationRequest, pc *
 	}
 	if r.InterestRate != nil {
 		pc.InterestRate = *r.InterestRate
-		if checkRate(v, at+"interest_rate", pc.InterestRate, MustRate("1")) && pc.InterestRate.Cmp(c.MaxInterestRate) > 0 {
+		if checkRate(v, at+"interest_rate", pc.InterestRate, rateOne) && pc.InterestRate.Cmp(c.MaxInterestRate) > 0 {
 			v.Add(at+"interest_rate", "too_large", "must be at most the company maximum of "+c.MaxInterestRate.String())
 		}
 	}
@@ -346,10 +346,10 @@ func buildFinanced(v *Validation, at string, r PaymentConfigurationRequest, pc *
 func downPaymentRules(v *Validation, field string, t DownPaymentType, value Rate, c *Company, amount int64) {
 	var cents int64
 	if t == DownPaymentPercentage {
-		if !checkRate(v, field, value, MustRate("1")) {
+		if !checkRate(v, field, value, rateOne) {
 			return
 		}
-		if value.Cmp(MustRate("1")) >= 0 {
+		if value.Cmp(rateOne) >= 0 {
 			v.Add(field, "too_large", "must be a fraction below 1 (0.2 is 20%)")
 			return
 		}

@@ -234,3 +234,7 @@ func checkRateCents(v *Validation, field string, r Rate) bool {
 	}
 	return false
 }
+
+// rateOne is 100%, the bound of most rates, parsed once: plans check their
+// rates on every preview of the offer page.
+var rateOne = MustRate("1")

@@ -202,7 +202,7 @@ func (in ScheduleInput) validate() error {
 		return Errorf(EINVALID, "amount must be positive")
 	case in.AmountCents > MaxAmountCents:
 		return Errorf(EINVALID, "amount must be at most %d cents", int64(MaxAmountCents))
-	case !checkRate(&v, "registration fee", in.RegistrationFee, MustRate("1")):
+	case !checkRate(&v, "registration fee", in.RegistrationFee, rateOne):
 		return Errorf(EINVALID, "%s %s", v.Fields[0].Field, v.Fields[0].Message)
 	case in.ExpiresIn < 0:
 		return Errorf(EINVALID, "expiry can not be negative")
@@ -218,7 +218,7 @@ func (in ScheduleInput) validate() error {
 		return Errorf(EINVALID, "a financed plan needs at least 2 installments")
 	case in.DueDay < 1 || in.DueDay > 31:
 		return Errorf(EINVALID, "due day must be between 1 and 31")
-	case !checkRate(&v, "interest rate", in.InterestRate, MustRate("1")):
+	case !checkRate(&v, "interest rate", in.InterestRate, rateOne):
 		return Errorf(EINVALID, "%s %s", v.Fields[0].Field, v.Fields[0].Message)
 	case in.DownPaymentValue.IsNegative():
 		return Errorf(EINVALID, "down payment can not be negative")
@@ -235,7 +235,7 @@ func (in ScheduleInput) downPaymentCents() (int64, error) {
 	var v Validation
 	switch in.DownPaymentType {
 	case DownPaymentPercentage:
-		if !checkRate(&v, "down payment", in.DownPaymentValue, MustRate("1")) {
+		if !checkRate(&v, "down payment", in.DownPaymentValue, rateOne) {
 			return 0, Errorf(EINVALID, "%s %s", v.Fields[0].Field, v.Fields[0].Message)
 		}
 		return in.DownPaymentValue.MulCents(in.AmountCents), nil
