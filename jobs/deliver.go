@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -73,17 +72,8 @@ func (w *deliverWorker) Timeout(*river.Job[DeliveryArgs]) time.Duration {
 	return deliveryTimeout
 }
 
-// Envelope is the body of every notification; appendEnvelope writes it.
-type Envelope struct {
-	ID         string          `json:"id"`
-	Entity     string          `json:"entity"`
-	Event      string          `json:"event"`
-	APIVersion string          `json:"api_version"`
-	CreatedAt  string          `json:"created_at"`
-	Data       json.RawMessage `json:"data"`
-}
-
-// appendEnvelope appends e's Envelope to b as JSON. The event's data goes
+// appendEnvelope appends e's envelope, the body of every notification
+// (id, entity, event, api_version, created_at, data), to b as JSON. The event's data goes
 // in as stored: the domain marshalled it, so it is valid compact JSON, and
 // json.Marshal would only scan and copy it again on every attempt.
 func appendEnvelope(b []byte, e *parcela.Event) []byte {

@@ -43,3 +43,14 @@ func jsonEqual(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// Envelope is the notification body as encoding/json would write it: the
+// oracle appendEnvelope is checked against.
+type Envelope struct {
+	ID         string          `json:"id"`
+	Entity     string          `json:"entity"`
+	Event      string          `json:"event"`
+	APIVersion string          `json:"api_version"`
+	CreatedAt  string          `json:"created_at"`
+	Data       json.RawMessage `json:"data"`
+}

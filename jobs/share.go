@@ -66,13 +66,6 @@ func newCompanyShares(limit, workers int, jitter bool) *companyShares {
 	return &companyShares{limit: limit, burst: max(limit, workers/2), jitter: jitter, byKey: map[string]*companyShare{}}
 }
 
-// acquire takes one of key's places at now. When they are all taken it
-// returns false and how long to snooze.
-func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration) {
-	ok, wait, _ := c.take(key, now, false)
-	return ok, wait
-}
-
 // await takes one of key's places, waiting for one while its company's
 // attempts are fast, and returns when it took it (release wants that
 // instant back). When none came it returns false and how long to snooze.

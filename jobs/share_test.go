@@ -124,3 +124,10 @@ func TestCompanySharesAwait(t *testing.T) {
 		t.Fatalf("a slow company: %v, snooze %v", ok, wait)
 	}
 }
+
+// acquire takes one of key's places at now, never waiting. When they are
+// all taken it returns false and how long to snooze.
+func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration) {
+	ok, wait, _ := c.take(key, now, false)
+	return ok, wait
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"parcela"
@@ -18,10 +19,12 @@ import (
 // it, its next tokens are not even looked up until the window ends.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := addressKey(clientAddress(r, s.trustedProxies))
+		// The address is read (and hashed) only on the paths that count it:
+		// a request with a valid cached token never needs it.
+		addrKey := sync.OnceValue(func() string { return addressKey(clientAddress(r, s.trustedProxies)) })
 		token, ok := bearerToken(r.Header.Get("Authorization"))
 		if !ok {
-			if s.refuseAddress(w, r, addr) {
+			if s.refuseAddress(w, r, addrKey()) {
 				return
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela"`)
@@ -30,13 +33,13 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		t, cached := s.tokens.cached(token)
 		if !cached {
-			if wait, full := s.unauthenticated.exhausted(addr); full {
+			if wait, full := s.unauthenticated.exhausted(addrKey()); full {
 				s.tooMany(w, r, wait, unauthenticatedMessage)
 				return
 			}
 			var err error
 			if t, err = s.tokens.lookup(r.Context(), token); err != nil {
-				if parcela.ErrorCode(err) == parcela.EUNAUTHORIZED && s.refuseAddress(w, r, addr) {
+				if parcela.ErrorCode(err) == parcela.EUNAUTHORIZED && s.refuseAddress(w, r, addrKey()) {
 					return
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
@@ -45,7 +48,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 		}
 		if t.Environment != s.env {
-			if s.refuseAddress(w, r, addr) {
+			if s.refuseAddress(w, r, addrKey()) {
 				return
 			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)

@@ -12,12 +12,8 @@ import (
 
 // CompanyBySlug returns the company whose offer links carry slug.
 func (db *DB) CompanyBySlug(ctx context.Context, slug string) (*parcela.Company, error) {
-	var id string
-	err := db.reader.queryRow(ctx, `SELECT id FROM companies WHERE slug = ?`, slug).Scan(&id)
-	if err != nil {
-		return nil, failed("read company", notFound(err, "company"))
-	}
-	return db.Company(ctx, id)
+	c, err := companyWhere(ctx, db.reader, "slug", slug)
+	return c, failed("read company", err)
 }
 
 // OrderKey returns an order's owner and access code.

@@ -86,8 +86,14 @@ func (db *DB) Company(ctx context.Context, id string) (*parcela.Company, error) 
 }
 
 func companyByID(ctx context.Context, r runner, id string) (*parcela.Company, error) {
+	return companyWhere(ctx, r, "id", id)
+}
+
+// companyWhere reads the company whose unique column (id or slug) is value,
+// with its address.
+func companyWhere(ctx context.Context, r runner, column, value string) (*parcela.Company, error) {
 	var c parcela.Company
-	addressID, err := scanCompany(r.queryRow(ctx, `SELECT `+companyColumns+` FROM companies WHERE id = ?`, id), &c)
+	addressID, err := scanCompany(r.queryRow(ctx, `SELECT `+companyColumns+` FROM companies WHERE `+column+` = ?`, value), &c)
 	if err != nil {
 		return nil, notFound(err, "company")
 	}

@@ -219,3 +219,7 @@ func (db *DB) Close() error {
 
 // pgxConn is what a pgx connection reached through database/sql offers.
 type pgxConn interface{ Conn() *pgx.Conn }
+
+// writer runs single statements on the write pool, outside any
+// transaction: each commits on its own.
+func (db *DB) writer() runner { return runner{db.write, db.binder} }

@@ -36,7 +36,7 @@ func TestErrorBoundary(t *testing.T) {
 			}
 			t.Cleanup(func() { db.Close() })
 			table := "boundary_" + strings.ReplaceAll(parcela.NewID(), "-", "")
-			w := runner{db.write, db.binder}
+			w := db.writer()
 			if _, err := w.exec(ctx, `CREATE TABLE `+table+` (id TEXT PRIMARY KEY, slug TEXT UNIQUE)`); err != nil {
 				t.Fatal(err)
 			}

@@ -208,20 +208,7 @@ func (db *DB) inSavepoint(tx *Tx, j *writeJob) error {
 	if err := tx.enqueueJobs(j.ctx); err != nil {
 		return err
 	}
-	req, resp, err := parcela.IdempotentAnswer(j.ctx)
-	if err != nil {
-		return err
-	}
-	if req != nil {
-		stored, err := storeResponse(j.ctx, tx, req.Auth, req.Key, *resp, db.clock.Now())
-		if err != nil {
-			return err
-		}
-		if !stored {
-			return parcela.ErrIdempotencyKeyTaken
-		}
-		db.fault(j.ctx, BeforeCommit)
-		j.req, j.resp = req, resp
-	}
-	return nil
+	req, resp, err := db.storeAnswer(j.ctx, tx)
+	j.req, j.resp = req, resp
+	return err
 }

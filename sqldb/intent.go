@@ -23,7 +23,7 @@ func (db *DB) RecordIntent(ctx context.Context, in *parcela.PaymentIntent) error
 	args := []any{in.ID, in.CompanyID, string(in.Environment), in.BillID, in.Method, in.AmountCents, in.NossoNumero, in.State,
 		ms64(in.CreatedAt), ms64(in.UpdatedAt)}
 	if db.dialect == Postgres {
-		_, err := runner{db.write, db.binder}.exec(ctx, q, args...)
+		_, err := db.writer().exec(ctx, q, args...)
 		db.writes.note(ctx, err)
 		return failed("record payment intent", err)
 	}

@@ -18,7 +18,7 @@ func (db *DB) NextNossoNumero(ctx context.Context) (int64, error) {
 	defer db.numbersMu.Unlock()
 	if nb.next >= nb.end {
 		var end int64
-		w := runner{db.write, db.binder}
+		w := db.writer()
 		err := w.queryRow(ctx, `UPDATE counters SET value = value + ? WHERE name = 'nosso_numero' RETURNING value`, int64(numberBlockSize)).Scan(&end)
 		if err != nil {
 			return 0, failed("reserve boleto numbers", err)

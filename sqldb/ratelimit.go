@@ -11,7 +11,7 @@ import (
 // across instances.
 func (db *DB) AddHits(ctx context.Context, bucket string, start, end time.Time, n int64) (int64, error) {
 	var hits int64
-	err := runner{db.write, db.binder}.queryRow(ctx, `INSERT INTO rate_windows (bucket, window_start, hits, expires_at) VALUES (?, ?, ?, ?)
+	err := db.writer().queryRow(ctx, `INSERT INTO rate_windows (bucket, window_start, hits, expires_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_windows.hits + excluded.hits RETURNING hits`,
 		bucket, ms64(start), n, ms64(end)).Scan(&hits)
 	return hits, failed("count a rate-limited request", err)
@@ -19,7 +19,7 @@ func (db *DB) AddHits(ctx context.Context, bucket string, start, end time.Time, 
 
 // DeleteEndedRateWindows deletes the windows that ended by t.
 func (db *DB) DeleteEndedRateWindows(ctx context.Context, t time.Time) (int, error) {
-	res, err := runner{db.write, db.binder}.exec(ctx, `DELETE FROM rate_windows WHERE expires_at <= ?`, ms64(t))
+	res, err := db.writer().exec(ctx, `DELETE FROM rate_windows WHERE expires_at <= ?`, ms64(t))
 	if err != nil {
 		return 0, failed("delete ended rate windows", err)
 	}

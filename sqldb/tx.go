@@ -238,19 +238,9 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	req, resp, err := parcela.IdempotentAnswer(ctx)
+	req, resp, err := db.storeAnswer(ctx, tx)
 	if err != nil {
 		return err
-	}
-	if req != nil {
-		stored, err := storeResponse(ctx, tx, req.Auth, req.Key, *resp, db.clock.Now())
-		if err != nil {
-			return err
-		}
-		if !stored {
-			return parcela.ErrIdempotencyKeyTaken
-		}
-		db.fault(ctx, BeforeCommit)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return err
@@ -260,6 +250,26 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx *Tx) error) error {
 		db.fault(ctx, AfterCommit)
 	}
 	return nil
+}
+
+// storeAnswer stores in tx the response of the idempotent request ctx
+// carries, to commit with its writes, and returns it (nil, nil when the
+// request has no key). Another request's stored response under the key is
+// ErrIdempotencyKeyTaken.
+func (db *DB) storeAnswer(ctx context.Context, tx *Tx) (*parcela.IdempotentRequest, *parcela.IdempotentResponse, error) {
+	req, resp, err := parcela.IdempotentAnswer(ctx)
+	if err != nil || req == nil {
+		return nil, nil, err
+	}
+	stored, err := storeResponse(ctx, tx, req.Auth, req.Key, *resp, db.clock.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	if !stored {
+		return nil, nil, parcela.ErrIdempotencyKeyTaken
+	}
+	db.fault(ctx, BeforeCommit)
+	return req, resp, nil
 }
 
 // lockRows is the clause that locks the rows a SELECT reads, FOR SHARE or

@@ -58,25 +58,21 @@ type cardInstallment struct {
 
 // loadBill reads the path's bill for the code (from the query on GET, the
 // form on POST) and the offer it sells.
-func (h *Handler) loadBill(r *http.Request, code string) (*parcela.Bill, *parcela.Company, *parcela.Offer, error) {
+func (h *Handler) loadBill(r *http.Request, code string) (*parcela.Bill, *parcela.Offer, error) {
 	if code == "" {
-		return nil, nil, nil, parcela.NotFound("bill")
+		return nil, nil, parcela.NotFound("bill")
 	}
-	b, offer, err := h.d.Checkout.BillForPayer(r.Context(), h.d.Environment, r.PathValue("bill"), code)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return b, offer.Product.Company, offer, nil
+	return h.d.Checkout.BillForPayer(r.Context(), h.d.Environment, r.PathValue("bill"), code)
 }
 
 func (h *Handler) handleCheckout(w http.ResponseWriter, r *http.Request) {
 	code := r.URL.Query().Get("code")
-	b, c, offer, err := h.loadBill(r, code)
+	b, offer, err := h.loadBill(r, code)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.renderCheckout(w, r, http.StatusOK, b, c, offer, code, r.URL.Query().Get("payment"), cardForm{}, "")
+	h.renderCheckout(w, r, http.StatusOK, b, offer, code, r.URL.Query().Get("payment"), cardForm{}, "")
 }
 
 // handleIssue issues (or finds) the bill's live Pix or boleto and shows it.
@@ -87,14 +83,14 @@ func (h *Handler) handleIssue(method string) http.HandlerFunc {
 			return
 		}
 		code := r.PostFormValue("code")
-		b, c, offer, err := h.loadBill(r, code)
+		b, offer, err := h.loadBill(r, code)
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
 		nonce, ok := h.csrf.verify(r)
 		if !ok {
-			h.renderCheckout(w, r, http.StatusForbidden, b, c, offer, code, "", cardForm{}, "Por segurança, escolha a forma de pagamento de novo.")
+			h.renderCheckout(w, r, http.StatusForbidden, b, offer, code, "", cardForm{}, "Por segurança, escolha a forma de pagamento de novo.")
 			return
 		}
 		target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
@@ -104,7 +100,7 @@ func (h *Handler) handleIssue(method string) http.HandlerFunc {
 			}
 			return paymentTarget(b.ID, code, p.ID, "pagamento"), nil
 		})
-		h.afterPayment(w, r, target, err, b, c, offer, code, cardForm{})
+		h.afterPayment(w, r, target, err, b, offer, code, cardForm{})
 	}
 }
 
@@ -117,7 +113,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := r.PostFormValue("code")
-	b, c, offer, err := h.loadBill(r, code)
+	b, offer, err := h.loadBill(r, code)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -126,7 +122,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 		Installments: r.PostFormValue("card_installments")}
 	nonce, ok := h.csrf.verify(r)
 	if !ok {
-		h.renderCheckout(w, r, http.StatusForbidden, b, c, offer, code, "", form, "Por segurança, digite os dados do cartão de novo.")
+		h.renderCheckout(w, r, http.StatusForbidden, b, offer, code, "", form, "Por segurança, digite os dados do cartão de novo.")
 		return
 	}
 	month, _ := strconv.Atoi(form.Month)
@@ -145,10 +141,10 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 		}
 		return paymentTarget(b.ID, code, p.ID, anchor), nil
 	})
-	h.afterPayment(w, r, target, err, b, c, offer, code, form)
+	h.afterPayment(w, r, target, err, b, offer, code, form)
 }
 
-func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target string, err error, b *parcela.Bill, c *parcela.Company,
+func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target string, err error, b *parcela.Bill,
 	offer *parcela.Offer, code string, form cardForm) {
 	switch parcela.ErrorCode(err) {
 	case "":
@@ -165,31 +161,31 @@ func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target st
 		if len(form.Errors) == 0 {
 			notice = "Esta forma de pagamento não está disponível para esta cobrança."
 		}
-		h.renderCheckout(w, r, http.StatusUnprocessableEntity, b, c, offer, code, "", form, notice)
+		h.renderCheckout(w, r, http.StatusUnprocessableEntity, b, offer, code, "", form, notice)
 	case parcela.EINVALIDSTATE, parcela.ECONFLICT:
 		// The bill moved (paid, canceled) since the page was shown: show it as it is now.
-		if fresh, fc, _, lerr := h.loadBill(r, code); lerr == nil {
-			b, c = fresh, fc
+		if fresh, fo, lerr := h.loadBill(r, code); lerr == nil {
+			b, offer = fresh, fo
 		}
-		h.renderCheckout(w, r, http.StatusConflict, b, c, offer, code, "", form, "Não foi possível concluir: a cobrança mudou enquanto você pagava. Confira abaixo.")
+		h.renderCheckout(w, r, http.StatusConflict, b, offer, code, "", form, "Não foi possível concluir: a cobrança mudou enquanto você pagava. Confira abaixo.")
 	default:
 		h.fail(w, r, err)
 	}
 }
+
+// methodPaths are the checkout's action paths by payment method.
+var methodPaths = map[string]string{parcela.MethodPix: "pix", parcela.MethodBoleto: "boleto", parcela.MethodCreditCard: "card"}
 
 // paymentTarget opens the checkout on one payment.
 func paymentTarget(billID, code, paymentID, anchor string) string {
 	return parcela.Links{}.CheckoutURL(billID, code) + "&payment=" + url.QueryEscape(paymentID) + "#" + anchor
 }
 
-func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status int, b *parcela.Bill, c *parcela.Company, offer *parcela.Offer,
+func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status int, b *parcela.Bill, offer *parcela.Offer,
 	code, paymentID string, form cardForm, notice string) {
-	now := h.d.Clock.Now()
+	now, c := h.d.Clock.Now(), offer.Product.Company
 	v := checkoutPage{Bill: b, Offer: offer, Label: billLabel(b, b.Billing), Status: billStatus[b.Status], Class: statusClass(b.Status),
-		Code: code, Notice: notice, Actions: map[string]string{}}
-	if offer != nil {
-		v.Product = offer.Product
-	}
+		Code: code, Notice: notice, Actions: map[string]string{}, Product: offer.Product}
 	v.Penalty = b.Penalty(now, c)
 	v.Current = v.Penalty.Total(b.AmountCents)
 	v.LateSince = b.EffectiveDueDate
@@ -210,7 +206,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			v.Methods = slices.DeleteFunc(slices.Clone(v.Methods), func(m string) bool { return m == parcela.MethodCreditCard })
 		}
 		for _, m := range v.Methods {
-			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + map[string]string{parcela.MethodPix: "pix", parcela.MethodBoleto: "boleto", parcela.MethodCreditCard: "card"}[m]
+			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + methodPaths[m]
 		}
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {

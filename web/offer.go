@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"parcela"
@@ -254,7 +255,7 @@ func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int
 
 // secureCookies tells whether the browser reached us over https.
 func (h *Handler) secureCookies(r *http.Request) bool {
-	return r.TLS != nil || len(h.d.Links.PublicURL) > 8 && h.d.Links.PublicURL[:8] == "https://"
+	return r.TLS != nil || strings.HasPrefix(h.d.Links.PublicURL, "https://")
 }
 
 // handlePlanPreview renders a financed configuration's plan for the
