@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,12 +115,13 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	sig := h.signature(r)
 	now := h.d.Clock.Now()
 	orderReq := f.orderRequest(offer.ID)
-	charge, fields := h.checkPurchase(offer, c, f, orderReq, sig, now)
+	charge, plan, fields := h.checkPurchase(offer, c, f, orderReq, sig, now)
 	if len(fields) > 0 {
 		h.renderOffer(w, r, http.StatusUnprocessableEntity, offer, c, f, fields, nil, "")
 		return
 	}
-	if plan, err := planFor(charge, &parcela.Order{Offer: offer, CustomerBirthdate: previewBirthdate}, c, now); err != nil || planDigest(plan.Schedule) != f.PlanDigest[*charge.PaymentConfigurationID] {
+	// The plan of an adult buyer is the one the page previewed for anyone.
+	if planDigest(plan.Schedule) != f.PlanDigest[*charge.PaymentConfigurationID] {
 		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "Os valores do plano foram atualizados. Confira e finalize a compra.")
 		return
 	}
@@ -141,7 +143,7 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 // checkPurchase validates the whole form as the order and the charge will,
 // so every error shows at once and no order is created for a form that
 // cannot be charged.
-func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offerForm, orderReq parcela.OrderRequest, sig signature, now time.Time) (parcela.ChargeRequest, []parcela.FieldError) {
+func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offerForm, orderReq parcela.OrderRequest, sig signature, now time.Time) (parcela.ChargeRequest, *parcela.ChargePlan, []parcela.FieldError) {
 	var fields []parcela.FieldError
 	if _, err := parcela.BuildOrder(orderReq, now); err != nil {
 		fields = append(fields, fieldsOf(err)...)
@@ -161,7 +163,7 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 		ok = false // no card door here: the choice was not offered
 	}
 	if !ok {
-		return charge, append(fields, parcela.FieldError{Field: "payment_configuration_id", Code: "required"})
+		return charge, nil, append(fields, parcela.FieldError{Field: "payment_configuration_id", Code: "required"})
 	}
 	birthdate := *orderReq.Order.CustomerBirthdate
 	if !parcela.IsAdultAt(birthdate, now) {
@@ -172,7 +174,8 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 		}
 	}
 	order := &parcela.Order{Offer: offer, CustomerBirthdate: birthdate}
-	if _, err := planFor(charge, order, c, now); err != nil {
+	plan, err := planFor(charge, order, c, now)
+	if err != nil {
 		fs := fieldsOf(err)
 		if fs == nil {
 			fs = []parcela.FieldError{{Field: "payment.payment_method", Code: parcela.ErrorCode(err)}}
@@ -184,7 +187,7 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 			fields = append(fields, f)
 		}
 	}
-	return charge, fields
+	return charge, plan, fields
 }
 
 // purchase creates the order and charges it with the Auth of the offer's
@@ -269,7 +272,10 @@ func (h *Handler) handlePlanPreview(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	id, _ := splitOption(q.Get("option"))
 	f := offerForm{Option: q.Get("option"), Installments: map[string]string{id: q.Get("installments")}, DueDay: map[string]string{id: q.Get("due_day")}}
-	for _, g := range optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), "", h.d.CardCharges != nil) {
+	// Only the configuration asked about is planned.
+	one := *offer
+	one.PaymentConfigurations = slices.DeleteFunc(slices.Clone(offer.PaymentConfigurations), func(pc *parcela.PaymentConfiguration) bool { return pc.ID != id })
+	for _, g := range optionGroups(&one, c, f, h.signature(r), h.d.Clock.Now(), "", h.d.CardCharges != nil) {
 		if g.Config.ID == id && g.Financed {
 			var buf bytes.Buffer
 			if err := h.pages["offer"].ExecuteTemplate(&buf, "plan-preview", g); err != nil {
