@@ -1,59 +1,19 @@
 package web
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
-	"strings"
+	"parcela/forwarded"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// clientAddr is the address the request came from: the connection's peer,
-// or, when the peer is a trusted proxy, the last address in X-Forwarded-For
-// that is not one of the trusted proxies. A forwarded header from anyone
-// else is ignored, so a client cannot choose its own address.
+// clientAddr is the address the request came from, behind the trusted
+// proxies.
 func (h *Handler) clientAddr(r *http.Request) netip.Addr {
-	peer := parseAddr(r.RemoteAddr)
-	if !h.trusted(peer) {
-		return peer
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		a := parseAddr(strings.TrimSpace(hops[i]))
-		if !a.IsValid() {
-			break
-		}
-		if !h.trusted(a) {
-			return a
-		}
-		peer = a
-	}
-	return peer
-}
-
-func (h *Handler) trusted(a netip.Addr) bool {
-	for _, p := range h.d.TrustedProxies {
-		if a.IsValid() && p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// parseAddr reads "ip", "ip:port" or "[ip]:port", dropping any IPv6 zone
-// and unmapping IPv4-in-IPv6.
-func parseAddr(s string) netip.Addr {
-	if host, _, err := net.SplitHostPort(s); err == nil {
-		s = host
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return a.WithZone("").Unmap()
+	return forwarded.ClientAddr(r, h.d.TrustedProxies)
 }
 
 // postLimits keeps a token bucket per client address for the pages' POSTs.
