@@ -79,20 +79,13 @@ func (w *sweepWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
 	return err
 }
 
-// upkeepWorker runs one of the store's housekeeping tasks.
-type upkeepWorker[T river.JobArgs] struct {
-	river.WorkerDefaults[T]
-	deps *deps
-	what string
-	run  func(context.Context) (int, error)
-}
-
-func (w *upkeepWorker[T]) Work(ctx context.Context, _ *river.Job[T]) error {
-	n, err := w.run(ctx)
-	if n > 0 {
-		w.deps.log.Info(w.what, "count", n)
+// housekeeping is a store task that counts what it did, run as a sweep
+// that fails on no row.
+func housekeeping(run func(context.Context) (int, error)) func(context.Context) (parcela.SweepReport, error) {
+	return func(ctx context.Context) (parcela.SweepReport, error) {
+		n, err := run(ctx)
+		return parcela.SweepReport{Moved: n}, err
 	}
-	return err
 }
 
 // newSweepFailures is the sweeps' failure counter, registered with reg
@@ -112,7 +105,7 @@ func addSweepWorkers(w *river.Workers, d *deps) {
 	river.AddWorker(w, &sweepWorker[MarkOverdueArgs]{deps: d, what: "bills overdue", sweep: d.app.Sweeps.MarkOverdue})
 	river.AddWorker(w, &sweepWorker[IssueInstallmentsArgs]{deps: d, what: "installment payments issued", sweep: d.app.Sweeps.IssueDueInstallments})
 	river.AddWorker(w, &sweepWorker[RecoverIntentsArgs]{deps: d, what: "payment intents voided", sweep: d.app.Sweeps.RecoverIntents})
-	river.AddWorker(w, &upkeepWorker[CleanupIdempotencyArgs]{deps: d, what: "expired idempotency keys deleted", run: d.app.Upkeep.DeleteExpiredIdempotencyKeys})
+	river.AddWorker(w, &sweepWorker[CleanupIdempotencyArgs]{deps: d, what: "expired idempotency keys deleted", sweep: housekeeping(d.app.Upkeep.DeleteExpiredIdempotencyKeys)})
 	river.AddWorker(w, &sweepWorker[LapseFirstBillsArgs]{deps: d, what: "first bills lapsed", sweep: d.app.Sweeps.LapseFirstBills})
 }
 
