@@ -132,31 +132,45 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
+	s, err := BuildSchedule(p.scheduleInput(o.Offer, now))
+	if err != nil {
+		return nil, &Error{Code: EINVALID, Message: "installments: " + ErrorMessage(err),
+			Fields: []FieldError{{Field: "installments", Code: "invalid", Message: ErrorMessage(err)}}}
+	}
+	if err := p.checkFloor(s, c); err != nil {
+		return nil, err
+	}
+	p.Schedule = s
+	p.FirstPaymentExpiresAt = PaymentExpiry(p.Method, s.Bills[0].DueDate, c.BoletoGraceBusinessDays)
+	return p, nil
+}
+
+// scheduleInput is what the plan's schedule is built from.
+func (p *ChargePlan) scheduleInput(offer *Offer, now time.Time) ScheduleInput {
+	pc := p.Configuration
 	in := ScheduleInput{
-		AmountCents: o.Offer.AmountCents, Upfront: pc.PaymentType == Upfront, RegistrationFee: pc.RegistrationFee,
+		AmountCents: offer.AmountCents, Upfront: pc.PaymentType == Upfront, RegistrationFee: pc.RegistrationFee,
 		InterestRate: pc.InterestRate, Installments: p.Installments, DueDay: p.DueDay, ChargedAt: now,
 		ExpiresIn: time.Duration(pc.ExpiresIn) * time.Hour, DownPaymentValue: pc.DownPaymentValue,
 	}
 	if pc.DownPaymentType != nil {
 		in.DownPaymentType = *pc.DownPaymentType
 	}
-	s, err := BuildSchedule(in)
-	if err != nil {
-		return nil, &Error{Code: EINVALID, Message: "installments: " + ErrorMessage(err),
-			Fields: []FieldError{{Field: "installments", Code: "invalid", Message: ErrorMessage(err)}}}
-	}
-	// The company may have raised its floor since the offer was made; the
-	// configuration's own can only be higher.
-	floor := max(pc.MinInstallmentCents, c.MinInstallmentCents)
+	return in
+}
+
+// checkFloor refuses installments below the minimum. The company may have
+// raised its floor since the offer was made; the configuration's own can
+// only be higher.
+func (p *ChargePlan) checkFloor(s Schedule, c *Company) error {
+	floor := max(p.Configuration.MinInstallmentCents, c.MinInstallmentCents)
 	for _, b := range s.Bills[1:] {
 		if b.AmountCents < floor {
 			msg := fmt.Sprintf("gives installments of %d cents, below the minimum of %d; choose fewer installments", b.AmountCents, floor)
-			return nil, &Error{Code: EINVALID, Message: "installments " + msg, Fields: []FieldError{{Field: "installments", Code: "too_large", Message: msg}}}
+			return &Error{Code: EINVALID, Message: "installments " + msg, Fields: []FieldError{{Field: "installments", Code: "too_large", Message: msg}}}
 		}
 	}
-	p.Schedule = s
-	p.FirstPaymentExpiresAt = PaymentExpiry(p.Method, s.Bills[0].DueDate, c.BoletoGraceBusinessDays)
-	return p, nil
+	return nil
 }
 
 func (p *ChargePlan) checkVariation(v *Validation, c *Company) {

@@ -37,18 +37,7 @@ func (s *Checkout) PublicOffer(ctx context.Context, env Environment, companySlug
 	if !IsUUID(offerID) {
 		return nil, NotFound("offer")
 	}
-	c, err := s.store.CompanyBySlug(ctx, companySlug)
-	if ErrorCode(err) == ENOTFOUND {
-		return nil, NotFound("offer")
-	} else if err != nil {
-		return nil, err
-	}
-	o, err := s.store.Offer(ctx, Auth{CompanyID: c.ID, Environment: env}, offerID)
-	if err != nil {
-		return nil, err
-	}
-	o.Product.Company = c
-	return o, nil
+	return s.store.PublicOffer(ctx, env, companySlug, offerID)
 }
 
 // opens tells whether code opens k's page, comparing in constant time. An
@@ -103,13 +92,14 @@ func (s *Checkout) payerBill(ctx context.Context, env Environment, billID, code 
 
 // BillForPayer reads a bill with its payments and its billing (with the
 // billing's configuration, not its other bills), and the offer that sold
-// it, with its product and company. It reads only what the bill's page
-// shows: the payer's actions read the whole order (payerBill).
+// it, with its product and company but not its configurations. It reads
+// only what the bill's page shows: the payer's actions read the whole
+// order (payerBill).
 func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Offer, error) {
 	if !IsUUID(billID) || authenticationCode == "" {
 		return nil, nil, NotFound("bill")
 	}
-	k, err := s.store.BillKey(ctx, env, billID)
+	k, offer, pc, err := s.store.BillOffer(ctx, env, billID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,17 +110,8 @@ func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, au
 	if err != nil {
 		return nil, nil, err
 	}
-	offer, err := s.store.Offer(ctx, k.Auth, k.OfferID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if offer.Product.Company, err = s.store.Company(ctx, k.Auth.CompanyID); err != nil {
-		return nil, nil, err
-	}
-	for _, pc := range offer.PaymentConfigurations {
-		if bill.Billing != nil && pc.ID == bill.Billing.PaymentConfigurationID {
-			bill.Billing.PaymentConfiguration = pc
-		}
+	if bill.Billing != nil && pc != nil && pc.ID == bill.Billing.PaymentConfigurationID {
+		bill.Billing.PaymentConfiguration = pc
 	}
 	return bill, offer, nil
 }

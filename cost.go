@@ -47,10 +47,16 @@ func (s Schedule) Cost() Cost {
 // decimals (see solveDailyRate), and CET = (1+x)^365 − 1, rounded half-up
 // to CETPlaces places.
 func CostOf(chargedAt time.Time, bills []ScheduledBill) (Cost, error) {
+	return costOf(bills, func(i int) int64 { return calendarDaysBetween(chargedAt, bills[i].DueDate) })
+}
+
+// costOf is CostOf given days(i), the calendar days from the charge to
+// bill i's due date.
+func costOf(bills []ScheduledBill, days func(i int) int64) (Cost, error) {
 	var c Cost
 	var principal int64
 	var flows []cashFlow
-	for _, b := range bills {
+	for i, b := range bills {
 		total, err := sumCents(c.TotalPayableCents, b.AmountCents)
 		if err != nil {
 			return Cost{}, err
@@ -63,7 +69,7 @@ func CostOf(chargedAt time.Time, bills []ScheduledBill) (Cost, error) {
 		principal += b.Details.AmortizationCents
 		credit := b.AmountCents - b.Details.DownPaymentCents // the fee, or the whole installment
 		if credit > 0 {
-			flows = append(flows, cashFlow{days: max(0, calendarDaysBetween(chargedAt, b.DueDate)), cents: credit})
+			flows = append(flows, cashFlow{days: max(0, days(i)), cents: credit})
 		}
 	}
 	if principal <= 0 {

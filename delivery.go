@@ -109,6 +109,12 @@ func (s *Deliveries) DeliveryWork(ctx context.Context, id string) (*DeliveryWork
 	return s.store.DeliveryWork(ctx, id)
 }
 
+// DeliveryWorks reads deliveries with their webhooks and events (a batch
+// job's); an id not found is left out.
+func (s *Deliveries) DeliveryWorks(ctx context.Context, ids []string) ([]*DeliveryWork, error) {
+	return s.store.DeliveryWorks(ctx, ids)
+}
+
 // RecordAttempt stores an attempt and moves the delivery and its webhook
 // on; a retry is scheduled in the same transaction, so none is lost or
 // doubled.

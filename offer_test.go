@@ -11,7 +11,7 @@ import (
 // second) has each given field replaced; a nil value removes it. Keys
 // prefixed "offer." change the offer itself, "upfront." the first
 // configuration.
-func offerRequest(t *testing.T, changes map[string]any) OfferRequest {
+func offerRequest(t testing.TB, changes map[string]any) OfferRequest {
 	t.Helper()
 	offer := map[string]any{"name": "Turma de janeiro", "product_id": "6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10", "amount_cents": 120000, "seats": 30}
 	upfront := map[string]any{"payment_type": "upfront", "payment_methods": []string{"pix", "boleto"}, "expires_in_hours": 48}

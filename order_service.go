@@ -3,6 +3,7 @@ package parcela
 import (
 	"context"
 	"crypto/rand"
+	"slices"
 	"time"
 )
 
@@ -180,6 +181,7 @@ func (s *Orders) charge(ctx context.Context, a Auth, id string, req ChargeReques
 
 // chargeEvents renders the events of a charge, in the order they are listed.
 func (m *mover) chargeEvents(o *Order, billing *Billing, c *Company) error {
+	m.c.Events = slices.Grow(m.c.Events, 2+len(billing.Bills))
 	if err := m.orderEvent(o, OrderInProgress); err != nil {
 		return err
 	}

@@ -96,7 +96,12 @@ type priceAmounts struct {
 //
 // Each interest is rounded half-up to the cent on its own.
 func priceTable(principal int64, rate Rate, n int, days int64) (priceAmounts, error) {
-	key := priceKey{principal, rate.Decimal().String(), rate.unbounded, n, days}
+	return priceTableOf(principal, rate, rate.Decimal().String(), n, days)
+}
+
+// priceTableOf is priceTable given rateText, the rate's decimal text.
+func priceTableOf(principal int64, rate Rate, rateText string, n int, days int64) (priceAmounts, error) {
+	key := priceKey{principal, rateText, rate.unbounded, n, days}
 	if t, hit := priceTables.get(key); hit {
 		return priceAmounts{pmt: t.pmt, parts: slices.Clone(t.parts)}, t.err
 	}

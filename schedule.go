@@ -98,7 +98,12 @@ func BuildSchedule(in ScheduleInput) (Schedule, error) {
 	if err != nil || in.Upfront {
 		return s, err
 	}
-	cost, err := CostOf(in.ChargedAt, s.Bills)
+	return withCost(in.ChargedAt, s)
+}
+
+// withCost fills a financed schedule's cost disclosure (CostOf).
+func withCost(chargedAt time.Time, s Schedule) (Schedule, error) {
+	cost, err := CostOf(chargedAt, s.Bills)
 	if err != nil {
 		return Schedule{}, err
 	}
@@ -111,10 +116,9 @@ func buildBills(in ScheduleInput) (Schedule, error) {
 	if err := in.validate(); err != nil {
 		return Schedule{}, err
 	}
-	fee := in.RegistrationFee.MulCents(in.AmountCents) // ≤ AmountCents: the rate is at most 1
-	firstDue := in.ChargedAt.Add(in.ExpiresIn).In(SaoPaulo)
 	if in.Upfront {
-		first := downPaymentBill(in.AmountCents, fee, firstDue)
+		fee := in.RegistrationFee.MulCents(in.AmountCents) // ≤ AmountCents: the rate is at most 1
+		first := downPaymentBill(in.AmountCents, fee, in.ChargedAt.Add(in.ExpiresIn).In(SaoPaulo))
 		s := Schedule{
 			Bills:                []ScheduledBill{first},
 			TotalCents:           first.AmountCents,
@@ -123,39 +127,90 @@ func buildBills(in ScheduleInput) (Schedule, error) {
 		}
 		return s, s.checkBills()
 	}
-
-	down, err := in.downPaymentCents()
+	b, err := newFinancedBasis(in)
 	if err != nil {
 		return Schedule{}, err
 	}
-	principal := in.AmountCents - down
-	n := in.Installments - 1
-	dues := make([]time.Time, n+1)
-	for k := 1; k <= n; k++ {
-		dues[k] = InstallmentDueDate(firstDue, k, in.DueDay)
+	return b.bills(in.Installments)
+}
+
+// financedBasis is what a financed schedule takes that does not depend on
+// its number of installments: the offer page plans every number (see
+// PlanCounts), the same way as a charge plans one.
+type financedBasis struct {
+	fee, down, principal int64
+	rate                 Rate
+	rateText             string // the rate's decimal text, a price table's key
+	chargedAt, firstDue  time.Time
+	dueDay               int
+	dues                 []time.Time // dues[k] is installment k's due date, k ≥ 1, as far as asked
+	daysTo               []int64     // daysTo[k]: calendar days from the charge to bill k's due date
+	days                 int64       // calendar days from the charge to installment 1
+}
+
+// newFinancedBasis checks in, which must be financed, as validate does.
+func newFinancedBasis(in ScheduleInput) (*financedBasis, error) {
+	if err := in.validate(); err != nil {
+		return nil, err
 	}
-	days := calendarDaysBetween(in.ChargedAt, dues[1])
-	amounts, err := priceTable(principal, in.InterestRate, n, days)
+	b := &financedBasis{fee: in.RegistrationFee.MulCents(in.AmountCents), rate: in.InterestRate, chargedAt: in.ChargedAt,
+		firstDue: in.ChargedAt.Add(in.ExpiresIn).In(SaoPaulo), dueDay: in.DueDay}
+	var err error
+	if b.down, err = in.downPaymentCents(); err != nil {
+		return nil, err
+	}
+	b.principal = in.AmountCents - b.down
+	b.rateText = b.rate.Decimal().String()
+	b.dues, b.daysTo = []time.Time{{}}, []int64{calendarDaysBetween(in.ChargedAt, b.firstDue)}
+	b.growDues(1)
+	b.days = b.daysTo[1]
+	return b, nil
+}
+
+// growDues counts the due dates up to installment n.
+func (b *financedBasis) growDues(n int) {
+	for k := len(b.dues); k <= n; k++ {
+		due := InstallmentDueDate(b.firstDue, k, b.dueDay)
+		b.dues, b.daysTo = append(b.dues, due), append(b.daysTo, calendarDaysBetween(b.chargedAt, due))
+	}
+}
+
+// withCost is withCost for a schedule of b's, with its due dates' days
+// counted once for every number of installments.
+func (b *financedBasis) withCost(s Schedule) (Schedule, error) {
+	cost, err := costOf(s.Bills, func(i int) int64 { return b.daysTo[s.Bills[i].Number] })
 	if err != nil {
 		return Schedule{}, err
 	}
+	s.TotalInterestCents, s.CETAnnualRate = cost.TotalInterestCents, cost.CETAnnualRate
+	return s, nil
+}
 
+// bills is the schedule of installments bills (the down payment's
+// included), without the cost disclosure.
+func (b *financedBasis) bills(installments int) (Schedule, error) {
+	n := installments - 1
+	b.growDues(n)
+	amounts, err := priceTableOf(b.principal, b.rate, b.rateText, n, b.days)
+	if err != nil {
+		return Schedule{}, err
+	}
 	s := Schedule{
-		Bills:                make([]ScheduledBill, 0, in.Installments),
-		PrincipalCents:       principal,
-		DownPaymentCents:     down,
-		RegistrationFeeCents: fee,
+		Bills:                make([]ScheduledBill, 0, installments),
+		PrincipalCents:       b.principal,
+		DownPaymentCents:     b.down,
+		RegistrationFeeCents: b.fee,
 		InstallmentCents:     amounts.pmt,
-		FirstPeriodDays:      days,
+		FirstPeriodDays:      b.days,
 	}
-	s.Bills = append(s.Bills, downPaymentBill(down, fee, firstDue))
+	s.Bills = append(s.Bills, downPaymentBill(b.down, b.fee, b.firstDue))
 	for k := 1; k <= n; k++ {
 		p := amounts.parts[k-1]
 		s.Bills = append(s.Bills, ScheduledBill{
 			Number:      k,
 			Type:        BillTypeInstallment,
 			AmountCents: p.AmortizationCents + p.InterestCents,
-			DueDate:     dues[k],
+			DueDate:     b.dues[k],
 			Details:     p,
 		})
 	}

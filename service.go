@@ -102,8 +102,9 @@ type CheckoutService interface {
 	PublicOffer(ctx context.Context, env Environment, companySlug, offerID string) (*Offer, error)
 	// OrderForPayer reads an order with its billing, bills and payments.
 	OrderForPayer(ctx context.Context, env Environment, orderID, accessCode string) (*Order, error)
-	// BillForPayer reads a bill with its payments and billing, and the
-	// offer that sold it, with its product and company.
+	// BillForPayer reads a bill with its payments and billing (with its
+	// configuration), and the offer that sold it, with its product and
+	// company (not its configurations).
 	BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Offer, error)
 	// IssuePayment issues a payment of method (boleto or pix) for an open
 	// bill that has no live payment of that method, or returns the live one.
@@ -150,6 +151,7 @@ type SweepService interface {
 // needs, and what it records.
 type DeliveryService interface {
 	DeliveryWork(ctx context.Context, id string) (*DeliveryWork, error)
+	DeliveryWorks(ctx context.Context, ids []string) ([]*DeliveryWork, error)
 	RecordAttempt(ctx context.Context, w *DeliveryWork, r AttemptResult) error
 	PendingDeliveries(ctx context.Context) (int, error)
 }

@@ -108,12 +108,18 @@ type CheckoutStore interface {
 	OrderStore
 	BillStore
 	CompanyReader
-	CompanyBySlug(ctx context.Context, slug string) (*Company, error)
+	// PublicOffer finds the offer id of env whose company's links carry
+	// slug, with its product, company and configurations.
+	PublicOffer(ctx context.Context, env Environment, slug, id string) (*Offer, error)
 	// OrderKey finds an order of env: its owner and access code.
 	OrderKey(ctx context.Context, env Environment, id string) (PayerKey, error)
 	// BillKey finds a bill of env: its owner, order, the order's offer and
 	// the bill's authentication code.
 	BillKey(ctx context.Context, env Environment, id string) (PayerKey, error)
+	// BillOffer finds a bill of env: its key, as BillKey, its order's offer
+	// with its product and company (not its configurations), and the
+	// configuration of the bill's billing, nil for none.
+	BillOffer(ctx context.Context, env Environment, id string) (PayerKey, *Offer, *PaymentConfiguration, error)
 }
 
 // PayerKey is what opens an order's or a bill's page: the entity's owner,
@@ -195,6 +201,7 @@ type WebhookStore interface {
 // DeliveryStore is the webhook worker's side of the store.
 type DeliveryStore interface {
 	DeliveryWork(ctx context.Context, id string) (*DeliveryWork, error)
+	DeliveryWorks(ctx context.Context, ids []string) ([]*DeliveryWork, error)
 	RecordAttempt(ctx context.Context, r AttemptRecord) error
 	PendingDeliveries(ctx context.Context) (int, error)
 }

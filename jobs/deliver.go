@@ -2,7 +2,11 @@ package jobs
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,11 +16,18 @@ import (
 	"parcela/webhook"
 )
 
-// DeliveryArgs is the River job that makes one attempt of one delivery.
-// Generation must match the delivery's, so a superseded job stands down.
+// DeliveryArgs is the River job that makes one attempt of one delivery, or
+// the first attempts of a batch of them. Generation must match the
+// delivery's, so a superseded job stands down.
+//
+// A batch (the new deliveries of one transaction, up to maxBatch) costs
+// River one fetch and one completion for all of them: per delivery, those
+// cost about as much as the attempt itself.
 type DeliveryArgs struct {
-	DeliveryID string `json:"delivery_id"`
-	Generation int    `json:"generation"`
+	DeliveryID string `json:"delivery_id,omitempty"`
+	Generation int    `json:"generation,omitempty"`
+	// Batch holds deliveries at generation 0 to attempt for the first time.
+	Batch []string `json:"batch,omitempty"`
 }
 
 // Kind names the job in River's table.
@@ -64,6 +75,9 @@ type deliverWorker struct {
 	metrics    *deliveryMetrics
 	jitter     func(time.Duration) time.Duration
 	shares     *companyShares
+	slots      attemptSlots
+	// startBudget is batchStartBudget (tests shorten it).
+	startBudget time.Duration
 }
 
 // Timeout bounds one attempt: the sender's 15 s plus bookkeeping. A job
@@ -112,14 +126,127 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// deliveryItem is one delivery a job attempts.
+type deliveryItem struct {
+	id         string
+	generation int
+	// first marks an item of a batch: its delivery's first attempt, which
+	// a run of the job that finds the delivery already attempted (a job
+	// snoozed or retried after some of its items went out) skips.
+	first bool
+}
+
+func (a DeliveryArgs) items() []deliveryItem {
+	if len(a.Batch) == 0 {
+		return []deliveryItem{{id: a.DeliveryID, generation: a.Generation}}
+	}
+	items := make([]deliveryItem, len(a.Batch))
+	for i, id := range a.Batch {
+		items[i] = deliveryItem{id: id, first: true}
+	}
+	return items
+}
+
+// batchParallelism is how many of a batch's deliveries are sent at once
+// (the records of those sent are written meanwhile, group-committed): with
+// every River worker on a batch, all their deliveries at once
+// would far outnumber the attempt slots and the companies' places, and
+// those waiting past slotWait (or a company's burst) would be deferred.
+const batchParallelism = 4
+
+// batchStartBudget is how long after a batch job began its attempts may
+// still begin: one begun later could outlast the job's timeout (a slot, a
+// place and the request itself may each take their longest). The rest wait
+// budgetSnooze for the job's next run.
+const (
+	batchStartBudget = deliveryTimeout - webhook.DefaultTimeout - slotWait - fastAttempt - time.Second
+	budgetSnooze     = 100 * time.Millisecond
+)
+
+// Work attempts the job's deliveries, a batch's batchParallelism at a
+// time. The job completes once each has been attempted and recorded; items
+// deferred (their company over its share, every attempt slot taken, or the
+// start budget spent) snooze the job for the soonest of their waits, and
+// its next run skips those already attempted.
 func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) error {
-	work, err := w.deliveries.DeliveryWork(ctx, job.Args.DeliveryID)
+	began := time.Now() // the job's timeout runs from here
+	items := job.Args.items()
+	if len(items) == 1 {
+		work, err := w.deliveries.DeliveryWork(ctx, items[0].id)
+		if err != nil {
+			return err
+		}
+		snooze, record := w.attempt(ctx, items[0], work)
+		if record != nil {
+			return record()
+		}
+		if snooze > 0 {
+			return river.JobSnooze(snooze)
+		}
+		return nil
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
+	}
+	works, err := w.deliveries.DeliveryWorks(ctx, ids)
 	if err != nil {
 		return err
 	}
+	byID := make(map[string]*parcela.DeliveryWork, len(works))
+	for _, wk := range works {
+		byID[wk.Delivery.ID] = wk
+	}
+	snoozes := make([]time.Duration, len(items))
+	errs := make([]error, len(items))
+	var next atomic.Int32
+	var sends, records sync.WaitGroup
+	for range min(len(items), batchParallelism) {
+		sends.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(items); i = int(next.Add(1)) - 1 {
+				if time.Since(began) >= w.startBudget {
+					// Begun now, the attempt could outlast the job's timeout:
+					// the next run of the job makes it.
+					snoozes[i] = budgetSnooze
+					continue
+				}
+				work := byID[items[i].id]
+				if work == nil {
+					errs[i] = fmt.Errorf("delivery %s not found", items[i].id)
+					continue
+				}
+				var record func() error
+				if snoozes[i], record = w.attempt(ctx, items[i], work); record != nil {
+					records.Go(func() { errs[i] = record() })
+				}
+			}
+		})
+	}
+	sends.Wait()
+	records.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	var snooze time.Duration
+	for _, s := range snoozes {
+		if s > 0 && (snooze == 0 || s < snooze) {
+			snooze = s
+		}
+	}
+	if snooze > 0 {
+		return river.JobSnooze(snooze)
+	}
+	return nil
+}
+
+// attempt makes one attempt of it (read as work), unless its delivery
+// moved on, and returns the attempt's record to write (nil if none), or,
+// if it was deferred, how long to snooze. The record is left to the caller
+// so that a batch's attempts go on while earlier ones are written.
+func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parcela.DeliveryWork) (time.Duration, func() error) {
 	d := work.Delivery
-	if d.Generation != job.Args.Generation || d.Status == parcela.DeliveryDelivered || d.Status == parcela.DeliveryFailed {
-		return nil // superseded by a manual retry, or already settled
+	if d.Generation != it.generation || d.Status == parcela.DeliveryDelivered || d.Status == parcela.DeliveryFailed || (it.first && d.AttemptCount > 0) {
+		return 0, nil // superseded by a manual retry, already settled, or (a batch's) already attempted
 	}
 	now := time.Now()
 	if work.Deleted || !work.Webhook.Enabled {
@@ -128,24 +255,32 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) 
 			reason = "not sent: the webhook was deleted"
 		}
 		w.metrics.outcomes.WithLabelValues("skipped").Inc()
-		return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
+		return 0, func() error {
+			return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
+		}
 	}
-	// A company over its share of the workers waits its turn; the others'
-	// deliveries go on.
+	// An attempt takes one of the process's attempt slots, then one of its
+	// company's places: a company over its share waits its turn, the
+	// others' deliveries go on. Both are given back once the request is
+	// done: recording it is the database's work, not the receiver's.
+	if !w.slots.take(ctx) {
+		w.metrics.outcomes.WithLabelValues("deferred").Inc()
+		return minShareSnooze, nil
+	}
 	share := d.CompanyID + "/" + string(d.Environment)
 	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
 	if !ok {
+		w.slots.give()
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
-		return river.JobSnooze(wait)
+		return wait, nil
 	}
 	body := appendEnvelope(make([]byte, 0, len(work.Event.Data)+256), &work.Event)
-	var took time.Duration
-	defer func() { w.shares.release(share, began, took) }()
 	res := w.sender.Send(ctx, webhook.Request{
 		URL: work.Webhook.URL, Method: strings.ToUpper(work.Webhook.Verb), MsgID: work.Event.ID, Timestamp: now,
 		Body: body, Secrets: work.Webhook.Secrets(w.clock.Now()),
 	})
-	took = res.Duration
+	w.shares.release(share, began, res.Duration)
+	w.slots.give()
 	w.metrics.outcomes.WithLabelValues(string(res.Outcome)).Inc()
 	w.metrics.latency.Observe(res.Duration.Seconds())
 	r := parcela.AttemptResult{At: now, Duration: res.Duration, Delivered: res.Outcome == webhook.OutcomeDelivered, Gone: res.Outcome == webhook.OutcomeGone}
@@ -165,9 +300,11 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) 
 			r.NextAt = &next
 		}
 	}
-	// Record even when the job was canceled mid-request (shutdown): the
-	// attempt happened, and its retry must be scheduled.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	return w.deliveries.RecordAttempt(rctx, work, r)
+	return 0, func() error {
+		// Record even when the job was canceled mid-request (shutdown):
+		// the attempt happened, and its retry must be scheduled.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		return w.deliveries.RecordAttempt(rctx, work, r)
+	}
 }

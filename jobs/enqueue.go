@@ -72,17 +72,46 @@ func (e *Enqueuer) EnqueueVoids(ctx context.Context, tx *sqldb.Tx, voids []parce
 	return e.InsertTx(ctx, tx, params)
 }
 
-// EnqueueDeliveries inserts one delivery job per delivery, in tx.
+// maxBatch bounds the deliveries of one batch job, so a transaction that
+// fans out to thousands spreads them over several workers.
+const maxBatch = 32
+
+// EnqueueDeliveries inserts the jobs of deliveries, in tx.
 func (e *Enqueuer) EnqueueDeliveries(ctx context.Context, tx *sqldb.Tx, jobs []sqldb.DeliveryJob) error {
-	params := make([]river.InsertManyParams, len(jobs))
-	for i, j := range jobs {
-		opts := &river.InsertOpts{Queue: e.queue}
+	return e.InsertTx(ctx, tx, deliveryParams(e.queue, jobs))
+}
+
+// deliveryParams makes the River jobs of deliveries on queue: the first
+// attempts due now in batches of up to maxBatch (one job each), the others
+// (retries, manual retries) one job per delivery.
+func deliveryParams(queue string, jobs []sqldb.DeliveryJob) []river.InsertManyParams {
+	params := make([]river.InsertManyParams, 0, len(jobs))
+	var batch []string
+	flush := func() {
+		switch len(batch) {
+		case 0:
+		case 1:
+			params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: batch[0]}, InsertOpts: &river.InsertOpts{Queue: queue}})
+		default:
+			params = append(params, river.InsertManyParams{Args: DeliveryArgs{Batch: batch}, InsertOpts: &river.InsertOpts{Queue: queue}})
+		}
+		batch = nil
+	}
+	for _, j := range jobs {
+		if j.At == nil && j.Generation == 0 {
+			if batch = append(batch, j.DeliveryID); len(batch) == maxBatch {
+				flush()
+			}
+			continue
+		}
+		opts := &river.InsertOpts{Queue: queue}
 		if j.At != nil {
 			opts.ScheduledAt = *j.At
 		}
-		params[i] = river.InsertManyParams{Args: DeliveryArgs{DeliveryID: j.DeliveryID, Generation: j.Generation}, InsertOpts: opts}
+		params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: j.DeliveryID, Generation: j.Generation}, InsertOpts: opts})
 	}
-	return e.InsertTx(ctx, tx, params)
+	flush()
+	return params
 }
 
 // InsertTx inserts jobs in tx.

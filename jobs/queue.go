@@ -127,7 +127,8 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	}
 	dw := &deliverWorker{deliveries: app.Deliveries, clock: cfg.Clock, sender: webhook.NewSender(policy, cfg.WebhookTimeout),
 		metrics: newDeliveryMetrics(cfg.Metrics, app.Deliveries), jitter: webhook.RandomJitter,
-		shares: newCompanyShares(cfg.DeliveriesPerCompany, cfg.DeliveryWorkers, !cfg.NoJitter)}
+		shares: newCompanyShares(cfg.DeliveriesPerCompany, cfg.DeliveryWorkers, !cfg.NoJitter), slots: newAttemptSlots(cfg.DeliveryWorkers),
+		startBudget: batchStartBudget}
 	if cfg.NoJitter {
 		dw.jitter = nil
 	}

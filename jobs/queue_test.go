@@ -63,12 +63,16 @@ func TestJobInRolledBackTransactionNeverRuns(t *testing.T) {
 				}
 			})
 
+			// The probes go on this test's own queue: the package's other tests
+			// work the default queue of the same database, and one of them taking
+			// a probe it has no worker for would fail it into a retry seconds later.
+			own := &river.InsertOpts{Queue: enq.DeliveryQueue()}
 			name := sqldbtest.Suffix()
 			tx, err := db.Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := enq.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "rolled-back-" + name}}}); err != nil {
+			if err := enq.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "rolled-back-" + name}, InsertOpts: own}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Rollback(); err != nil {
@@ -79,7 +83,7 @@ func TestJobInRolledBackTransactionNeverRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := enq.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "committed-" + name}}}); err != nil {
+			if err := enq.InsertTx(ctx, tx, []river.InsertManyParams{{Args: probeArgs{Name: "committed-" + name}, InsertOpts: own}}); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(ctx); err != nil {

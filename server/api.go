@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -34,6 +33,7 @@ func (s *Server) api(h apiFunc) http.Handler {
 			status, v, err := h(r, body)
 			status, out := render(r, status, v, err)
 			writeRaw(w, status, out)
+			releaseBody(out)
 			return
 		}
 		if len(key) > 255 {
@@ -47,7 +47,7 @@ func (s *Server) api(h apiFunc) http.Handler {
 // render turns a handler's result into the status and bytes to write.
 func render(r *http.Request, status int, v any, err error) (int, []byte) {
 	if err == nil && v != nil {
-		out, merr := json.Marshal(v)
+		out, merr := marshal(v)
 		if merr == nil {
 			return status, out
 		}

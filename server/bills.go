@@ -51,7 +51,7 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 	for _, b := range bills {
 		out = append(out, parcela.NewBillEndpointForm(b, c, now, s.links()))
 	}
-	return http.StatusOK, newPage(out, total, page.PerPage), nil
+	return http.StatusOK, billPage(newPage(out, total, page.PerPage)), nil
 }
 
 // billResponse renders a bill (with its billing summary) at the time of the

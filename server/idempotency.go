@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -191,7 +190,7 @@ func answer[T any](r *http.Request, status int, form func(T) any, run func() (T,
 			if !ok {
 				return 0, nil, fmt.Errorf("the use case answered %T, not %T", result, v)
 			}
-			body, err := json.Marshal(form(v))
+			body, err := marshal(form(v))
 			return status, body, err
 		}
 	}

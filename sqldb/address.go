@@ -64,10 +64,9 @@ func (db *DB) City(ctx context.Context, ibgeCode string) (*parcela.City, error) 
 }
 
 // insertAddress stores an address whose City was read.
-func insertAddress(ctx context.Context, tx *Tx, a *parcela.Address) error {
-	_, err := tx.r.exec(ctx, `INSERT INTO addresses (id, zipcode, street, number, complement, neighborhood, city_id, created_at, updated_at)
+func insertAddress(ctx context.Context, p *pipeline, a *parcela.Address) error {
+	return p.exec(ctx, nil, `INSERT INTO addresses (id, zipcode, street, number, complement, neighborhood, city_id, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.Zipcode, a.Street, a.Number, a.Complement, a.Neighborhood, a.City.ID, ms64(a.CreatedAt), ms64(a.UpdatedAt))
-	return err
 }
 
 // CountCities reports how many municipalities and states are loaded.

@@ -3,6 +3,8 @@ package sqldb_test
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +47,22 @@ func TestRecordAttemptsConcurrently(t *testing.T) {
 				if w.Webhook.ID != hook.ID || w.Webhook.URL != hook.URL || w.Webhook.Secret != hook.Secret || w.Deleted || w.Event.ID != d.EventID ||
 					!json.Valid(w.Event.Data) || w.Delivery.CompanyID != c.ID {
 					t.Fatalf("work %+v of delivery %+v", w, d)
+				}
+			}
+			// A batch job reads them all at once: the same works, an unknown
+			// id left out.
+			ids := []string{"no-such-delivery"}
+			for _, d := range ds {
+				ids = append(ids, d.ID)
+			}
+			batch, err := app.Deliveries.DeliveryWorks(ctx, ids)
+			if err != nil || len(batch) != len(works) {
+				t.Fatalf("%d works of a batch, %v", len(batch), err)
+			}
+			for _, b := range batch {
+				i := slices.IndexFunc(works, func(w *parcela.DeliveryWork) bool { return w.Delivery.ID == b.Delivery.ID })
+				if i < 0 || !reflect.DeepEqual(b, works[i]) {
+					t.Fatalf("batch work %+v", b)
 				}
 			}
 			// The last one is retried by hand before its attempt is recorded.

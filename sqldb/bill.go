@@ -137,6 +137,9 @@ func billListing(a parcela.Auth, f parcela.BillFilter) listing {
 	add("b.company_id = ?", "company_id = ?", a.CompanyID)
 	add("b.environment = ?", "environment = ?", string(a.Environment))
 	if f.BillingID != "" {
+		// Through the billing's order, whose index (bills_order) serves
+		// the bills of a billing too.
+		add("b.order_id = (SELECT order_id FROM billings WHERE id = ?)", "", f.BillingID)
 		add("b.billing_id = ?", "", f.BillingID)
 	}
 	if f.OrderID != "" {

@@ -128,7 +128,10 @@ func TestLookupsUseIndexes(t *testing.T) {
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
 		for name, q := range sqldb.LookupQueries {
 			args := []any{"x"}
-			if strings.Count(q, "?") == 3 {
+			switch strings.Count(q, "?") {
+			case 2:
+				args = []any{"o", "x"}
+			case 3:
 				args = []any{"c", "sandbox", "x"}
 			}
 			plan := explain(t, context.Background(), db, sqldb.Rebind(db, q), args)

@@ -51,7 +51,8 @@ func loadBilling(ctx context.Context, r runner, a parcela.Auth, id string) (*par
 	if b.PaymentConfiguration, err = configurationByID(ctx, r, b.PaymentConfigurationID); err != nil {
 		return nil, err
 	}
-	bills, err := queryBills(ctx, r, billSelect+` WHERE b.billing_id = ? ORDER BY b.number`, b.ID)
+	// By its order's index: bills keep no index of their own by billing.
+	bills, err := queryBills(ctx, r, billSelect+` WHERE b.order_id = ? AND b.billing_id = ? ORDER BY b.number`, b.OrderID, b.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -67,19 +68,17 @@ func (db *DB) Billing(ctx context.Context, a parcela.Auth, id string) (*parcela.
 	return b, failed("read billing", err)
 }
 
-// loadBillings reads an order's billings with their configuration, bills
-// and payments, in four queries whatever the number of bills.
-func loadBillings(ctx context.Context, r runner, orderID string) ([]*parcela.Billing, error) {
-	billings, err := collect(ctx, r, scanBilling, billingSelect+` WHERE bl.order_id = ? ORDER BY bl.created_at, bl.id`, orderID)
-	if err != nil {
-		return nil, err
-	}
+// attachBillingParts reads the configurations of an order's billings, read
+// before, and their bills and payments in two queries whatever their
+// number.
+func attachBillingParts(ctx context.Context, r runner, orderID string, billings []*parcela.Billing) ([]*parcela.Billing, error) {
 	if len(billings) == 0 {
 		return []*parcela.Billing{}, nil
 	}
 	byID := map[string]*parcela.Billing{}
 	for _, b := range billings {
 		byID[b.ID] = b
+		var err error
 		if b.PaymentConfiguration, err = configurationByID(ctx, r, b.PaymentConfigurationID); err != nil {
 			return nil, err
 		}
@@ -97,8 +96,8 @@ func loadBillings(ctx context.Context, r runner, orderID string) ([]*parcela.Bil
 }
 
 // insertBilling stores a billing and its bills, the bills in one INSERT.
-func insertBilling(ctx context.Context, tx *Tx, b *parcela.Billing) error {
-	_, err := tx.r.exec(ctx, `INSERT INTO billings (id, company_id, environment, order_id, payment_configuration_id, amount_cents, due_day, installments,
+func insertBilling(ctx context.Context, p *pipeline, b *parcela.Billing) error {
+	err := p.exec(ctx, nil, `INSERT INTO billings (id, company_id, environment, order_id, payment_configuration_id, amount_cents, due_day, installments,
 		status, signature_remote_ip, signature_user_agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		b.ID, b.CompanyID, string(b.Environment), b.OrderID, b.PaymentConfigurationID, b.AmountCents, b.DueDay, b.Installments,
 		b.Status, b.SignatureRemoteIP, b.SignatureUserAgent, ms64(b.CreatedAt), ms64(b.UpdatedAt))
@@ -112,7 +111,7 @@ func insertBilling(ctx context.Context, tx *Tx, b *parcela.Billing) error {
 			bill.AmountCents, ms64(bill.DueDate), ms64(bill.EffectiveDueDate), bill.AuthenticationCode, d.DownPaymentCents, d.RegistrationFeeCents,
 			d.AmortizationCents, d.InterestCents, ms64(bill.CreatedAt), ms64(bill.UpdatedAt))
 	}
-	return tx.insertMany(ctx, `INSERT INTO bills (id, company_id, environment, billing_id, order_id, number, bill_type, status, amount_cents, due_date,
+	return p.insertMany(ctx, `INSERT INTO bills (id, company_id, environment, billing_id, order_id, number, bill_type, status, amount_cents, due_date,
 		effective_due_date, authentication_code, down_payment_cents, registration_fee_cents, amortization_cents, interest_cents, created_at, updated_at)`,
 		`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, 18, args)
 }

@@ -20,9 +20,10 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 		return nil
 	}
 	return failed("apply change", db.inTx(ctx, func(tx *Tx) error {
+		p := tx.pipeline()
 		for _, m := range c.Billings {
 			b := m.Billing
-			if err := tx.r.guarded(ctx, "billing", b.ID, `UPDATE billings SET status = ?, cancelation_reason = ?, finished_at = ?, updated_at = ?, version = version + 1
+			if err := p.guarded(ctx, "billing", b.ID, `UPDATE billings SET status = ?, cancelation_reason = ?, finished_at = ?, updated_at = ?, version = version + 1
 				WHERE id = ? AND status = ? AND version = ?`,
 				b.Status, b.CancelationReason, msPtr(b.FinishedAt), ms64(b.UpdatedAt), b.ID, m.From, m.Version); err != nil {
 				return err
@@ -30,45 +31,45 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 		}
 		if m := c.Order; m != nil {
 			o := m.Order
-			if err := tx.r.guarded(ctx, "order", o.ID, `UPDATE orders SET status = ?, cancelation_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			if err := p.guarded(ctx, "order", o.ID, `UPDATE orders SET status = ?, cancelation_reason = ?, updated_at = ? WHERE id = ? AND status = ?`,
 				o.Status, o.CancelationReason, ms64(o.UpdatedAt), o.ID, m.From); err != nil {
 				return err
 			}
 		}
 		for _, m := range c.Bills {
 			b := m.Bill
-			if err := tx.r.guarded(ctx, "bill", b.ID, `UPDATE bills SET status = ?, paid_at = ?, disable_penalties_until = ?, updated_at = ? WHERE id = ? AND status = ?`,
+			if err := p.guarded(ctx, "bill", b.ID, `UPDATE bills SET status = ?, paid_at = ?, disable_penalties_until = ?, updated_at = ? WHERE id = ? AND status = ?`,
 				b.Status, msPtr(b.PaidAt), msPtr(b.DisablePenaltiesUntil), ms64(b.UpdatedAt), b.ID, m.From); err != nil {
 				return err
 			}
 		}
 		for _, m := range c.Payments {
-			p := m.Payment
-			if err := tx.r.guarded(ctx, "payment", p.ID, `UPDATE payments SET status = ?, paid_amount_cents = ?, paid_at = ?, updated_at = ? WHERE id = ? AND status = ?`,
-				p.Status, p.PaidAmountCents, msPtr(p.PaidAt), ms64(p.UpdatedAt), p.ID, m.From); err != nil {
+			pay := m.Payment
+			if err := p.guarded(ctx, "payment", pay.ID, `UPDATE payments SET status = ?, paid_amount_cents = ?, paid_at = ?, updated_at = ? WHERE id = ? AND status = ?`,
+				pay.Status, pay.PaidAmountCents, msPtr(pay.PaidAt), ms64(pay.UpdatedAt), pay.ID, m.From); err != nil {
 				return err
 			}
 		}
 		if c.NewBilling != nil {
-			if err := insertBilling(ctx, tx, c.NewBilling); err != nil {
+			if err := insertBilling(ctx, p, c.NewBilling); err != nil {
 				return err
 			}
 		}
-		if err := completeIntents(ctx, tx, c.NewPayments); err != nil {
+		if err := completeIntents(ctx, p, c.NewPayments); err != nil {
 			return err
 		}
-		if err := insertPayments(ctx, tx, c.NewPayments); err != nil {
+		if err := insertPayments(ctx, p, c.NewPayments); err != nil {
 			return err
 		}
 		if c.SeatOf != nil {
-			if err := takeSeat(ctx, tx, c.SeatOf); err != nil {
+			if err := takeSeat(ctx, p, tx.db, c.SeatOf); err != nil {
 				return err
 			}
 		}
 		// Queued with the change, so a payment is voided at its provider
 		// exactly when its cancelation committed.
 		tx.enqueueVoids(c.Voids)
-		return writeEvents(ctx, tx, c.Events)
+		return writeEvents(ctx, p, c.Events)
 	}))
 }
 
@@ -79,18 +80,20 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 // to the commit. They only share-lock it, so that a PATCH giving the offer
 // a limit waits for them and then counts every seat (UpdateOffer). SQLite
 // serializes writes anyway.
-func takeSeat(ctx context.Context, tx *Tx, offer *parcela.Offer) error {
+func takeSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer) error {
 	if offer.Seats != nil {
-		return tx.r.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND seats_taken < seats`,
+		return p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND seats_taken < seats`,
 			offer.ID)
 	}
-	var seats sql.NullInt64
-	if err := tx.r.queryRow(ctx, `SELECT seats FROM offers WHERE id = ?`+tx.db.lockRows("SHARE"), offer.ID).Scan(&seats); err != nil {
-		return err
-	}
-	if seats.Valid {
-		// A PATCH gave the offer a limit since it was read.
-		return &parcela.Conflict{Entity: "offer", ID: offer.ID}
-	}
-	return nil
+	return p.queryRow(ctx, func(row rowScanner) error {
+		var seats sql.NullInt64
+		if err := row.Scan(&seats); err != nil {
+			return err
+		}
+		if seats.Valid {
+			// A PATCH gave the offer a limit since it was read.
+			return &parcela.Conflict{Entity: "offer", ID: offer.ID}
+		}
+		return nil
+	}, `SELECT seats FROM offers WHERE id = ?`+db.lockRows("SHARE"), offer.ID)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -129,6 +130,17 @@ func TestChargeEventsAndDeliveries(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("events\n%v\nwant\n%v", got, want)
 			}
+			// Each event's data is its entity's form as json.Marshal writes it.
+			links := sqldbtest.Links.Links(a.Environment)
+			forms := []any{parcela.NewOrderForm(o, links), parcela.NewBillingOrderForm(billing, links)}
+			for _, b := range billing.Bills {
+				forms = append(forms, parcela.NewBillEndpointForm(b, o.Offer.Product.Company, clock.Now(), links))
+			}
+			for i, f := range forms {
+				if data, err := json.Marshal(f); err != nil || string(data) != string(events[i].Data) {
+					t.Fatalf("event %s data\n%s\nwant (%v)\n%s", got[i], events[i].Data, err, data)
+				}
+			}
 
 			// Deliveries are listed newest first; each webhook gets its own.
 			var delivered []string
@@ -181,11 +193,8 @@ func TestWriteEventsInChunks(t *testing.T) {
 			const n = 300 // 2,400 event parameters, 2,100 delivery parameters
 			events := make([]parcela.Event, 0, n)
 			for i := range n {
-				e, err := parcela.NewEvent(a.CompanyID, a.Environment, "bill", parcela.NewID(), "paid", map[string]int{"i": i}, time.Now())
-				if err != nil {
-					t.Fatal(err)
-				}
-				events = append(events, e)
+				events = append(events, parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "bill",
+					EntityID: parcela.NewID(), Event: "paid", Data: json.RawMessage(`{"i":` + strconv.Itoa(i) + `}`), CreatedAt: time.Now()})
 			}
 			if err := db.WriteEvents(ctx, events); err != nil {
 				t.Fatal(err)

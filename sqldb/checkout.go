@@ -1,20 +1,18 @@
 package sqldb
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"slices"
+	"strings"
 
 	"parcela"
 )
 
 // The payer's lookups. The pages carry no token: an order or a bill is
 // found by id within an environment, and the use case compares the code
-// read here with the one the payer sent before reading anything more.
-
-// CompanyBySlug returns the company whose offer links carry slug.
-func (db *DB) CompanyBySlug(ctx context.Context, slug string) (*parcela.Company, error) {
-	c, err := companyWhere(ctx, db.reader, "slug", slug)
-	return c, failed("read company", err)
-}
+// read here with the one the payer sent before reading anything personal.
 
 // OrderKey returns an order's owner and access code.
 func (db *DB) OrderKey(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, error) {
@@ -32,3 +30,183 @@ func (db *DB) BillKey(ctx context.Context, env parcela.Environment, id string) (
 		Scan(&k.Auth.CompanyID, &k.OrderID, &k.OfferID, &k.Code)
 	return k, failed("read bill", notFound(err, "bill"))
 }
+
+// A payer's page shows an offer with its company, product and payment
+// configurations: one statement, where it was four (on PostgreSQL four
+// round trips). Its first branch is a row of the company, the offer and
+// the product; its second a row per configuration. Each leaves the other's
+// columns NULL: repeating the offer's 64 columns on every configuration's
+// row cost SQLite more than the statements saved, since modernc reads a
+// column at a time.
+var (
+	offerHeadColumns                       = prefixColumns("co.", companyColumns) + ", " + prefixColumns("o.", offerColumns) + ", " + productColumns
+	companyWidth, offerWidth, productWidth = columnCount(companyColumns), columnCount(offerColumns), columnCount(productColumns)
+	configurationWidth                     = columnCount(configurationColumns)
+	offerHeadWidth                         = companyWidth + offerWidth + productWidth
+	// productColumns are productSelect's, aliased p, k and s.
+	productColumns, _, _ = strings.Cut(strings.TrimPrefix(productSelect, "SELECT "), "FROM products p")
+)
+
+// offerPageJoins joins the company (aliased co) to its offer o, whose
+// conditions the WHERE adds, and the offer to its product.
+const offerPageJoins = ` JOIN offers o ON o.company_id = co.id
+	JOIN products p ON p.id = o.product_id AND p.company_id = o.company_id AND p.environment = o.environment
+	JOIN kinds k ON k.id = p.kind_id JOIN shifts s ON s.id = p.shift_id`
+
+var (
+	publicOfferQuery = `SELECT ` + offerHeadColumns + `, ` + nulls(configurationWidth) + ` FROM companies co` + offerPageJoins + `
+		WHERE co.slug = ? AND o.id = ? AND o.environment = ?
+		UNION ALL SELECT ` + nulls(offerHeadWidth) + `, ` + prefixColumns("pc.", configurationColumns) + ` FROM payment_configurations pc WHERE pc.offer_id = ?`
+	// A checkout shows the configuration of the bill's billing, not the
+	// offer's others: one row.
+	billOfferQuery = `SELECT b.company_id, b.order_id, b.authentication_code, ` + offerHeadColumns + `, ` + prefixColumns("pc.", configurationColumns) + `
+		FROM bills b JOIN orders od ON od.id = b.order_id JOIN companies co ON co.id = b.company_id` + offerPageJoins + `
+		JOIN billings bl ON bl.id = b.billing_id LEFT JOIN payment_configurations pc ON pc.id = bl.payment_configuration_id AND pc.offer_id = o.id
+		WHERE b.id = ? AND b.environment = ? AND o.id = od.offer_id AND o.environment = b.environment`
+)
+
+// nulls is n NULL columns.
+func nulls(n int) string { return strings.Repeat("NULL, ", n-1) + "NULL" }
+
+// PublicOffer returns the offer id of env whose company's links carry
+// slug, with its product, company and configurations.
+func (db *DB) PublicOffer(ctx context.Context, env parcela.Environment, slug, id string) (*parcela.Offer, error) {
+	o, err := db.offerPage(ctx, nil, publicOfferQuery, slug, id, string(env), id)
+	return o, failed("read offer", notFound(err, "offer"))
+}
+
+// BillOffer returns BillKey's key of a bill, the offer of its order with
+// its product and company but without its configurations, and the
+// configuration of the bill's billing (nil for none). The offer is what
+// the public offer page shows: nothing in it needs the bill's code.
+func (db *DB) BillOffer(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, *parcela.Offer, *parcela.PaymentConfiguration, error) {
+	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
+	o, pc, err := db.billOffer(ctx, &k, id, env)
+	if err != nil {
+		return parcela.PayerKey{}, nil, nil, failed("read bill", notFound(err, "bill"))
+	}
+	k.OfferID = o.ID
+	return k, o, pc, nil
+}
+
+func (db *DB) billOffer(ctx context.Context, k *parcela.PayerKey, id string, env parcela.Environment) (*parcela.Offer, *parcela.PaymentConfiguration, error) {
+	lead := []any{&k.Auth.CompanyID, &k.OrderID, &k.Code}
+	row := make(rawRow, len(lead)+offerHeadWidth+configurationWidth)
+	if err := db.reader.queryRow(ctx, billOfferQuery, id, string(env)).Scan(row.dests()...); err != nil {
+		return nil, nil, err
+	}
+	o, addressID, err := scanOfferPage(row, lead)
+	if err != nil {
+		return nil, nil, err
+	}
+	var pc *parcela.PaymentConfiguration
+	if config := row[len(row)-configurationWidth:]; config[0] != nil {
+		if pc, err = scanConfiguration(config); err != nil {
+			return nil, nil, err
+		}
+	}
+	return o, pc, db.readAddress(ctx, o, addressID)
+}
+
+// offerPage runs an offer page's statement, whose rows are lead's columns
+// then offerHeadColumns and configurationColumns, and scans the head's
+// lead into lead. No head is sql.ErrNoRows.
+func (db *DB) offerPage(ctx context.Context, lead []any, q string, args ...any) (*parcela.Offer, error) {
+	o, addressID, err := collectOfferPage(ctx, db.reader, lead, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return o, db.readAddress(ctx, o, addressID)
+}
+
+// readAddress reads the address of the offer's company: no page shows it,
+// but the company is read whole.
+func (db *DB) readAddress(ctx context.Context, o *parcela.Offer, addressID sql.NullString) error {
+	if !addressID.Valid {
+		return nil
+	}
+	var err error
+	o.Product.Company.Address, err = address(ctx, db.reader, addressID.String)
+	return err
+}
+
+func collectOfferPage(ctx context.Context, r runner, lead []any, q string, args ...any) (*parcela.Offer, sql.NullString, error) {
+	var addressID sql.NullString
+	rows, err := r.query(ctx, q, args...)
+	if err != nil {
+		return nil, addressID, err
+	}
+	defer rows.Close()
+	row := make(rawRow, len(lead)+offerHeadWidth+configurationWidth)
+	dests := row.dests()
+	var o *parcela.Offer
+	var configs []*parcela.PaymentConfiguration
+	for rows.Next() {
+		if err := rows.Scan(dests...); err != nil {
+			return nil, addressID, err
+		}
+		if row[len(lead)] != nil { // the company's id: the head
+			if o, addressID, err = scanOfferPage(row, lead); err != nil {
+				return nil, addressID, err
+			}
+			continue
+		}
+		pc, err := scanConfiguration(row[len(row)-configurationWidth:])
+		if err != nil {
+			return nil, addressID, err
+		}
+		configs = append(configs, pc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, addressID, err
+	}
+	if o == nil {
+		return nil, addressID, sql.ErrNoRows
+	}
+	// Ordered here: an ORDER BY would run the rows through a sorter.
+	slices.SortFunc(configs, func(x, y *parcela.PaymentConfiguration) int {
+		return cmp.Or(cmp.Compare(x.Position, y.Position), strings.Compare(x.ID, y.ID))
+	})
+	o.PaymentConfigurations = configs
+	return o, addressID, nil
+}
+
+// scanOfferPage reads lead, the company, the offer and its product from
+// an offer page's row.
+func scanOfferPage(row rawRow, lead []any) (*parcela.Offer, sql.NullString, error) {
+	next := func(n int) rawRow {
+		part := row[:n]
+		row = row[n:]
+		return part
+	}
+	var addressID sql.NullString
+	if err := next(len(lead)).Scan(lead...); err != nil {
+		return nil, addressID, err
+	}
+	c := new(parcela.Company)
+	addressID, err := scanCompany(next(companyWidth), c)
+	if err != nil {
+		return nil, addressID, err
+	}
+	o, err := scanOffer(next(offerWidth))
+	if err != nil {
+		return nil, addressID, err
+	}
+	if o.Product, err = scanProduct(next(productWidth)); err != nil {
+		return nil, addressID, err
+	}
+	o.Product.Company = c
+	return o, addressID, nil
+}
+
+// prefixColumns qualifies each of a list of plain column names.
+func prefixColumns(prefix, columns string) string {
+	names := strings.Split(columns, ",")
+	for i, n := range names {
+		names[i] = prefix + strings.TrimSpace(n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// columnCount counts a list's columns by its commas (none is an expression).
+func columnCount(columns string) int { return strings.Count(columns, ",") + 1 }

@@ -46,18 +46,22 @@ func (db *DB) CreateCompany(ctx context.Context, c *parcela.Company) error {
 		addressID = c.Address.ID
 	}
 	err := failed("create company", db.inTx(ctx, func(tx *Tx) error {
+		p := tx.pipeline()
 		if c.Address != nil {
-			if err := insertAddress(ctx, tx, c.Address); err != nil {
+			if err := insertAddress(ctx, p, c.Address); err != nil {
 				return err
 			}
 		}
-		_, err := tx.r.exec(ctx, `INSERT INTO companies (`+companyColumns+`)
+		err := p.exec(ctx, nil, `INSERT INTO companies (`+companyColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.ID, c.Name, c.Document, c.Slug, c.Email, c.Phone, c.Logo, c.Dark, c.Palette, addressID,
 			c.MaxInterestRate.String(), c.MaxInstallments, c.MinDownPaymentRate.String(), c.MinDownPaymentCents,
 			c.RegistrationFee.String(), c.TakeRateType, c.TakeRateValue.String(), c.FineRate.String(), c.MonthlyInterestRate.String(),
 			c.MinInstallmentCents, c.PaymentExpiryHours, c.InstallmentIssueDays, c.BoletoGraceBusinessDays, ms64(c.CreatedAt), ms64(c.UpdatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return p.flush(ctx)
 	}))
 	if parcela.IsConflict(err) {
 		return taken // a racing create took the slug

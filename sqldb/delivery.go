@@ -74,31 +74,58 @@ func (tx *Tx) subscriptions(ctx context.Context, e *parcela.Event) ([]subscripti
 	return hooks, nil
 }
 
-// deliveryWorkSelect reads a delivery, its event and its webhook in one
-// statement: the worker runs it once per attempt.
+// deliveryWorkSelect reads deliveries with their events and webhooks in one
+// statement: the worker runs it once per job.
 var deliveryWorkSelect = `SELECT d.id, d.company_id, d.environment, d.webhook_id, d.event_id, d.status, d.attempt_count, d.generation,
 	d.next_attempt_at, d.created_at, d.updated_at, e.id, e.company_id, e.environment, e.entity, e.entity_id, e.event, e.data, e.created_at,
 	` + prefixed("w.", webhookColumns) + `, w.deleted_at
-	FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`
+	FROM webhook_deliveries d JOIN events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id`
 
-// DeliveryWork reads a delivery with its webhook and event, for the worker.
-func (db *DB) DeliveryWork(ctx context.Context, id string) (*parcela.DeliveryWork, error) {
+func scanDeliveryWork(row rowScanner) (*parcela.DeliveryWork, error) {
 	var w parcela.DeliveryWork
 	d, e := &w.Delivery, &w.Event
 	var env, eenv, data string
 	var next, deleted sql.NullInt64
 	var created, updated, eventAt int64
-	row := db.reader.queryRow(ctx, deliveryWorkSelect, id)
 	hook, err := scanWebhook(joined{row, []any{&d.ID, &d.CompanyID, &env, &d.WebhookID, &d.EventID, &d.Status, &d.AttemptCount, &d.Generation,
 		&next, &created, &updated, &e.ID, &e.CompanyID, &eenv, &e.Entity, &e.EntityID, &e.Event, &data, &eventAt}, []any{&deleted}})
 	if err != nil {
-		return nil, failed("read delivery", notFound(err, "delivery"))
+		return nil, err
 	}
 	w.Webhook, w.Deleted = hook, deleted.Valid
 	d.Environment, e.Environment, e.Data, e.CreatedAt = parcela.Environment(env), parcela.Environment(eenv), []byte(data), fromMS(eventAt)
 	d.Entity, d.Event = e.Entity, e.Event
 	d.NextAttemptAt, d.CreatedAt, d.UpdatedAt = fromNullMS(next), fromMS(created), fromMS(updated)
 	return &w, nil
+}
+
+// DeliveryWork reads a delivery with its webhook and event, for the worker.
+func (db *DB) DeliveryWork(ctx context.Context, id string) (*parcela.DeliveryWork, error) {
+	w, err := scanDeliveryWork(db.reader.queryRow(ctx, deliveryWorkSelect+` WHERE d.id = ?`, id))
+	if err != nil {
+		return nil, failed("read delivery", notFound(err, "delivery"))
+	}
+	return w, nil
+}
+
+// DeliveryWorks reads deliveries with their webhooks and events, in no
+// particular order; an id not found is left out.
+func (db *DB) DeliveryWorks(ctx context.Context, ids []string) ([]*parcela.DeliveryWork, error) {
+	var out []*parcela.DeliveryWork
+	for len(ids) > 0 {
+		n := min(len(ids), maxParams)
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		works, err := collect(ctx, db.reader, scanDeliveryWork, deliveryWorkSelect+` WHERE d.id IN (`+placeholders(n)+`)`, args...)
+		if err != nil {
+			return nil, failed("read deliveries", err)
+		}
+		out = append(out, works...)
+		ids = ids[n:]
+	}
+	return out, nil
 }
 
 // attemptWrites is what the attempts of one transaction share: their rows,

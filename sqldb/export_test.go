@@ -17,11 +17,11 @@ func BillListQueries(db *DB, a parcela.Auth, f parcela.BillFilter) (count, page 
 var LookupQueries = map[string]string{
 	"billings of an order": billingSelect + ` WHERE bl.order_id = ? ORDER BY bl.created_at, bl.id`,
 	"bills of an order":    billSelect + ` WHERE b.order_id = ? ORDER BY b.number`,
-	"bills of a billing":   billSelect + ` WHERE b.billing_id = ? ORDER BY b.number`,
+	"bills of a billing":   billSelect + ` WHERE b.order_id = ? AND b.billing_id = ? ORDER BY b.number`,
 	"payments of a bill":   paymentSelect + ` WHERE p.bill_id IN (?) ORDER BY p.created_at, p.id`,
 	"events of an entity":  `SELECT id FROM events WHERE company_id = ? AND environment = ? AND entity_id = ? ORDER BY created_at, id`,
 	"attempts":             `SELECT attempted_at FROM webhook_attempts WHERE delivery_id IN (?) ORDER BY attempted_at, id`,
-	"delivery work":        deliveryWorkSelect,
+	"delivery work":        deliveryWorkSelect + ` WHERE d.id IN (?)`,
 }
 
 // Rebind exposes placeholder rebinding.

@@ -51,9 +51,9 @@ func (db *DB) FinishVoid(ctx context.Context, id string, at time.Time) error {
 
 // completeIntents deletes the intents of the payments a change stores; an
 // intent no longer issuing (claimed for voiding) fails the change.
-func completeIntents(ctx context.Context, tx *Tx, ps []*parcela.Payment) error {
+func completeIntents(ctx context.Context, pl *pipeline, ps []*parcela.Payment) error {
 	for _, p := range ps {
-		if err := tx.r.guarded(ctx, "payment intent", p.ID, `DELETE FROM payment_intents WHERE id = ? AND state = ?`,
+		if err := pl.guarded(ctx, "payment intent", p.ID, `DELETE FROM payment_intents WHERE id = ? AND state = ?`,
 			p.ID, parcela.IntentIssuing); err != nil {
 			return err
 		}

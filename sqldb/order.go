@@ -29,37 +29,72 @@ func scanOrder(row rowScanner) (*parcela.Order, error) {
 	return &o, nil
 }
 
-// CreateOrder stores a new order with its address.
+// CreateOrder stores a new order with its address, in one round trip on
+// PostgreSQL.
 func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 	return failed("create order", db.inTx(ctx, func(tx *Tx) error {
-		if err := insertAddress(ctx, tx, &o.Address); err != nil {
+		p := tx.pipeline()
+		if err := insertAddress(ctx, p, &o.Address); err != nil {
 			return err
 		}
-		_, err := tx.r.exec(ctx, `INSERT INTO orders (id, company_id, environment, offer_id, status, customer_name, customer_birthdate, customer_document,
+		err := p.exec(ctx, nil, `INSERT INTO orders (id, company_id, environment, offer_id, status, customer_name, customer_birthdate, customer_document,
 			email, phone, address_id, access_code, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			o.ID, o.CompanyID, string(o.Environment), o.OfferID, o.Status, o.CustomerName, o.CustomerBirthdate, o.CustomerDocument,
 			o.Email, o.Phone, o.Address.ID, o.AccessCode, ms64(o.CreatedAt), ms64(o.UpdatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return p.flush(ctx)
 	}))
 }
 
 // loadOrder reads one order of the caller with everything its form shows.
 // The order's row is read before its billings', and each billing's before
 // its bills': a change committed in between moves a version or status that
-// the use case's change is guarded by.
-func loadOrder(ctx context.Context, r runner, a parcela.Auth, id string) (*parcela.Order, error) {
-	o, err := scanOrder(r.queryRow(ctx, orderSelect+` WHERE o.id = ? AND o.company_id = ? AND o.environment = ?`,
-		id, a.CompanyID, string(a.Environment)))
+// the use case's change is guarded by. The order, its company and its
+// billings are read in one round trip on PostgreSQL (readPipeline), in
+// that order.
+func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcela.Order, error) {
+	p := db.readPipeline()
+	var o *parcela.Order
+	err := p.queryRow(ctx, func(row rowScanner) (err error) {
+		o, err = scanOrder(row)
+		return notFound(err, "order")
+	}, orderSelect+` WHERE o.id = ? AND o.company_id = ? AND o.environment = ?`, id, a.CompanyID, string(a.Environment))
 	if err != nil {
-		return nil, notFound(err, "order")
-	}
-	if o.Offer, err = loadOffer(ctx, r, a, o.OfferID); err != nil {
 		return nil, err
 	}
-	if o.Offer.Product.Company, err = companyByID(ctx, r, a.CompanyID); err != nil {
+	var c parcela.Company
+	var addressID sql.NullString
+	err = p.queryRow(ctx, func(row rowScanner) (err error) {
+		addressID, err = scanCompany(row, &c)
+		return notFound(err, "company")
+	}, `SELECT `+companyColumns+` FROM companies WHERE id = ?`, a.CompanyID)
+	if err != nil {
 		return nil, err
 	}
-	if o.Billings, err = loadBillings(ctx, r, o.ID); err != nil {
+	var billings []*parcela.Billing
+	err = p.query(ctx, func(row rowScanner) error {
+		b, err := scanBilling(row)
+		billings = append(billings, b)
+		return err
+	}, billingSelect+` WHERE bl.order_id = ? ORDER BY bl.created_at, bl.id`, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.flush(ctx); err != nil {
+		return nil, err
+	}
+	if o.Offer, err = db.loadOffer(ctx, a, o.OfferID); err != nil {
+		return nil, err
+	}
+	if addressID.Valid {
+		if c.Address, err = address(ctx, db.reader, addressID.String); err != nil {
+			return nil, err
+		}
+	}
+	o.Offer.Product.Company = &c
+	if o.Billings, err = attachBillingParts(ctx, db.reader, o.ID, billings); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -67,7 +102,7 @@ func loadOrder(ctx context.Context, r runner, a parcela.Auth, id string) (*parce
 
 // Order returns one of the caller's orders with its offer and billings.
 func (db *DB) Order(ctx context.Context, a parcela.Auth, id string) (*parcela.Order, error) {
-	o, err := loadOrder(ctx, db.reader, a, id)
+	o, err := db.loadOrder(ctx, a, id)
 	return o, failed("read order", err)
 }
 

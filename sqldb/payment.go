@@ -55,19 +55,19 @@ func attachPayments(ctx context.Context, r runner, bills []*parcela.Bill) error 
 
 // insertPayments stores new payments in one INSERT: issued ones, and card
 // attempts as their acquirer decided them (paid or refused).
-func insertPayments(ctx context.Context, tx *Tx, ps []*parcela.Payment) error {
+func insertPayments(ctx context.Context, p *pipeline, ps []*parcela.Payment) error {
 	args := make([]any, 0, 21*len(ps))
-	for _, p := range ps {
+	for _, pay := range ps {
 		var brand, last *string
-		if p.Card != nil {
-			b := string(p.Card.Brand)
-			brand, last = &b, &p.Card.LastFour
+		if pay.Card != nil {
+			b := string(pay.Card.Brand)
+			brand, last = &b, &pay.Card.LastFour
 		}
-		args = append(args, p.ID, p.CompanyID, string(p.Environment), p.BillID, p.Method, p.Status, p.AmountCents, ms64(p.ExpiresAt), p.Installments,
-			p.NossoNumero, p.Barcode, p.BarcodeDigits, p.PixCode, p.PaidAmountCents, msPtr(p.PaidAt), p.RefusedReason, p.RefusedReasonDescription,
-			brand, last, ms64(p.CreatedAt), ms64(p.UpdatedAt))
+		args = append(args, pay.ID, pay.CompanyID, string(pay.Environment), pay.BillID, pay.Method, pay.Status, pay.AmountCents, ms64(pay.ExpiresAt),
+			pay.Installments, pay.NossoNumero, pay.Barcode, pay.BarcodeDigits, pay.PixCode, pay.PaidAmountCents, msPtr(pay.PaidAt), pay.RefusedReason,
+			pay.RefusedReasonDescription, brand, last, ms64(pay.CreatedAt), ms64(pay.UpdatedAt))
 	}
-	return tx.insertMany(ctx, `INSERT INTO payments (id, company_id, environment, bill_id, payment_method, status, amount_cents, expires_at,
+	return p.insertMany(ctx, `INSERT INTO payments (id, company_id, environment, bill_id, payment_method, status, amount_cents, expires_at,
 		installments, nosso_numero, barcode, barcode_digits, pix_code, paid_amount_cents, paid_at, refused_reason, refused_reason_description,
 		card_brand, card_last_digits, created_at, updated_at)`, `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, 21, args)
 }

@@ -139,3 +139,58 @@ func TestSweepBackoff(t *testing.T) {
 		t.Errorf("after many failures: %v", got)
 	}
 }
+
+// Each company's installments are selected for issue inside its own
+// window (installment_issue_days before the due date, the end included), in
+// both environments, and not before.
+func TestInstallmentsToIssueByCompanyWindow(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, e)
+			ten := r.company("Escola Dez " + sqldbtest.Suffix())
+			twenty := r.company("Escola Vinte " + sqldbtest.Suffix())
+			if _, err := r.db.SQLDB().ExecContext(r.ctx, sqldb.Rebind(r.db, `UPDATE companies SET installment_issue_days = 20 WHERE id = ?`), twenty.CompanyID); err != nil {
+				t.Fatal(err)
+			}
+			live := parcela.Auth{CompanyID: twenty.CompanyID, Environment: parcela.Production}
+			tenBill, twentyBill, liveBill := r.activeBilling(ten, 3).Bills[1], r.activeBilling(twenty, 3).Bills[1], r.activeBilling(live, 3).Bills[1]
+			if !tenBill.DueDate.Equal(twentyBill.DueDate) || !tenBill.DueDate.Equal(liveBill.DueDate) {
+				t.Fatalf("due dates %v %v %v", tenBill.DueDate, twentyBill.DueDate, liveBill.DueDate)
+			}
+			due := tenBill.DueDate
+			selected := func(at time.Time) map[string]bool {
+				t.Helper()
+				rows, err := r.db.InstallmentsToIssue(r.ctx, parcela.Due{Now: at, Companies: []string{ten.CompanyID, twenty.CompanyID}, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]bool{}
+				for _, row := range rows {
+					got[row.BillID] = true
+				}
+				return got
+			}
+			for _, c := range []struct {
+				at   time.Time
+				want []string
+			}{
+				{due.Add(-20*24*time.Hour - time.Millisecond), nil},
+				{due.Add(-20 * 24 * time.Hour), []string{twentyBill.ID, liveBill.ID}},
+				{due.Add(-10*24*time.Hour - time.Millisecond), []string{twentyBill.ID, liveBill.ID}},
+				{due.Add(-10 * 24 * time.Hour), []string{tenBill.ID, twentyBill.ID, liveBill.ID}},
+			} {
+				got := selected(c.at)
+				if len(got) != len(c.want) {
+					t.Errorf("at %v: selected %v, want %v", c.at, got, c.want)
+				}
+				for _, id := range c.want {
+					if !got[id] {
+						t.Errorf("at %v: %s not selected (got %v)", c.at, id, got)
+					}
+				}
+			}
+		})
+	}
+}

@@ -162,6 +162,15 @@ const maxParams = 900
 // insertMany runs head + " VALUES " + row, row, … with args holding
 // len(args)/width rows, in as few statements as maxParams allows.
 func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args []any) error {
+	return eachInsert(head, row, width, args, func(q string, args []any) error {
+		_, err := tx.r.exec(ctx, q, args...)
+		return err
+	})
+}
+
+// eachInsert splits a multi-row INSERT into statements of at most
+// maxParams arguments and runs each.
+func eachInsert(head, row string, width int, args []any, run func(q string, args []any) error) error {
 	if width <= 0 || len(args)%width != 0 {
 		return fmt.Errorf("insertMany: %d arguments are not rows of %d", len(args), width)
 	}
@@ -178,7 +187,7 @@ func (tx *Tx) insertMany(ctx context.Context, head, row string, width int, args 
 			}
 			b.WriteString(row)
 		}
-		if _, err := tx.r.exec(ctx, b.String(), args[:n*width]...); err != nil {
+		if err := run(b.String(), args[:n*width]); err != nil {
 			return err
 		}
 		args = args[n*width:]

@@ -2,6 +2,7 @@ package sqldb_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -50,10 +51,8 @@ func TestVoidJobCommitsWithItsChange(t *testing.T) {
 
 			// The change is written up to its events, whose second insert
 			// fails (the same event twice): nothing of it stays.
-			ev, err := parcela.NewEvent(c.ID, a.Environment, "order", o.ID, "canceled", map[string]string{}, clock.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
+			ev := parcela.Event{ID: parcela.NewID(), CompanyID: c.ID, Environment: a.Environment, Entity: "order", EntityID: o.ID,
+				Event: "canceled", Data: json.RawMessage(`{}`), CreatedAt: clock.Now()}
 			canceled := *pix
 			canceled.Status = parcela.PaymentCanceled
 			failing := &parcela.Change{At: clock.Now(), Payments: []parcela.PaymentMove{{Payment: &canceled, From: parcela.PaymentUnpaid}},

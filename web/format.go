@@ -12,23 +12,28 @@ import (
 // brl writes cents as Brazilians read money: R$ 1.990,00, with a no-break
 // space so the symbol never ends a line.
 func brl(cents int64) string {
-	sign := ""
+	b := make([]byte, 0, 24)
 	if cents < 0 {
-		sign, cents = "-", -cents
+		b, cents = append(b, '-'), -cents
 	}
-	return sign + "R$\u00a0" + groupThousands(cents/100) + fmt.Sprintf(",%02d", cents%100)
+	b = append(b, "R$\u00a0"...)
+	b = appendThousands(b, cents/100)
+	return string(append(b, ',', byte('0'+cents%100/10), byte('0'+cents%10)))
 }
 
-func groupThousands(n int64) string {
+func groupThousands(n int64) string { return string(appendThousands(nil, n)) }
+
+// appendThousands appends n ≥ 0 with a dot between each group of three
+// digits.
+func appendThousands(b []byte, n int64) []byte {
 	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, r := range s {
+	for i := range len(s) {
 		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte('.')
+			b = append(b, '.')
 		}
-		b.WriteRune(r)
+		b = append(b, s[i])
 	}
-	return b.String()
+	return b
 }
 
 // date writes the São Paulo calendar date: 10/12/2026.

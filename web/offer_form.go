@@ -3,9 +3,9 @@ package web
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"parcela"
@@ -97,8 +97,12 @@ func (f offerForm) charge(offer *parcela.Offer, sig signature) (parcela.ChargeRe
 // sent only for the plan the customer saw.
 func planDigest(s parcela.Schedule) string {
 	h := sha256.New()
-	for _, b := range s.Bills {
-		fmt.Fprintf(h, "%d|%s|%d\n", b.Number, date(b.DueDate), b.AmountCents)
+	var line []byte
+	for _, b := range s.Bills { // "%d|%s|%d\n": number, date, cents
+		line = strconv.AppendInt(line[:0], int64(b.Number), 10)
+		line = append(append(line, '|'), date(b.DueDate)...)
+		line = append(strconv.AppendInt(append(line, '|'), b.AmountCents, 10), '\n')
+		h.Write(line)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -163,7 +164,8 @@ func TestLogsHoldNoPersonalData(t *testing.T) {
 	u, _ := url.Parse(orderPath)
 	b.post(t, u.Path+"/card", tokens(t, checkout.body, withCode(card, u)))
 	o := b.onlyOrder(t)
-	log := b.logs.String()
+	// A timestamp or a duration may hold any digits; what a request carried may not.
+	log := logTimes.ReplaceAllString(b.logs.String(), "")
 	for _, secret := range []string{"52998224725", "529.982.247-25", "maria@example.com", "98765", "1990-05-17", "Maria", "MARIA",
 		o.AccessCode, u.Query().Get("code"), "4000000000009995", "4000 0000", "987", "code="} {
 		if strings.Contains(log, secret) {
@@ -179,3 +181,6 @@ func withCode(form url.Values, u *url.URL) url.Values {
 	form.Set("code", u.Query().Get("code"))
 	return form
 }
+
+// logTimes matches the fields every log line holds whatever the request was.
+var logTimes = regexp.MustCompile(`"time":"[^"]*",|"duration_ms":[0-9.e+-]+,?`)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,14 +177,18 @@ func (g *optionGroup) financed(order *parcela.Order, c *parcela.Company, f offer
 	}
 	limit := min(pc.MaxInstallments, c.MaxInstallments)
 	want := atoiOr(f.Installments[pc.ID], 0)
-	plans := map[int]*parcela.ChargePlan{}
+	counts := make([]int, 0, max(0, limit-1))
 	for n := 2; n <= limit; n++ {
-		p, err := planFor(chargeRequest(pc.ID, method, n, g.DueDay, sig), order, c, now)
-		if err != nil {
+		counts = append(counts, n)
+	}
+	plans := map[int]*parcela.ChargePlan{}
+	byCard := method == parcela.MethodCreditCard
+	for i, p := range parcela.PlanCounts(chargeRequest(pc.ID, method, 0, g.DueDay, sig), order, c, now, counts, byCard) {
+		if p == nil {
 			continue
 		}
-		plans[n] = p
-		g.Installments = append(g.Installments, installmentChoice{Count: n, Label: installmentLabel(p.Schedule)})
+		plans[counts[i]] = p
+		g.Installments = append(g.Installments, installmentChoice{Count: counts[i], Label: installmentLabel(p.Schedule)})
 	}
 	if len(g.Installments) == 0 {
 		return
@@ -240,14 +243,14 @@ func checkChosen(groups []optionGroup, chosen string) {
 // 4× R$ 412,20", with any last installment that differs by its cents.
 func installmentLabel(s parcela.Schedule) string {
 	n := len(s.Bills)
-	label := fmt.Sprintf("%d× — entrada %s", n, brl(s.Bills[0].AmountCents))
+	label := strconv.Itoa(n) + "× — entrada " + brl(s.Bills[0].AmountCents)
 	rest := s.Bills[1:]
 	for i := 0; i < len(rest); {
 		j := i
 		for j < len(rest) && rest[j].AmountCents == rest[i].AmountCents {
 			j++
 		}
-		label += fmt.Sprintf(" + %d× %s", j-i, brl(rest[i].AmountCents))
+		label += " + " + strconv.Itoa(j-i) + "× " + brl(rest[i].AmountCents)
 		i = j
 	}
 	return label
@@ -261,7 +264,7 @@ func newPlanView(p *parcela.ChargePlan, pc *parcela.PaymentConfiguration) *planV
 		if b.Number == 0 {
 			pb.Label = "Entrada"
 		} else {
-			pb.Label = fmt.Sprintf("Parcela %d de %d", b.Number, len(p.Schedule.Bills)-1)
+			pb.Label = "Parcela " + strconv.Itoa(b.Number) + " de " + strconv.Itoa(len(p.Schedule.Bills)-1)
 		}
 		v.Bills = append(v.Bills, pb)
 	}

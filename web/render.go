@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"parcela"
@@ -101,6 +102,8 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	// Pages carry personal data and one-time form tokens: never cached.
 	hd.Set("Cache-Control", "no-store")
+	// Its length spares the chunked encoding's extra write.
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }

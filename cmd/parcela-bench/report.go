@@ -270,11 +270,17 @@ func (e *EngineReport) writeNotes(w io.Writer) {
 			wr.Extra["events_per_second_written"], wr.Extra["events_per_second_target"])
 	}
 	if wm := e.scenario(scWebhookMax); wm != nil && wm.Available {
-		fmt.Fprintf(w, "The saturated run charged %.0f/s (%.0f events/s written), left a backlog of %.0f deliveries when the charges stopped",
-			wm.Extra["charges_per_second"], wm.Extra["events_per_second_written"], wm.Extra["backlog_at_stop"])
+		if wm.Extra["deliveries_held"] > 0 {
+			fmt.Fprintf(w, "The saturated run **held the deliveries** (River's delivery queue paused) while it charged %.0f/s (%.0f events/s written); "+
+				"%.0f went out during the charges, leaving a backlog of %.0f deliveries, released %.1f s after the charges stopped",
+				wm.Extra["charges_per_second"], wm.Extra["events_per_second_written"], wm.Extra["delivered_during_charges"], wm.Extra["backlog_at_stop"], wm.Extra["resume_seconds"])
+		} else {
+			fmt.Fprintf(w, "The saturated run could **not hold the deliveries** (see its first error): it charged %.0f/s (%.0f events/s written) and left a backlog of %.0f deliveries when the charges stopped",
+				wm.Extra["charges_per_second"], wm.Extra["events_per_second_written"], wm.Extra["backlog_at_stop"])
+		}
 		if d := wm.Extra["drain_deliveries_per_second"]; d > 0 {
-			fmt.Fprintf(w, " and drained it at %.0f deliveries/s: server CPU %.0f%% while draining, **%.0f µs per delivery**",
-				d, wm.Extra["drain_server_cpu_percent"], wm.Extra["drain_server_cpu_us_per_delivery"])
+			fmt.Fprintf(w, "; it drained at %.0f deliveries/s (%.0f in %.1f s): server CPU %.0f%% while draining, **%.0f µs per delivery**",
+				d, wm.Extra["drain_deliveries"], wm.Extra["drain_seconds"], wm.Extra["drain_server_cpu_percent"], wm.Extra["drain_server_cpu_us_per_delivery"])
 			if b, ok := wm.Extra["drain_sqlite_writer_busy_percent"]; ok {
 				fmt.Fprintf(w, "; SQLite's writer busy %.0f%%, %.0f µs per delivery", b, wm.Extra["drain_sqlite_writer_held_us_per_delivery"])
 			}

@@ -152,6 +152,7 @@ type parcelaServer struct {
 	*child
 	sandbox, production, ops string
 	engine                   string
+	dsn                      string // the database it serves
 	sqlitePath               string // the database file on SQLite
 }
 
@@ -168,7 +169,7 @@ func startParcela(ctx context.Context, bin, dsn string, rateLimit int) (*parcela
 	if err != nil {
 		return nil, err
 	}
-	s := &parcelaServer{child: c, sandbox: addrs["sandbox"], production: addrs["production"], ops: addrs["operations"]}
+	s := &parcelaServer{child: c, sandbox: addrs["sandbox"], production: addrs["production"], ops: addrs["operations"], dsn: dsn}
 	if err := waitHealthy(ctx, s.sandbox+"/readyz"); err != nil {
 		_ = c.stop()
 		return nil, fmt.Errorf("%w\n%s", err, c.stderr.String())

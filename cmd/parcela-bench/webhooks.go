@@ -24,12 +24,16 @@ import (
 //   - fixed rate: charges paced so events are written at --webhook-rate per
 //     second; the latency is from the event's created_at (in its body) to
 //     its arrival at the receiver;
-//   - saturated: charges back to back on the charge scenario's connections,
-//     then the queue drains; deliveries/s is over the whole run, and the
-//     drain rate (after the charges stop) is the delivery side alone.
+//   - saturated: the deliveries are held (River's delivery queue paused,
+//     hold.go) while charges run back to back on the charge scenario's
+//     connections, then released: the drain starts with the whole backlog,
+//     and its rate and CPU per delivery are the delivery side alone (the
+//     server delivers fast enough to keep pace with the charges, so without
+//     the hold the drain would time only a short tail). Deliveries/s and
+//     latency over the whole run include the hold.
 const (
 	scWebhookRate = "webhook delivery, fixed event rate"
-	scWebhookMax  = "webhook delivery, saturated (charges back to back, then drain)"
+	scWebhookMax  = "webhook delivery, saturated (charges back to back, deliveries held, then drain)"
 	eventsPerSale = 14 // order in_progress, billing waiting_payment, 12 × bill pending
 )
 
@@ -231,53 +235,104 @@ func (b *bench) webhooks(ctx context.Context, srv *parcelaServer, s *seeded) []R
 	b.logf("%s:   %.0f deliveries/s, event to receipt p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors, server CPU %.0f µs/delivery",
 		scWebhookRate, r1.RPS, r1.P50ms, r1.P99ms, len(got), want, r1.Errors, r1.ServerCPUPerOpUS)
 
-	// Saturated: as many charges as the server takes, then the drain, whose
-	// window runs from the end of the charges to the last arrival: the
-	// server does nothing but deliver in it.
-	b.logf("%s: %d connections for %s", scWebhookMax, b.cfg.chargeConns, b.cfg.duration)
-	resetPeakRSS(srv.pid())
-	first = read()
-	lr := runLoad(ctx, scWebhookMax, loadSpec{conns: b.cfg.chargeConns, duration: b.cfg.duration, op: charge})
-	want = int(lr.completed) * eventsPerSale
-	b.profile(ctx, srv, scWebhookMax+" drain")
-	stopped := read()
-	got, last = rec.waitFor(ctx, first.at, want, drainMax, read)
-	r2 := deliveryResult(scWebhookMax, b.cfg.chargeConns, first.at, got, want, lr.Errors, lr.FirstError)
-	first.until(last).apply(&r2, int64(len(got)))
-	r2.Extra["charges_per_second"] = lr.RPS
-	r2.Extra["events_per_second_written"] = float64(want) / lr.Seconds
-	var before, drained int
-	for _, a := range got {
-		if a.received.Before(stopped.at) {
-			before++
-		} else {
-			drained++
-		}
-	}
-	r2.Extra["backlog_at_stop"] = float64(want - before)
-	r2.Extra["drain_deliveries"] = float64(drained)
-	drain := stopped.until(last)
-	if drained > 0 && drain.seconds > 0 {
-		r2.Extra["drain_seconds"] = drain.seconds
-		r2.Extra["drain_server_cpu_percent"] = drain.cpuPercent()
-		r2.Extra["drain_server_cpu_us_per_delivery"] = drain.perOp(float64(drained))
-		if drained >= 100 {
-			r2.Extra["drain_deliveries_per_second"] = float64(drained) / drain.seconds
-		}
-		if w := drain.share(float64(drained)); w != nil {
-			r2.Extra["drain_sqlite_writer_busy_percent"] = w.BusyPercent
-			r2.Extra["drain_sqlite_writer_held_us_per_delivery"] = w.HeldPerOpUS
-		}
-	}
-	r2.PeakRSSMB = peakRSS(srv.pid())
-	b.logf("%s:   %.0f deliveries/s (%.0f charges/s, %.0f events/s written, drain %.0f/s at %.0f µs of server CPU each), p50 %.1f ms, p99 %.1f ms, %d of %d delivered, %d errors",
-		scWebhookMax, r2.RPS, lr.RPS, r2.Extra["events_per_second_written"], r2.Extra["drain_deliveries_per_second"],
-		r2.Extra["drain_server_cpu_us_per_delivery"], r2.P50ms, r2.P99ms, len(got), want, r2.Errors)
+	r2 := b.saturated(ctx, srv, rec, w, charge, read, drainMax)
 	if n := rec.bad.Load(); n > 0 {
 		r2.Errors += n
 		r2.FirstError = fmt.Sprintf("%d notifications without webhook-id or created_at", n)
 	}
 	return []Result{r1, r2}
+}
+
+// saturated charges back to back with the deliveries held (the delivery
+// queue paused), then resumes them: the drain, from the first delivery after
+// the resume to the last, starts with the whole backlog and the server does
+// nothing but deliver in it. Without a hold (it failed: FirstError says why)
+// the deliveries go out during the charges and the drain is only their tail.
+func (b *bench) saturated(ctx context.Context, srv *parcelaServer, rec *receiver, w *worker, charge op, read func() reading, drainMax time.Duration) Result {
+	b.logf("%s: %d connections for %s, deliveries held", scWebhookMax, b.cfg.chargeConns, b.cfg.duration)
+	resetPeakRSS(srv.pid())
+	from, probes, held := time.Now(), 0, false
+	hold, holdErr := openQueueHold(ctx, srv.dsn)
+	if holdErr == nil {
+		defer hold.close()
+		// Never leave the server's queue paused, whatever happens below.
+		defer func() { _ = hold.resume(context.WithoutCancel(ctx)) }()
+		from, probes, holdErr = hold.pauseDeliveries(ctx, rec, w, charge)
+		if held = holdErr == nil; !held {
+			_ = hold.resume(ctx)
+			probes = 0 // their events come before the run's window
+		}
+	}
+	if holdErr != nil {
+		b.logf("%s: deliveries not held: %v", scWebhookMax, holdErr)
+	}
+	first := read()
+	if !held {
+		from = first.at
+	}
+	lr := runLoad(ctx, scWebhookMax, loadSpec{conns: b.cfg.chargeConns, duration: b.cfg.duration, op: charge})
+	want := (int(lr.completed) + probes) * eventsPerSale
+	stopped := read()
+	atStop := rec.since(from)
+	resumed := stopped
+	if held {
+		if err := hold.resume(ctx); err != nil {
+			holdErr = fmt.Errorf("resume River queue %q: %w", hold.queue, err)
+		} else if want > len(atStop) {
+			// The drain starts at the first delivery after the resume (up
+			// to River's 2 s poll on SQLite, with the server idle).
+			_, resumed = rec.waitFor(ctx, from, len(atStop)+1, drainMax, read)
+		}
+	}
+	b.profile(ctx, srv, scWebhookMax+" drain")
+	got, last := rec.waitFor(ctx, from, want, drainMax, read)
+	r := deliveryResult(scWebhookMax, b.cfg.chargeConns, first.at, got, want, lr.Errors, lr.FirstError)
+	first.until(last).apply(&r, int64(len(got)))
+	if holdErr != nil {
+		r.Errors++
+		r.FirstError = "holding the deliveries during the charges: " + holdErr.Error()
+	}
+	r.Extra["deliveries_held"] = 0
+	if held {
+		r.Extra["deliveries_held"] = 1
+	}
+	r.Extra["probe_charges"] = float64(probes)
+	r.Extra["charges_per_second"] = lr.RPS
+	r.Extra["events_per_second_written"] = float64(int(lr.completed)*eventsPerSale) / lr.Seconds
+	var during int
+	for _, a := range atStop {
+		if !a.received.Before(first.at) {
+			during++
+		}
+	}
+	r.Extra["delivered_during_charges"] = float64(during)
+	r.Extra["backlog_at_stop"] = float64(want - len(atStop))
+	r.Extra["resume_seconds"] = resumed.at.Sub(stopped.at).Seconds()
+	drained := 0
+	for _, a := range got {
+		if !a.received.Before(resumed.at) {
+			drained++
+		}
+	}
+	r.Extra["drain_deliveries"] = float64(drained)
+	drain := resumed.until(last)
+	if drained > 0 && drain.seconds > 0 {
+		r.Extra["drain_seconds"] = drain.seconds
+		r.Extra["drain_server_cpu_percent"] = drain.cpuPercent()
+		r.Extra["drain_server_cpu_us_per_delivery"] = drain.perOp(float64(drained))
+		if drained >= 100 {
+			r.Extra["drain_deliveries_per_second"] = float64(drained) / drain.seconds
+		}
+		if w := drain.share(float64(drained)); w != nil {
+			r.Extra["drain_sqlite_writer_busy_percent"] = w.BusyPercent
+			r.Extra["drain_sqlite_writer_held_us_per_delivery"] = w.HeldPerOpUS
+		}
+	}
+	r.PeakRSSMB = peakRSS(srv.pid())
+	b.logf("%s:   %.0f charges/s (%.0f events/s written), %.0f delivered during the charges, backlog %.0f; drain %.0f/s at %.0f µs of server CPU each (resumed after %.1f s); %d of %d delivered, %d errors",
+		scWebhookMax, lr.RPS, r.Extra["events_per_second_written"], r.Extra["delivered_during_charges"], r.Extra["backlog_at_stop"],
+		r.Extra["drain_deliveries_per_second"], r.Extra["drain_server_cpu_us_per_delivery"], r.Extra["resume_seconds"], len(got), want, r.Errors)
+	return r
 }
 
 // deliveryResult summarizes arrivals: deliveries/s from start to the last

@@ -1,0 +1,175 @@
+package sqldb_test
+
+import (
+	"reflect"
+	"testing"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// The payer's pages read an offer with its company, product and
+// configurations in one statement; it must read what the caller's reads
+// (Offer, then Company) do.
+func TestPublicOfferReadsTheOfferAndItsCompany(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		want := b.readOffer(b.offer.ID)
+		got, err := b.db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("public offer\n%+v\nwant\n%+v", got, want)
+		}
+		if len(got.PaymentConfigurations) != 2 || got.PaymentConfigurations[0].Position > got.PaymentConfigurations[1].Position {
+			t.Fatalf("configurations %+v", got.PaymentConfigurations)
+		}
+		for _, c := range []struct{ env, slug, id string }{
+			{string(parcela.Production), b.c.Slug, b.offer.ID},
+			{string(parcela.Sandbox), b.c.Slug + "-other", b.offer.ID},
+			{string(parcela.Sandbox), b.c.Slug, parcela.NewID()},
+		} {
+			if _, err := b.db.PublicOffer(b.ctx, parcela.Environment(c.env), c.slug, c.id); parcela.ErrorCode(err) != parcela.ENOTFOUND {
+				t.Errorf("%+v: %v, want not_found", c, err)
+			}
+		}
+	})
+}
+
+// A company's address and an offer without configurations are read too.
+func TestPublicOfferWithAddressAndNoConfigurations(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		c := parcela.NewCompany("Escola Com Endereço", "11222333000181", "endereco-"+sqldbtest.Suffix())
+		c.Address = &parcela.Address{Zipcode: "20040002", Street: "Rua da Assembleia", Number: "10", Neighborhood: "Centro",
+			City: parcela.City{IBGECode: "3304557"}}
+		if err := b.db.CreateCompany(b.ctx, &c); err != nil {
+			t.Fatal(err)
+		}
+		b.c, b.a = &c, parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+		p, err := b.app.Catalog.CreateProduct(b.ctx, b.a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sold, err := b.app.Catalog.CreateOffer(b.ctx, b.a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+			"payment_configurations": [{"payment_type": "upfront", "payment_methods": ["pix"], "expires_in_hours": 48}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare := *sold
+		bare.ID, bare.PaymentConfigurations = parcela.NewID(), nil
+		if err := b.db.CreateOffer(b.ctx, &bare); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{sold.ID, bare.ID} {
+			want := b.readOffer(id)
+			if want.Product.Company.Address == nil {
+				t.Fatal("the company has no address")
+			}
+			got, err := b.db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("public offer\n%+v\nwant\n%+v", got, want)
+			}
+		}
+	})
+}
+
+// A checkout reads the bill's key, its offer and its billing's
+// configuration in one statement.
+func TestBillOfferReadsTheKeyAndTheOffer(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		o := b.charge(3, parcela.MethodPix)
+		bill := o.Billings[0].Bills[1]
+		wantKey, err := b.db.BillKey(b.ctx, parcela.Sandbox, bill.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, offer, pc, err := b.db.BillOffer(b.ctx, parcela.Sandbox, bill.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k != wantKey || k.Code == "" || k.OfferID != b.offer.ID {
+			t.Fatalf("key %+v, want %+v", k, wantKey)
+		}
+		want := b.readOffer(b.offer.ID)
+		var wantConfig *parcela.PaymentConfiguration
+		for _, c := range want.PaymentConfigurations {
+			if c.ID == o.Billings[0].PaymentConfigurationID {
+				wantConfig = c
+			}
+		}
+		want.PaymentConfigurations = nil
+		if !reflect.DeepEqual(offer, want) {
+			t.Fatalf("offer\n%+v\nwant\n%+v", offer, want)
+		}
+		if wantConfig == nil || !reflect.DeepEqual(pc, wantConfig) {
+			t.Fatalf("configuration\n%+v\nwant\n%+v", pc, wantConfig)
+		}
+		for _, c := range []struct {
+			env parcela.Environment
+			id  string
+		}{{parcela.Production, bill.ID}, {parcela.Sandbox, parcela.NewID()}} {
+			if _, _, _, err := b.db.BillOffer(b.ctx, c.env, c.id); parcela.ErrorCode(err) != parcela.ENOTFOUND {
+				t.Errorf("%+v: %v, want not_found", c, err)
+			}
+		}
+	})
+}
+
+// readOffer reads an offer as the company's API does, with its company.
+func (b *checkoutBundle) readOffer(id string) *parcela.Offer {
+	b.t.Helper()
+	o, err := b.db.Offer(b.ctx, b.a, id)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if o.Product.Company, err = b.db.Company(b.ctx, b.c.ID); err != nil {
+		b.t.Fatal(err)
+	}
+	return o
+}
+
+// BenchmarkPublicOffer reads the offer page's offer (two configurations,
+// as the harness's) in one statement, and as the company's reads do.
+func BenchmarkPublicOffer(b *testing.B) {
+	for _, e := range sqldbtest.Engines() {
+		b.Run(string(e), func(b *testing.B) {
+			db := sqldbtest.Open(b, e, sqldb.Config{Enqueuer: quietEnqueuer{}})
+			app := sqldbtest.Services(db, nil)
+			c := sqldbtest.Company(b, db)
+			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			p, err := app.Catalog.CreateProduct(b.Context(), a, fromJSON[parcela.ProductInput](b, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			offer, err := app.Catalog.CreateOffer(b.Context(), a, fromJSON[parcela.OfferRequest](b, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+				"payment_configurations": [
+				{"payment_type": "upfront", "payment_methods": ["pix", "boleto"], "expires_in_hours": 48},
+				{"payment_type": "financed", "financed_type": "bolepix", "payment_methods": ["boleto"], "allowed_down_payment_methods": ["pix", "boleto"],
+				 "down_payment_type": "percentage", "down_payment_value": 0.2, "interest_rate": 0.0199, "max_installments": 12, "expires_in_hours": 48}]}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run("joined", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := db.PublicOffer(b.Context(), parcela.Sandbox, c.Slug, offer.ID); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("apart", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := db.Company(b.Context(), c.ID); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := db.Offer(b.Context(), a, offer.ID); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,46 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// brl, an installment's label and a plan's digest are written without fmt
+// (they run for every count on every view); they must write what fmt wrote.
+func TestFormatsWriteWhatFmtWrote(t *testing.T) {
+	t.Parallel()
+	oldBRL := func(cents int64) string {
+		sign := ""
+		if cents < 0 {
+			sign, cents = "-", -cents
+		}
+		return sign + "R$\u00a0" + groupThousands(cents/100) + fmt.Sprintf(",%02d", cents%100)
+	}
+	for _, c := range []int64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 99999, 100000, 123456789, 999999999999, -1, -100, -123456} {
+		if got, want := brl(c), oldBRL(c); got != want {
+			t.Errorf("brl(%d) = %q, want %q", c, got, want)
+		}
+	}
+	if got := groupThousands(1234567); got != "1.234.567" {
+		t.Errorf("groupThousands = %q", got)
+	}
+	due := time.Date(2026, 12, 31, 23, 59, 59, 0, parcela.SaoPaulo)
+	s := parcela.Schedule{Bills: []parcela.ScheduledBill{{Number: 0, AmountCents: 39800, DueDate: due},
+		{Number: 1, AmountCents: 41220, DueDate: due.AddDate(0, 1, 0)}, {Number: 2, AmountCents: 41220, DueDate: due.AddDate(0, 2, 0)},
+		{Number: 3, AmountCents: 41223, DueDate: due.AddDate(0, 3, 0)}}}
+	if got, want := installmentLabel(s), "4× — entrada R$\u00a0398,00 + 2× R$\u00a0412,20 + 1× R$\u00a0412,23"; got != want {
+		t.Errorf("label %q, want %q", got, want)
+	}
+	h := sha256.New()
+	for _, b := range s.Bills {
+		fmt.Fprintf(h, "%d|%s|%d\n", b.Number, date(b.DueDate), b.AmountCents)
+	}
+	if got, want := planDigest(s), hex.EncodeToString(h.Sum(nil)[:8]); got != want {
+		t.Errorf("digest %s, want %s", got, want)
+	}
+}
