@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +26,29 @@ func TestBillCountsStayExact(t *testing.T) {
 				page := b.call("GET", "/external_api/v1/bills?per_page=1000&"+q, nil).want(t, 200).JSON(t)
 				if got, want := int(page["total_items"].(float64)), len(page["results"].([]any)); got != want {
 					t.Errorf("%s, %q: total_items %d, but the listing holds %d bills", step, q, got, want)
+				}
+			}
+			// Without a status the page merges each status's bills: the same
+			// bills as the four statuses' listings, in due-date order, and
+			// cut into pages of three the same as one page of all.
+			for _, q := range []string{"", "due_date_start=2026-12-01&due_date_end=2027-01-31"} {
+				all := billsOf(b.call("GET", "/external_api/v1/bills?per_page=1000&"+q, nil).want(t, 200).JSON(t))
+				var statuses, paged []string
+				for _, s := range []string{"pending", "paid", "overdue", "canceled"} {
+					statuses = append(statuses, billIDsOf(billsOf(b.call("GET", "/external_api/v1/bills?per_page=1000&status="+s+"&"+q, nil).want(t, 200).JSON(t)))...)
+				}
+				for p := 1; p <= len(all)/3+1; p++ {
+					paged = append(paged, billIDsOf(billsOf(b.call("GET", fmt.Sprintf("/external_api/v1/bills?per_page=3&page=%d&%s", p, q), nil).want(t, 200).JSON(t)))...)
+				}
+				ids := billIDsOf(all)
+				if !slices.Equal(paged, ids) {
+					t.Errorf("%s, %q: pages of three %v, one page %v", step, q, paged, ids)
+				}
+				if slices.Sort(statuses); !slices.Equal(statuses, slices.Sorted(slices.Values(ids))) {
+					t.Errorf("%s, %q: the statuses' bills %v, the listing's %v", step, q, statuses, ids)
+				}
+				if !slices.IsSortedFunc(all, func(x, y map[string]any) int { return strings.Compare(x["due_date"].(string), y["due_date"].(string)) }) {
+					t.Errorf("%s, %q: not in due-date order", step, q)
 				}
 			}
 		}
@@ -76,4 +102,20 @@ func TestBillCountsStayExact(t *testing.T) {
 			t.Fatalf("another company sees %v bills", other["total_items"])
 		}
 	})
+}
+
+func billsOf(page map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, r := range page["results"].([]any) {
+		out = append(out, r.(map[string]any))
+	}
+	return out
+}
+
+func billIDsOf(bills []map[string]any) []string {
+	ids := []string{}
+	for _, bill := range bills {
+		ids = append(ids, bill["id"].(string))
+	}
+	return ids
 }

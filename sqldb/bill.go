@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 
 	"parcela"
@@ -88,11 +89,11 @@ func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) (
 	if (f.Page.Page-1)*f.PerPage >= total {
 		return []*parcela.Bill{}, total, c, nil
 	}
-	args = append(l.args, f.PerPage, (f.Page.Page-1)*f.PerPage)
+	args = l.pageArgs(db.dialect, f.PerPage, (f.Page.Page-1)*f.PerPage)
 	var bills []*parcela.Bill
 	if db.dialect == Postgres {
-		bills, _, err = collectBillRows(ctx, db.reader, false, l.pageQuery(true), args...)
-	} else if bills, err = collect(ctx, db.reader, scanBillWithBilling, l.pageQuery(false), args...); err == nil {
+		bills, _, err = collectBillRows(ctx, db.reader, false, l.pageQuery(Postgres), args...)
+	} else if bills, err = collect(ctx, db.reader, scanBillWithBilling, l.pageQuery(SQLite), args...); err == nil {
 		err = attachPayments(ctx, db.reader, bills)
 	}
 	if err != nil {
@@ -124,6 +125,9 @@ type listing struct {
 	countCond  []string // on the count tables, when they can answer
 	countArgs  []any
 	countBills bool // the filter names what the counts do not key on
+	// byStatus: no filter names a status or what another index keys on,
+	// so the page merges each status's bills in bills_status_due order.
+	byStatus bool
 }
 
 // billListing builds the filter of a bill listing. Every combination is
@@ -162,18 +166,60 @@ func billListing(a parcela.Auth, f parcela.BillFilter) listing {
 	if f.PaidTo != nil {
 		add("b.paid_at < ?", "", ms64(*f.PaidTo))
 	}
+	l.byStatus = f.Status == "" && !l.countBills
 	return l
 }
 
 func (l listing) where() string { return strings.Join(l.cond, " AND ") }
 
-// pageQuery reads the page's bills in the filter's index order with their
-// billings, and, withPayments, their payments joined (collectBillRows).
-func (l listing) pageQuery(withPayments bool) string {
-	if !withPayments {
+// pageQuery reads the page's bills in due-date order with their billings,
+// and on PostgreSQL their payments joined (collectBillRows); SQLite's are
+// read after (attachPayments). Its arguments are pageArgs.
+func (l listing) pageQuery(d Dialect) string {
+	if d == Postgres {
+		return billPageSelect + ` FROM (` + l.pageBills(d) + `) b
+		` + billPageJoins + ` ORDER BY b.due_date, b.id`
+	}
+	if !l.byStatus {
 		return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id
 			WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
 	}
-	return billPageSelect + ` FROM (SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?) b
-		` + billPageJoins + ` ORDER BY b.due_date, b.id`
+	return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM (` + l.pageBills(d) + `) b
+		JOIN billings bl ON bl.id = b.billing_id ORDER BY b.due_date, b.id`
+}
+
+// pageBills selects the page's bills. Without a status it is one SELECT
+// per status, each reading its run of bills_status_due in order, and the
+// page is cut from their union: no index keyed on the due date alone is
+// written for it (migration 00014), and no plan sorts a company's bills.
+// SQLite merges the runs of the union (MERGE (UNION ALL)). PostgreSQL 15
+// would sort them all, since an arm's equalities on the index's leading
+// columns do not make the index's order the union's, so there each arm
+// stops at the page's end and only those rows are sorted.
+func (l listing) pageBills(d Dialect) string {
+	if !l.byStatus {
+		return `SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
+	}
+	arms := make([]string, len(parcela.BillStatuses))
+	for i := range arms {
+		arms[i] = `SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` AND b.status = ?`
+		if d == Postgres {
+			arms[i] = `SELECT * FROM (` + arms[i] + ` ORDER BY b.due_date, b.id LIMIT ?) s` + strconv.Itoa(i)
+		}
+	}
+	return `SELECT * FROM (` + strings.Join(arms, ` UNION ALL `) + `) u ORDER BY due_date, id LIMIT ? OFFSET ?`
+}
+
+// pageArgs are pageQuery's arguments for a page of limit bills after offset.
+func (l listing) pageArgs(d Dialect, limit, offset int) []any {
+	if !l.byStatus {
+		return append(l.args[:len(l.args):len(l.args)], limit, offset)
+	}
+	args := make([]any, 0, (len(l.args)+2)*len(parcela.BillStatuses)+2)
+	for _, s := range parcela.BillStatuses {
+		if args = append(append(args, l.args...), s); d == Postgres {
+			args = append(args, offset+limit)
+		}
+	}
+	return append(args, limit, offset)
 }
