@@ -199,3 +199,46 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 }
+
+// A run killed in the webhook scenario leaves the delivery queue paused in
+// the database it used; the next run with --reuse resumes it and delivers.
+func TestReuseResumesAPausedDeliveryQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	db := filepath.Join(t.TempDir(), "bench.db")
+	smoke := func(args ...string) (Report, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if err := run(ctx, append([]string{"--smoke", "--json", "--database", db}, args...), &out, &errb); err != nil {
+			t.Fatalf("parcela-bench %v: %v\n%s", args, err, errb.String())
+		}
+		var rep Report
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("--json output is not a report: %v\n%s", err, out.String())
+		}
+		return rep, errb.String()
+	}
+	smoke("--only", "get") // seeds the file
+	hold, err := openQueueHold(ctx, "sqlite:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hold.pause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hold.close()
+	rep, log := smoke("--reuse", "--only", "webhooks")
+	if !strings.Contains(log, "left paused by an earlier run") {
+		t.Errorf("the paused queue went unnoticed:\n%s", log)
+	}
+	e := rep.Engines[0]
+	for _, name := range []string{scWebhookRate, scWebhookMax} {
+		if s := e.scenario(name); s == nil || !s.Available || s.Requests == 0 || s.Errors != 0 {
+			t.Errorf("%s after a paused queue: %+v", name, s)
+		}
+	}
+}

@@ -188,8 +188,11 @@ func (b *bench) webhooks(ctx context.Context, srv *parcelaServer, s *seeded) []R
 	defer rec.close()
 	w := &worker{client: newClient()}
 	defer w.client.CloseIdleConnections()
+	if err := b.clearLeftovers(ctx, srv, s, w); err != nil {
+		return unavailable("clearing an earlier run's leftovers: " + err.Error())
+	}
 	for _, h := range []struct{ entity, event string }{{"order", "in_progress"}, {"billing", "waiting_payment"}, {"bill", "pending"}} {
-		body := fmt.Appendf(nil, `{"name": "bench %s", "url": %q, "entity": %q, "events": [%q], "verb": "post"}`,
+		body := fmt.Appendf(nil, `{"name": "`+benchWebhookPrefix+`%s", "url": %q, "entity": %q, "events": [%q], "verb": "post"}`,
 			h.entity, rec.url+"/"+h.entity, h.entity, h.event)
 		resp, err := w.do(ctx, "POST", srv.sandbox+"/external_api/v1/webhooks", s.token, body, 201)
 		if err != nil {
