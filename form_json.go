@@ -21,19 +21,7 @@ import (
 // it does (a Rate out of range).
 func (f BillEndpointForm) AppendJSON(dst []byte) ([]byte, error) {
 	dst = f.billBase.appendFields(append(dst, '{'))
-	dst = append(dst, `,"payments":`...)
-	if f.Payments == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range f.Payments {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = f.Payments[i].appendJSON(dst)
-		}
-		dst = append(dst, ']')
-	}
+	dst = appendJSONArray(append(dst, `,"payments":`...), f.Payments, (*PaymentBillForm).appendJSON)
 	dst = appendJSONString(append(dst, `,"authentication_code":`...), f.AuthenticationCode)
 	dst, err := f.Billing.appendJSON(append(dst, `,"billing":`...))
 	if err != nil {
@@ -269,4 +257,39 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// appendJSONArray appends s as json.Marshal writes a slice: null when nil,
+// else its elements, each written by each, between brackets.
+func appendJSONArray[T any](dst []byte, s []T, each func(*T, []byte) []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i := range s {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = each(&s[i], dst)
+	}
+	return append(dst, ']')
+}
+
+// AppendJSONArrayOf is appendJSONArray for elements whose writing can fail
+// (a Rate out of range), failing with the first.
+func AppendJSONArrayOf[T any](dst []byte, s []T, each func(*T, []byte) ([]byte, error)) ([]byte, error) {
+	if s == nil {
+		return append(dst, "null"...), nil
+	}
+	dst = append(dst, '[')
+	for i := range s {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = each(&s[i], dst); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, ']'), nil
 }

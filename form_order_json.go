@@ -29,20 +29,8 @@ func (f *OrderForm) AppendJSON(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"billings":`...)
-	if f.Billings == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range f.Billings {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if dst, err = f.Billings[i].AppendJSON(dst); err != nil {
-				return nil, err
-			}
-		}
-		dst = append(dst, ']')
+	if dst, err = AppendJSONArrayOf(append(dst, `,"billings":`...), f.Billings, (*BillingOrderForm).AppendJSON); err != nil {
+		return nil, err
 	}
 	dst = appendJSONStringPtr(append(dst, `,"cancelation_reason":`...), f.CancelationReason)
 	dst = appendJSONString(append(dst, `,"url":`...), f.URL)
@@ -83,21 +71,11 @@ func (o *OfferOrderForm) appendJSON(dst []byte) ([]byte, error) {
 	dst = appendJSONTimestamp(append(dst, `,"created_at":`...), o.CreatedAt)
 	dst = appendJSONTimestamp(append(dst, `,"updated_at":`...), o.UpdatedAt)
 	dst = o.Product.appendJSON(append(dst, `,"product":`...))
-	dst = append(dst, `,"payment_configurations":`...)
-	if o.PaymentConfigurations == nil {
-		return append(dst, "null}"...), nil
+	dst, err := AppendJSONArrayOf(append(dst, `,"payment_configurations":`...), o.PaymentConfigurations, (*PaymentConfigurationOrderForm).appendJSON)
+	if err != nil {
+		return nil, err
 	}
-	dst = append(dst, '[')
-	for i := range o.PaymentConfigurations {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = o.PaymentConfigurations[i].appendJSON(dst); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, ']', '}'), nil
+	return append(dst, '}'), nil
 }
 
 func (p *ProductOrderForm) appendJSON(dst []byte) []byte {
@@ -179,35 +157,16 @@ func (f *BillingOrderForm) AppendJSON(dst []byte) ([]byte, error) {
 	if dst, err = f.PaymentConfiguration.appendJSON(append(dst, `,"payment_configuration":`...)); err != nil {
 		return nil, err
 	}
-	dst = append(dst, `,"bills":`...)
-	if f.Bills == nil {
-		return append(dst, "null}"...), nil
-	}
-	dst = append(dst, '[')
-	for i := range f.Bills {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = f.Bills[i].appendJSON(dst)
-	}
-	return append(dst, ']', '}'), nil
+	dst = appendJSONArray(append(dst, `,"bills":`...), f.Bills, (*BillOrderForm).appendJSON)
+	return append(dst, '}'), nil
 }
 
 func (b *BillOrderForm) appendJSON(dst []byte) []byte {
 	dst = b.billBase.appendFields(append(dst, '{'))
-	dst = append(dst, `,"payments":`...)
-	if b.Payments == nil {
-		return append(dst, "null}"...)
-	}
-	dst = append(dst, '[')
-	for i := range b.Payments {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = b.Payments[i].appendFields(append(dst, '{'))
-		dst = append(dst, '}')
-	}
-	return append(dst, ']', '}')
+	dst = appendJSONArray(append(dst, `,"payments":`...), b.Payments, func(p *PaymentOrderForm, dst []byte) []byte {
+		return append(p.appendFields(append(dst, '{')), '}')
+	})
+	return append(dst, '}')
 }
 
 // appendFields writes billingBase's members without braces (it is embedded).
@@ -235,15 +194,5 @@ func appendJSONIntPtr(dst []byte, n *int) []byte {
 }
 
 func appendJSONStrings(dst []byte, s []string) []byte {
-	if s == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i := range s {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSONString(dst, s[i])
-	}
-	return append(dst, ']')
+	return appendJSONArray(dst, s, func(v *string, dst []byte) []byte { return appendJSONString(dst, *v) })
 }

@@ -60,21 +60,9 @@ type billPage Page[parcela.BillEndpointForm]
 
 // AppendJSON appends p exactly as json.Marshal(Page(p)) writes it.
 func (p billPage) AppendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"results":`...)
-	if p.Results == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = append(dst, '[')
-		for i := range p.Results {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = p.Results[i].AppendJSON(dst); err != nil {
-				return nil, err
-			}
-		}
-		dst = append(dst, ']')
+	dst, err := parcela.AppendJSONArrayOf(append(dst, `{"results":`...), p.Results, (*parcela.BillEndpointForm).AppendJSON)
+	if err != nil {
+		return nil, err
 	}
 	dst = strconv.AppendInt(append(dst, `,"total_items":`...), int64(p.TotalItems), 10)
 	dst = strconv.AppendInt(append(dst, `,"total_pages":`...), int64(p.TotalPages), 10)
