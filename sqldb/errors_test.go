@@ -24,9 +24,10 @@ func testDSNs(t *testing.T) map[Dialect]string {
 	return dsns
 }
 
-// The boundary reads a driver's error by its code, on both engines.
-func TestErrorBoundary(t *testing.T) {
-	t.Parallel()
+// withScratchTable runs f on each engine this test run has, with a table
+// of its own created there with columns (and dropped after).
+func withScratchTable(t *testing.T, columns string, f func(t *testing.T, ctx context.Context, db *DB, w runner, table string)) {
+	t.Helper()
 	for dialect, dsn := range testDSNs(t) {
 		t.Run(string(dialect), func(t *testing.T) {
 			ctx := context.Background()
@@ -35,9 +36,9 @@ func TestErrorBoundary(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
-			table := "boundary_" + strings.ReplaceAll(parcela.NewID(), "-", "")
+			table := "scratch_" + strings.ReplaceAll(parcela.NewID(), "-", "")
 			w := db.writer()
-			if _, err := w.exec(ctx, `CREATE TABLE `+table+` (id TEXT PRIMARY KEY, slug TEXT UNIQUE)`); err != nil {
+			if _, err := w.exec(ctx, `CREATE TABLE `+table+` (`+columns+`)`); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
@@ -45,37 +46,45 @@ func TestErrorBoundary(t *testing.T) {
 					t.Error(err)
 				}
 			})
-			if _, err := w.exec(ctx, `INSERT INTO `+table+` (id, slug) VALUES (?, ?)`, "a", "x"); err != nil {
-				t.Fatal(err)
-			}
-
-			// A unique violation (of a UNIQUE column, or of the primary key) is a conflict, whatever its text.
-			for _, row := range [][2]string{{"b", "x"}, {"a", "y"}} {
-				_, err := w.exec(ctx, `INSERT INTO `+table+` (id, slug) VALUES (?, ?)`, row[0], row[1])
-				if classify(err) != uniqueViolation {
-					t.Fatalf("%v is not read as a unique violation", err)
-				}
-				if got := failed("insert", err); !parcela.IsConflict(got) {
-					t.Fatalf("boundary turned %v into %v", err, got)
-				}
-			}
-
-			// A missing row is not found; any other failure is wrapped with
-			// its operation and stays internal, never a 4xx.
-			err = w.queryRow(ctx, `SELECT id FROM `+table+` WHERE id = ?`, "nope").Scan(new(string))
-			if got := failed("read thing", err); parcela.ErrorCode(got) != parcela.ENOTFOUND {
-				t.Fatalf("no rows: %v", got)
-			}
-			_, err = w.exec(ctx, `INSERT INTO `+table+`_missing (id) VALUES (?)`, "a")
-			got := failed("write thing", err)
-			if parcela.ErrorCode(got) != parcela.EINTERNAL || !strings.HasPrefix(got.Error(), "write thing: ") || !errors.Is(got, err) {
-				t.Fatalf("other error: %v (code %s)", got, parcela.ErrorCode(got))
-			}
-			if classify(err) != otherError {
-				t.Fatalf("%v read as %d", err, classify(err))
-			}
+			f(t, ctx, db, w, table)
 		})
 	}
+}
+
+// The boundary reads a driver's error by its code, on both engines.
+func TestErrorBoundary(t *testing.T) {
+	t.Parallel()
+	withScratchTable(t, `id TEXT PRIMARY KEY, slug TEXT UNIQUE`, func(t *testing.T, ctx context.Context, db *DB, w runner, table string) {
+		if _, err := w.exec(ctx, `INSERT INTO `+table+` (id, slug) VALUES (?, ?)`, "a", "x"); err != nil {
+			t.Fatal(err)
+		}
+
+		// A unique violation (of a UNIQUE column, or of the primary key) is a conflict, whatever its text.
+		for _, row := range [][2]string{{"b", "x"}, {"a", "y"}} {
+			_, err := w.exec(ctx, `INSERT INTO `+table+` (id, slug) VALUES (?, ?)`, row[0], row[1])
+			if classify(err) != uniqueViolation {
+				t.Fatalf("%v is not read as a unique violation", err)
+			}
+			if got := failed("insert", err); !parcela.IsConflict(got) {
+				t.Fatalf("boundary turned %v into %v", err, got)
+			}
+		}
+
+		// A missing row is not found; any other failure is wrapped with
+		// its operation and stays internal, never a 4xx.
+		err := w.queryRow(ctx, `SELECT id FROM `+table+` WHERE id = ?`, "nope").Scan(new(string))
+		if got := failed("read thing", err); parcela.ErrorCode(got) != parcela.ENOTFOUND {
+			t.Fatalf("no rows: %v", got)
+		}
+		_, err = w.exec(ctx, `INSERT INTO `+table+`_missing (id) VALUES (?)`, "a")
+		got := failed("write thing", err)
+		if parcela.ErrorCode(got) != parcela.EINTERNAL || !strings.HasPrefix(got.Error(), "write thing: ") || !errors.Is(got, err) {
+			t.Fatalf("other error: %v (code %s)", got, parcela.ErrorCode(got))
+		}
+		if classify(err) != otherError {
+			t.Fatalf("%v read as %d", err, classify(err))
+		}
+	})
 }
 
 // The domain's own errors cross the boundary as they are.
