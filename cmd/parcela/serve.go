@@ -119,6 +119,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	tuneGC(getenv)
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
 	clock := parcela.SystemClock{}
 	enq, err := jobs.NewEnqueuer(jobs.DeliveryQueue)
