@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"parcela"
 	"parcela/sqldb"
@@ -278,7 +280,7 @@ func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, log
 			}
 		}
 	}()
-	w := &writer{db: raw, dialect: db.Dialect(), stmts: map[int]*sql.Stmt{}}
+	w := &writer{db: raw, pool: db.PgxPool(), dialect: db.Dialect(), stmts: map[int]*sql.Stmt{}}
 	defer w.close()
 	rep := SeedReport{Companies: len(cs)}
 	lastLog := time.Now()
@@ -525,10 +527,11 @@ func rebind(d sqldb.Dialect, q string) string {
 	return b.String()
 }
 
-// writer inserts chunks, one transaction each, with prepared full-size
-// statements.
+// writer inserts chunks, one transaction each: on PostgreSQL with COPY, on
+// SQLite with prepared full-size multi-row INSERTs.
 type writer struct {
 	db      *sql.DB
+	pool    *pgxpool.Pool // PostgreSQL only
 	dialect sqldb.Dialect
 	stmts   map[int]*sql.Stmt
 }
@@ -540,6 +543,9 @@ func (w *writer) close() {
 }
 
 func (w *writer) write(ctx context.Context, c *chunk) error {
+	if w.pool != nil {
+		return w.copy(ctx, c)
+	}
 	// Prepared before the transaction: on SQLite the writer pool is one
 	// connection, which the transaction holds.
 	for ti, t := range tables {
@@ -574,4 +580,24 @@ func (w *writer) write(ctx context.Context, c *chunk) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// copy loads a chunk with one COPY per table. COPY spares PostgreSQL the
+// parsing and planning of each multi-row INSERT and the binding of its
+// 30,000 parameters: the bulk load took about 50 of the 60 s of a 1M seed
+// with INSERTs.
+func (w *writer) copy(ctx context.Context, c *chunk) error {
+	tx, err := w.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	for ti, t := range tables {
+		args, n := c.rows[ti], len(t.cols)
+		rows := pgx.CopyFromSlice(len(args)/n, func(i int) ([]any, error) { return args[i*n : (i+1)*n], nil })
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{t.name}, t.cols, rows); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	return tx.Commit(ctx)
 }
