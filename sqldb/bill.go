@@ -93,8 +93,8 @@ func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) (
 	var bills []*parcela.Bill
 	if db.dialect == Postgres {
 		bills, _, err = collectBillRows(ctx, db.reader, false, l.pageQuery(Postgres), args...)
-	} else if bills, err = collect(ctx, db.reader, scanBillWithBilling, l.pageQuery(SQLite), args...); err == nil {
-		err = attachPayments(ctx, db.reader, bills)
+	} else if bills, err = collect(ctx, db.reader.heavy(), scanBillWithBilling, l.pageQuery(SQLite), args...); err == nil {
+		err = attachPayments(ctx, db.reader.heavy(), bills)
 	}
 	if err != nil {
 		return nil, 0, nil, failed("list bills", err)

@@ -151,7 +151,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	cache := &stmtCache{pool: read}
 	b := &binder{dialect: SQLite}
-	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{cache, b}, cache: cache, ckpt: ckpt, binder: b}
+	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{q: cache, b: b, gate: newReadGate(n)}, cache: cache, ckpt: ckpt, binder: b}
 	db.startGroupWriter()
 	return db, nil
 }
@@ -176,7 +176,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	db := stdlib.OpenDBFromPool(pool)
 	b := &binder{dialect: Postgres}
-	return &DB{dialect: Postgres, write: db, read: db, reader: runner{db, b}, pool: pool, binder: b}, nil
+	return &DB{dialect: Postgres, write: db, read: db, reader: runner{q: db, b: b}, pool: pool, binder: b}, nil
 }
 
 // Dialect tells which engine this is.
@@ -222,4 +222,4 @@ type pgxConn interface{ Conn() *pgx.Conn }
 
 // writer runs single statements on the write pool, outside any
 // transaction: each commits on its own.
-func (db *DB) writer() runner { return runner{db.write, db.binder} }
+func (db *DB) writer() runner { return runner{q: db.write, b: db.binder} }

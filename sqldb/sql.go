@@ -58,21 +58,49 @@ func (b *binder) bind(q string) string {
 }
 
 // runner runs portable SQL on a querier: the reader pool, or a transaction.
+// On SQLite the reader pool's statements pass its gate (readGate), each
+// with the runner's weight (0 is 1).
 type runner struct {
-	q querier
-	b *binder
+	q      querier
+	b      *binder
+	gate   *readGate
+	weight int64
 }
 
+// heavy is r for statements that read a page of rows.
+func (r runner) heavy() runner {
+	r.weight = heavyRead
+	return r
+}
+
+func (r runner) w() int64 { return max(r.weight, 1) }
+
 func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if err := r.gate.enter(ctx, r.w()); err != nil {
+		return nil, err
+	}
+	defer r.gate.leave(r.w())
 	return r.q.ExecContext(ctx, r.b.bind(q), args...)
 }
 
-func (r runner) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return r.q.QueryContext(ctx, r.b.bind(q), args...)
+// query runs q; the caller closes the rows.
+func (r runner) query(ctx context.Context, q string, args ...any) (*gatedRows, error) {
+	if err := r.gate.enter(ctx, r.w()); err != nil {
+		return nil, err
+	}
+	rows, err := r.q.QueryContext(ctx, r.b.bind(q), args...)
+	if err != nil {
+		r.gate.leave(r.w())
+		return nil, err
+	}
+	return &gatedRows{Rows: rows, gate: r.gate, weight: r.w()}, nil
 }
 
-func (r runner) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return r.q.QueryRowContext(ctx, r.b.bind(q), args...)
+// queryRow runs q for its first row, which the caller scans (always: as
+// with *sql.Row, the connection is held until then).
+func (r runner) queryRow(ctx context.Context, q string, args ...any) gatedRow {
+	rows, err := r.query(ctx, q, args...)
+	return gatedRow{rows: rows, err: err}
 }
 
 type rowScanner interface{ Scan(dest ...any) error }

@@ -59,7 +59,7 @@ func (db *DB) Begin(ctx context.Context) (*Tx, error) {
 		if err != nil {
 			return nil, fmt.Errorf("begin: %w", err)
 		}
-		return &Tx{db: db, r: runner{t, db.binder}, sqlTx: t}, nil
+		return &Tx{db: db, r: runner{q: t, b: db.binder}, sqlTx: t}, nil
 	}
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
@@ -79,7 +79,7 @@ func (db *DB) Begin(ctx context.Context) (*Tx, error) {
 		conn.Close()
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return &Tx{db: db, r: runner{conn, db.binder}, conn: conn, pgxTx: ptx}, nil
+	return &Tx{db: db, r: runner{q: conn, b: db.binder}, conn: conn, pgxTx: ptx}, nil
 }
 
 // SQLTx is the SQLite transaction (nil on PostgreSQL), for River's driver.

@@ -1,0 +1,86 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// readGate admits SQLite's reads to the reader pool in the order they
+// arrive, so many readers as the pool has connections. database/sql hands
+// a freed connection to a random waiter, not the longest waiting: under
+// load a request could be passed over again and again, and the slowest
+// pages of a run waited several times the average (docs/performance.md,
+// seventh pass). x/sync's semaphore serves its waiters first come, first
+// served. A page of bills weighs two readers: four such statements at once
+// on two cores only share them, each taking twice as long and evicting the
+// others' caches. A statement holds its weight for as long as it holds its
+// connection: until its rows are closed, or its row scanned. PostgreSQL's
+// reads and every transaction's statements are not gated (nil).
+type readGate struct {
+	sem *semaphore.Weighted
+	n   int64
+}
+
+// heavyRead is the weight of a statement that reads a page of rows.
+const heavyRead = 2
+
+func newReadGate(n int) *readGate {
+	return &readGate{sem: semaphore.NewWeighted(int64(n)), n: int64(n)}
+}
+
+func (g *readGate) enter(ctx context.Context, w int64) error {
+	if g == nil {
+		return nil
+	}
+	return g.sem.Acquire(ctx, min(w, g.n))
+}
+
+func (g *readGate) leave(w int64) {
+	if g != nil {
+		g.sem.Release(min(w, g.n))
+	}
+}
+
+// gatedRows are a query's rows, whose Close gives back the gate's slot.
+type gatedRows struct {
+	*sql.Rows
+	gate   *readGate
+	weight int64
+}
+
+// Close closes the rows and, the first time, gives back the slot.
+func (r *gatedRows) Close() error {
+	err := r.Rows.Close()
+	if g := r.gate; g != nil {
+		r.gate = nil
+		g.leave(r.weight)
+	}
+	return err
+}
+
+// gatedRow is a query's first row, scanned once as *sql.Row is.
+type gatedRow struct {
+	rows *gatedRows
+	err  error
+}
+
+// Scan reads the first row into dest and closes the rows; no row is
+// sql.ErrNoRows.
+func (r gatedRow) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	defer r.rows.Close()
+	if !r.rows.Next() {
+		if err := r.rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := r.rows.Scan(dest...); err != nil {
+		return err
+	}
+	return r.rows.Close()
+}

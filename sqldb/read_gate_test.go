@@ -1,0 +1,121 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+)
+
+// gateSetup is a reader runner over an in-memory SQLite database whose
+// gate admits n readers.
+func gateSetup(t *testing.T, n int) runner {
+	t.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(4)
+	return runner{q: db, b: &binder{dialect: SQLite}, gate: newReadGate(n)}
+}
+
+// waitForWaiter returns once someone waits at the gate: TryAcquire fails
+// while a waiter is queued, even with room.
+func waitForWaiter(t *testing.T, g *readGate) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for g.sem.TryAcquire(1) {
+		g.sem.Release(1)
+		if time.Now().After(deadline) {
+			t.Fatal("no one came to wait at the gate")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func blocked(t *testing.T, r runner) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := r.query(ctx, `SELECT 1`); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a reader passed a full gate (err %v)", err)
+	}
+}
+
+func TestReadGateWeighsPagesAndGivesSlotsBack(t *testing.T) {
+	t.Parallel()
+	r := gateSetup(t, 4)
+	ctx := context.Background()
+	a, err := r.heavy().query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.heavy().query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked(t, r) // two pages fill four readers
+	a.Close()
+	a.Close() // a second Close gives nothing back twice
+	c, err := r.query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked(t, r)
+	// A row gives its slot back when scanned, found or not.
+	b.Close()
+	var v int
+	if err := r.queryRow(ctx, `SELECT 7`).Scan(&v); err != nil || v != 7 {
+		t.Fatalf("scan: %d, %v", v, err)
+	}
+	if err := r.queryRow(ctx, `SELECT 1 WHERE 0`).Scan(&v); !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("no row: %v, want sql.ErrNoRows", err)
+	}
+	if err := r.queryRow(ctx, `SELECT nope`).Scan(&v); err == nil {
+		t.Fatal("a bad statement scanned")
+	}
+	if _, err := r.exec(ctx, `SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	d.Close()
+	if !r.gate.sem.TryAcquire(4) {
+		t.Fatal("the gate did not get every slot back")
+	}
+	r.gate.sem.Release(4)
+}
+
+// A reader that arrives while another waits queues behind it, even with a
+// slot free: database/sql's own pool would hand it to either.
+func TestReadGateServesInArrivalOrder(t *testing.T) {
+	t.Parallel()
+	r := gateSetup(t, 2)
+	ctx := context.Background()
+	held, err := r.query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		page, err := r.heavy().query(ctx, `SELECT 1`)
+		if err == nil {
+			page.Close()
+		}
+		got <- err
+	}()
+	waitForWaiter(t, r.gate)
+	blocked(t, r) // one slot is free, but the page came first
+	held.Close()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.exec(ctx, `SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+}
