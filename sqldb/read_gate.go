@@ -1,19 +1,18 @@
 package sqldb
 
 import (
-	"context"
 	"database/sql"
 
 	"golang.org/x/sync/semaphore"
 )
 
 // readGate admits SQLite's reads to the reader pool in the order they
-// arrive, so many readers as the pool has connections. database/sql hands
+// arrive, as many at once as the pool has connections. database/sql hands
 // a freed connection to a random waiter, not the longest waiting: under
 // load a request could be passed over again and again, and the slowest
 // pages of a run waited several times the average (docs/performance.md,
 // seventh pass). x/sync's semaphore serves its waiters first come, first
-// served. A page of bills weighs two readers: four such statements at once
+// served. A page of rows weighs two readers: four such statements at once
 // on two cores only share them, each taking twice as long and evicting the
 // others' caches. A statement holds its weight for as long as it holds its
 // connection: until its rows are closed, or its row scanned. PostgreSQL's
@@ -23,40 +22,41 @@ type readGate struct {
 	n   int64
 }
 
-// heavyRead is the weight of a statement that reads a page of rows.
-const heavyRead = 2
+// pageWeight is the weight of a statement that reads a page of rows; any
+// other weighs one.
+const pageWeight = 2
 
 func newReadGate(n int) *readGate {
 	return &readGate{sem: semaphore.NewWeighted(int64(n)), n: int64(n)}
 }
 
-func (g *readGate) enter(ctx context.Context, w int64) error {
-	if g == nil {
-		return nil
+// weight is what a statement takes of the gate: never more than all of it.
+func (g *readGate) weight(page bool) int64 {
+	if page {
+		return min(pageWeight, g.n)
 	}
-	return g.sem.Acquire(ctx, min(w, g.n))
+	return 1
 }
 
-func (g *readGate) leave(w int64) {
+// release gives back w; a nil gate took nothing.
+func (g *readGate) release(w int64) {
 	if g != nil {
-		g.sem.Release(min(w, g.n))
+		g.sem.Release(w)
 	}
 }
 
 // gatedRows are a query's rows, whose Close gives back the gate's slot.
 type gatedRows struct {
 	*sql.Rows
-	gate   *readGate
+	gate   *readGate // nil once given back, or if none was taken
 	weight int64
 }
 
 // Close closes the rows and, the first time, gives back the slot.
 func (r *gatedRows) Close() error {
 	err := r.Rows.Close()
-	if g := r.gate; g != nil {
-		r.gate = nil
-		g.leave(r.weight)
-	}
+	r.gate.release(r.weight)
+	r.gate = nil
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -117,5 +118,26 @@ func TestReadGateServesInArrivalOrder(t *testing.T) {
 	}
 	if _, err := r.exec(ctx, `SELECT 1`); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// SQLite's reader pool passes a gate as wide as the pool; PostgreSQL's
+// reads, and transactions, pass none.
+func TestSQLiteReadsPassAGateAsWideAsThePool(t *testing.T) {
+	t.Parallel()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "gate.db"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	g := db.reader.gate
+	if g == nil {
+		t.Fatal("SQLite's reads pass no gate")
+	}
+	if pool := db.read.Stats().MaxOpenConnections; g.n != int64(pool) {
+		t.Fatalf("the gate admits %d readers, the pool has %d", g.n, pool)
+	}
+	if db.writer().gate != nil {
+		t.Fatal("the writer's statements pass the readers' gate")
 	}
 }

@@ -58,42 +58,50 @@ func (b *binder) bind(q string) string {
 }
 
 // runner runs portable SQL on a querier: the reader pool, or a transaction.
-// On SQLite the reader pool's statements pass its gate (readGate), each
-// with the runner's weight (0 is 1).
+// On SQLite the reader pool's statements pass its gate (readGate).
 type runner struct {
-	q      querier
-	b      *binder
-	gate   *readGate
-	weight int64
+	q    querier
+	b    *binder
+	gate *readGate // nil: not gated
+	page bool      // its statements read pages of rows (readGate)
 }
 
 // heavy is r for statements that read a page of rows.
 func (r runner) heavy() runner {
-	r.weight = heavyRead
+	r.page = true
 	return r
 }
 
-func (r runner) w() int64 { return max(r.weight, 1) }
+// enter takes r's weight at its gate, if it has one.
+func (r runner) enter(ctx context.Context) (int64, error) {
+	if r.gate == nil {
+		return 0, nil
+	}
+	w := r.gate.weight(r.page)
+	return w, r.gate.sem.Acquire(ctx, w)
+}
 
 func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if err := r.gate.enter(ctx, r.w()); err != nil {
+	w, err := r.enter(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer r.gate.leave(r.w())
+	defer r.gate.release(w)
 	return r.q.ExecContext(ctx, r.b.bind(q), args...)
 }
 
 // query runs q; the caller closes the rows.
 func (r runner) query(ctx context.Context, q string, args ...any) (*gatedRows, error) {
-	if err := r.gate.enter(ctx, r.w()); err != nil {
+	w, err := r.enter(ctx)
+	if err != nil {
 		return nil, err
 	}
 	rows, err := r.q.QueryContext(ctx, r.b.bind(q), args...)
 	if err != nil {
-		r.gate.leave(r.w())
+		r.gate.release(w)
 		return nil, err
 	}
-	return &gatedRows{Rows: rows, gate: r.gate, weight: r.w()}, nil
+	return &gatedRows{Rows: rows, gate: r.gate, weight: w}, nil
 }
 
 // queryRow runs q for its first row, which the caller scans (always: as
