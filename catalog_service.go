@@ -135,11 +135,7 @@ func (s *Catalog) CreateOffer(ctx context.Context, a Auth, req OfferRequest) (*O
 // Offer returns one of the caller's offers with its product, the product's
 // company, and its configurations.
 func (s *Catalog) Offer(ctx context.Context, a Auth, id string) (*Offer, error) {
-	o, err := s.store.Offer(ctx, a, id)
-	if err != nil {
-		return nil, err
-	}
-	return o, s.withCompany(ctx, a, o)
+	return s.store.Offer(ctx, a, id)
 }
 
 // Offers lists the caller's offers, newest first.

@@ -43,9 +43,6 @@ func (s *Orders) CreateOrder(ctx context.Context, a Auth, req OrderRequest) (*Or
 		return nil, &Error{Code: EINVALID, Message: "order.offer_id: " + ErrorMessage(err),
 			Fields: []FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: ErrorMessage(err)}}}
 	}
-	if offer.Product.Company, err = s.store.Company(ctx, a.CompanyID); err != nil {
-		return nil, err
-	}
 	city, err := s.store.City(ctx, o.Address.City.IBGECode)
 	if ErrorCode(err) == ENOTFOUND {
 		return nil, &Error{Code: EINVALID, Message: "order.address.city_ibge_code is not a known IBGE municipality",

@@ -34,6 +34,8 @@ type CatalogStore interface {
 	// amount (a *Conflict otherwise).
 	UpdateProduct(ctx context.Context, p *Product) error
 	CreateOffer(ctx context.Context, o *Offer) error
+	// Offer reads an offer with its product, the product's company and
+	// its configurations.
 	Offer(ctx context.Context, a Auth, id string) (*Offer, error)
 	Offers(ctx context.Context, a Auth, p Page) ([]*Offer, int, error)
 	// SeatsSold counts the charged orders of an offer.
@@ -55,6 +57,7 @@ type OfferUpdate struct {
 type OrderStore interface {
 	CompanyReader
 	ChangeApplier
+	// Offer is CatalogStore's.
 	Offer(ctx context.Context, a Auth, id string) (*Offer, error)
 	City(ctx context.Context, ibgeCode string) (*City, error)
 	// CreateOrder stores a new order and its address (whose City is read).

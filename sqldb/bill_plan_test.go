@@ -132,11 +132,15 @@ func TestLookupsUseIndexes(t *testing.T) {
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
 		for name, q := range sqldb.LookupQueries {
 			args := []any{"x"}
-			switch strings.Count(q, "?") {
+			switch n := strings.Count(q, "?"); n {
 			case 2:
 				args = []any{"o", "x"}
 			case 3:
 				args = []any{"c", "sandbox", "x"}
+			default:
+				for len(args) < n {
+					args = append(args, "x")
+				}
 			}
 			plan := explain(t, context.Background(), db, sqldb.Rebind(db, q), args)
 			for _, l := range strings.Split(plan, "\n") {

@@ -131,44 +131,64 @@ func (db *DB) readAddress(ctx context.Context, o *parcela.Offer, addressID sql.N
 }
 
 func collectOfferPage(ctx context.Context, r runner, lead []any, q string, args ...any) (*parcela.Offer, sql.NullString, error) {
-	var addressID sql.NullString
+	page := newOfferPageRows(lead)
 	rows, err := r.query(ctx, q, args...)
 	if err != nil {
-		return nil, addressID, err
+		return nil, sql.NullString{}, err
 	}
 	defer rows.Close()
+	if err := scanEach(rows, page.scan); err != nil {
+		return nil, sql.NullString{}, err
+	}
+	return page.offer()
+}
+
+// offerPageRows gathers an offer page's rows: lead's columns, then
+// offerHeadColumns and configurationColumns (see offerHeadColumns).
+type offerPageRows struct {
+	lead      []any
+	row       rawRow
+	dests     []any
+	o         *parcela.Offer
+	addressID sql.NullString
+	configs   []*parcela.PaymentConfiguration
+}
+
+func newOfferPageRows(lead []any) *offerPageRows {
 	row := make(rawRow, len(lead)+offerHeadWidth+configurationWidth)
-	dests := row.dests()
-	var o *parcela.Offer
-	var configs []*parcela.PaymentConfiguration
-	for rows.Next() {
-		if err := rows.Scan(dests...); err != nil {
-			return nil, addressID, err
-		}
-		if row[len(lead)] != nil { // the company's id: the head
-			if o, addressID, err = scanOfferPage(row, lead); err != nil {
-				return nil, addressID, err
-			}
-			continue
-		}
-		pc, err := scanConfiguration(row[len(row)-configurationWidth:])
-		if err != nil {
-			return nil, addressID, err
-		}
-		configs = append(configs, pc)
+	return &offerPageRows{lead: lead, row: row, dests: row.dests()}
+}
+
+// scan reads one row: the head, or a configuration.
+func (p *offerPageRows) scan(rows rowScanner) error {
+	if err := rows.Scan(p.dests...); err != nil {
+		return err
 	}
-	if err := rows.Err(); err != nil {
-		return nil, addressID, err
+	if p.row[len(p.lead)] != nil { // the company's id: the head
+		var err error
+		p.o, p.addressID, err = scanOfferPage(p.row, p.lead)
+		return err
 	}
-	if o == nil {
-		return nil, addressID, sql.ErrNoRows
+	pc, err := scanConfiguration(p.row[len(p.row)-configurationWidth:])
+	if err != nil {
+		return err
+	}
+	p.configs = append(p.configs, pc)
+	return nil
+}
+
+// offer is the offer read, with its configurations, and its company's
+// address id; no head is sql.ErrNoRows.
+func (p *offerPageRows) offer() (*parcela.Offer, sql.NullString, error) {
+	if p.o == nil {
+		return nil, p.addressID, sql.ErrNoRows
 	}
 	// Ordered here: an ORDER BY would run the rows through a sorter.
-	slices.SortFunc(configs, func(x, y *parcela.PaymentConfiguration) int {
+	slices.SortFunc(p.configs, func(x, y *parcela.PaymentConfiguration) int {
 		return cmp.Or(cmp.Compare(x.Position, y.Position), strings.Compare(x.ID, y.ID))
 	})
-	o.PaymentConfigurations = configs
-	return o, addressID, nil
+	p.o.PaymentConfigurations = p.configs
+	return p.o, p.addressID, nil
 }
 
 // scanOfferPage reads lead, the company, the offer and its product from

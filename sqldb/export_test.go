@@ -23,6 +23,8 @@ var LookupQueries = map[string]string{
 	"events of an entity":  `SELECT id FROM events WHERE company_id = ? AND environment = ? AND entity_id = ? ORDER BY created_at, id`,
 	"attempts":             `SELECT attempted_at FROM webhook_attempts WHERE delivery_id IN (?) ORDER BY attempted_at, id`,
 	"delivery work":        deliveryWorkSelect + ` WHERE d.id IN (?)`,
+	"offer":                offerQuery,
+	"offer of an order":    offerOfOrderQuery,
 }
 
 // Rebind exposes placeholder rebinding.

@@ -34,6 +34,14 @@ func TestPublicOfferReadsTheOfferAndItsCompany(t *testing.T) {
 				t.Errorf("%+v: %v, want not_found", c, err)
 			}
 		}
+		// The caller's own read: another company's or environment's offer
+		// is not found, exactly like a missing one.
+		other := sqldbtest.Company(t, b.db)
+		for _, a := range []parcela.Auth{{CompanyID: other.ID, Environment: parcela.Sandbox}, {CompanyID: b.c.ID, Environment: parcela.Production}} {
+			if _, err := b.db.Offer(b.ctx, a, b.offer.ID); parcela.ErrorCode(err) != parcela.ENOTFOUND {
+				t.Errorf("offer read as %+v: %v, want not_found", a, err)
+			}
+		}
 	})
 }
 
@@ -126,8 +134,13 @@ func (b *checkoutBundle) readOffer(id string) *parcela.Offer {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	if o.Product.Company, err = b.db.Company(b.ctx, b.c.ID); err != nil {
+	// Offer reads the company in its own statement: what Company reads.
+	c, err := b.db.Company(b.ctx, b.c.ID)
+	if err != nil {
 		b.t.Fatal(err)
+	}
+	if !reflect.DeepEqual(o.Product.Company, c) {
+		b.t.Fatalf("the offer's company\n%+v\nwant\n%+v", o.Product.Company, c)
 	}
 	return o
 }

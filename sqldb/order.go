@@ -51,9 +51,10 @@ func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 // loadOrder reads one order of the caller with everything its form shows.
 // The order's row is read before its billings', and each billing's before
 // its bills': a change committed in between moves a version or status that
-// the use case's change is guarded by. The order, its company and its
-// billings are read in one round trip on PostgreSQL (readPipeline), in
-// that order.
+// the use case's change is guarded by. The order, its offer (with the
+// company, the product and the configurations) and its billings are three
+// statements, in that order, and on PostgreSQL one round trip
+// (readPipeline).
 func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcela.Order, error) {
 	p := db.readPipeline()
 	var o *parcela.Order
@@ -64,12 +65,9 @@ func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcel
 	if err != nil {
 		return nil, err
 	}
-	var c parcela.Company
-	var addressID sql.NullString
-	err = p.queryRow(ctx, func(row rowScanner) (err error) {
-		addressID, err = scanCompany(row, &c)
-		return notFound(err, "company")
-	}, `SELECT `+companyColumns+` FROM companies WHERE id = ?`, a.CompanyID)
+	env := string(a.Environment)
+	offer := newOfferPageRows(nil)
+	err = p.query(ctx, offer.scan, offerOfOrderQuery, a.CompanyID, env, id, a.CompanyID, env, id, a.CompanyID, env)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +83,13 @@ func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcel
 	if err := p.flush(ctx); err != nil {
 		return nil, err
 	}
-	if o.Offer, err = db.loadOffer(ctx, a, o.OfferID); err != nil {
+	var addressID sql.NullString
+	if o.Offer, addressID, err = offer.offer(); err != nil {
+		return nil, notFound(err, "offer")
+	}
+	if err := db.readAddress(ctx, o.Offer, addressID); err != nil {
 		return nil, err
 	}
-	if addressID.Valid {
-		if c.Address, err = address(ctx, db.reader, addressID.String); err != nil {
-			return nil, err
-		}
-	}
-	o.Offer.Product.Company = &c
 	if o.Billings, err = attachBillingParts(ctx, db.reader, o.ID, billings); err != nil {
 		return nil, err
 	}
