@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// orderStoreFake serves one offer and company; City answers cityErr.
+// orderStoreFake serves one offer with its company; City answers cityErr.
 type orderStoreFake struct {
 	OrderStore
 	cityErr error
@@ -15,13 +15,9 @@ type orderStoreFake struct {
 }
 
 func (f *orderStoreFake) Offer(_ context.Context, a Auth, id string) (*Offer, error) {
-	return &Offer{ID: id, CompanyID: a.CompanyID, Availability: "enabled", Product: &Product{ID: "product"}}, nil
-}
-
-func (f *orderStoreFake) Company(_ context.Context, id string) (*Company, error) {
 	c := NewCompany("Escola", "11222333000181", "escola")
-	c.ID = id
-	return &c, nil
+	c.ID = a.CompanyID
+	return &Offer{ID: id, CompanyID: a.CompanyID, Availability: "enabled", Product: &Product{ID: "product", Company: &c}}, nil
 }
 
 func (f *orderStoreFake) City(_ context.Context, code string) (*City, error) {
