@@ -53,10 +53,18 @@ const offerPageJoins = ` JOIN offers o ON o.company_id = co.id
 	JOIN products p ON p.id = o.product_id AND p.company_id = o.company_id AND p.environment = o.environment
 	JOIN kinds k ON k.id = p.kind_id JOIN shifts s ON s.id = p.shift_id`
 
+// offerPageQuery is an offer page's statement: the head whose company
+// (co) and offer (o) match where, then the configurations of the offer
+// that offerID (a placeholder or a subquery) names.
+func offerPageQuery(where, offerID string) string {
+	return `SELECT ` + offerHeadColumns + `, ` + nulls(configurationWidth) + ` FROM companies co` + offerPageJoins + `
+		WHERE ` + where + `
+		UNION ALL SELECT ` + nulls(offerHeadWidth) + `, ` + prefixColumns("pc.", configurationColumns) + `
+		FROM payment_configurations pc WHERE pc.offer_id = ` + offerID
+}
+
 var (
-	publicOfferQuery = `SELECT ` + offerHeadColumns + `, ` + nulls(configurationWidth) + ` FROM companies co` + offerPageJoins + `
-		WHERE co.slug = ? AND o.id = ? AND o.environment = ?
-		UNION ALL SELECT ` + nulls(offerHeadWidth) + `, ` + prefixColumns("pc.", configurationColumns) + ` FROM payment_configurations pc WHERE pc.offer_id = ?`
+	publicOfferQuery = offerPageQuery(`co.slug = ? AND o.id = ? AND o.environment = ?`, `?`)
 	// A checkout shows the configuration of the bill's billing, not the
 	// offer's others: one row.
 	billOfferQuery = `SELECT b.company_id, b.order_id, b.authentication_code, ` + offerHeadColumns + `, ` + prefixColumns("pc.", configurationColumns) + `

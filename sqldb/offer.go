@@ -49,18 +49,16 @@ func (db *DB) CreateOffer(ctx context.Context, o *parcela.Offer) error {
 // and with its company it was four statements (on PostgreSQL two round
 // trips); it is one. Its arguments: the company, the offer, the
 // environment, the offer.
-var offerQuery = `SELECT ` + offerHeadColumns + `, ` + nulls(configurationWidth) + ` FROM companies co` + offerPageJoins + `
-	WHERE co.id = ? AND o.id = ? AND o.environment = ?
-	UNION ALL SELECT ` + nulls(offerHeadWidth) + `, ` + prefixColumns("pc.", configurationColumns) + ` FROM payment_configurations pc WHERE pc.offer_id = ?`
+var offerQuery = offerPageQuery(`co.id = ? AND o.id = ? AND o.environment = ?`, `?`)
 
 // offerOfOrderQuery is offerQuery for the offer of an order, found by a
 // subquery so that it can share a round trip with the order's own read.
 // Its arguments: the company, the environment, then the order, the company
 // and the environment twice.
-var offerOfOrderQuery = `SELECT ` + offerHeadColumns + `, ` + nulls(configurationWidth) + ` FROM companies co` + offerPageJoins + `
-	WHERE co.id = ? AND o.environment = ? AND o.id = (SELECT offer_id FROM orders WHERE id = ? AND company_id = ? AND environment = ?)
-	UNION ALL SELECT ` + nulls(offerHeadWidth) + `, ` + prefixColumns("pc.", configurationColumns) + ` FROM payment_configurations pc
-	WHERE pc.offer_id = (SELECT offer_id FROM orders WHERE id = ? AND company_id = ? AND environment = ?)`
+var offerOfOrderQuery = offerPageQuery(`co.id = ? AND o.environment = ? AND o.id = (`+orderOffer+`)`, `(`+orderOffer+`)`)
+
+// orderOffer is the offer id of one of a company's orders, in an environment.
+const orderOffer = `SELECT offer_id FROM orders WHERE id = ? AND company_id = ? AND environment = ?`
 
 // loadOffer reads an offer of the caller with its product, the product's
 // company (with its address) and its configurations.
