@@ -176,7 +176,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	db := stdlib.OpenDBFromPool(pool)
 	b := &binder{dialect: Postgres}
-	return &DB{dialect: Postgres, write: db, read: db, reader: runner{q: db, b: b}, pool: pool, binder: b}, nil
+	return &DB{dialect: Postgres, write: db, read: db, reader: runner{q: db, b: b, pool: pool}, pool: pool, binder: b}, nil
 }
 
 // Dialect tells which engine this is.

@@ -47,14 +47,14 @@ func (g *readGate) release(w int64) {
 
 // gatedRows are a query's rows, whose Close gives back the gate's slot.
 type gatedRows struct {
-	*sql.Rows
+	rowSet
 	gate   *readGate // nil once given back, or if none was taken
 	weight int64
 }
 
 // Close closes the rows and, the first time, gives back the slot.
 func (r *gatedRows) Close() error {
-	err := r.Rows.Close()
+	err := r.rowSet.Close()
 	r.gate.release(r.weight)
 	r.gate = nil
 	return err

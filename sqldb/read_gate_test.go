@@ -140,4 +140,7 @@ func TestSQLiteReadsPassAGateAsWideAsThePool(t *testing.T) {
 	if db.writer().gate != nil {
 		t.Fatal("the writer's statements pass the readers' gate")
 	}
+	if db.reader.pool != nil {
+		t.Fatal("SQLite's reads go to a PostgreSQL pool")
+	}
 }

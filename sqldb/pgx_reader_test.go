@@ -1,0 +1,48 @@
+package sqldb
+
+import (
+	"database/sql"
+	"errors"
+	"os"
+	"testing"
+)
+
+// PostgreSQL's reader queries pgx's pool directly; its transactions, and
+// every SQLite statement, go through database/sql.
+func TestPostgresReadsGoToPgx(t *testing.T) {
+	t.Parallel()
+	url := os.Getenv("PARCELA_TEST_POSTGRES_URL")
+	if url == "" {
+		t.Skip("PARCELA_TEST_POSTGRES_URL is not set")
+	}
+	db, err := Open(t.Context(), url, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if db.reader.pool == nil || db.reader.pool != db.pool || db.reader.heavy().pool != db.pool {
+		t.Fatal("PostgreSQL's reads go through database/sql")
+	}
+	if db.writer().pool != nil {
+		t.Fatal("the writer's statements bypass database/sql")
+	}
+	rows, err := db.reader.query(t.Context(), `SELECT n FROM (VALUES (1), (2)) AS v (n) WHERE n > ?`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		sum += n
+	}
+	if err := rows.Close(); err != nil || sum != 3 {
+		t.Fatalf("read %d (%v), want 3", sum, err)
+	}
+	var none int
+	if err := db.reader.queryRow(t.Context(), `SELECT 1 WHERE 1 = ?`, 2).Scan(&none); !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("no row: %v, want sql.ErrNoRows", err)
+	}
+}
