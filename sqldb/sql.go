@@ -63,9 +63,10 @@ func (b *binder) bind(q string) string {
 // runner runs portable SQL on a querier: the reader pool, or a transaction.
 // On SQLite the reader pool's statements pass its gate (readGate). On
 // PostgreSQL the reader's queries go to pgx's pool directly (pool): through
-// database/sql and pgx's adapter to it they cost a fifth more CPU (a
-// bill's read: the adapter converting each value to database/sql's types,
-// database/sql converting it again into the destination, and their locks).
+// database/sql and pgx's adapter to it, a bill's read and a page of bills
+// cost about a sixth more of the server's CPU (the adapter converts each
+// value to database/sql's types, database/sql converts it again into the
+// destination, each behind its locks).
 type runner struct {
 	q    querier
 	b    *binder
