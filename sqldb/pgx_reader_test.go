@@ -45,4 +45,19 @@ func TestPostgresReadsGoToPgx(t *testing.T) {
 	if err := db.reader.queryRow(t.Context(), `SELECT 1 WHERE 1 = ?`, 2).Scan(&none); !errors.Is(err, sql.ErrNoRows) {
 		t.Fatalf("no row: %v, want sql.ErrNoRows", err)
 	}
+	// A failure met after the first row shows in Err and in Close.
+	rows, err = db.reader.query(t.Context(), `SELECT 10 / (n - ?) FROM (VALUES (1), (2)) AS v (n) ORDER BY n`, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	if rows.Err() == nil || rows.Close() == nil {
+		t.Fatal("a division by zero in the second row was not reported")
+	}
+	// Every connection went back to the pool: closed rows and scanned rows
+	// hold none.
+	if n := db.pool.Stat().AcquiredConns(); n != 0 {
+		t.Fatalf("%d connections still held", n)
+	}
 }

@@ -116,7 +116,9 @@ func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, er
 	return r.q.ExecContext(ctx, r.b.bind(q), args...)
 }
 
-// query runs q; the caller closes the rows.
+// query runs q; the caller closes the rows, and checks their Err: on
+// PostgreSQL's reader (pgx) a statement's failure may first show there,
+// and rows left open hold a pool connection until closed.
 func (r runner) query(ctx context.Context, q string, args ...any) (*gatedRows, error) {
 	w, err := r.enter(ctx)
 	if err != nil {
