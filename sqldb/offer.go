@@ -63,11 +63,8 @@ const orderOffer = `SELECT offer_id FROM orders WHERE id = ? AND company_id = ? 
 // loadOffer reads an offer of the caller with its product, the product's
 // company (with its address) and its configurations.
 func (db *DB) loadOffer(ctx context.Context, a parcela.Auth, id string) (*parcela.Offer, error) {
-	o, addressID, err := collectOfferPage(ctx, db.reader, nil, offerQuery, a.CompanyID, id, string(a.Environment), id)
-	if err != nil {
-		return nil, notFound(err, "offer")
-	}
-	return o, db.readAddress(ctx, o, addressID)
+	o, err := db.offerPage(ctx, nil, offerQuery, a.CompanyID, id, string(a.Environment), id)
+	return o, notFound(err, "offer")
 }
 
 // attachOfferParts loads the products and configurations of offers in two

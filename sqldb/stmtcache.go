@@ -46,15 +46,6 @@ func (c *stmtCache) QueryContext(ctx context.Context, q string, args ...any) (*s
 	return s.QueryContext(ctx, args...)
 }
 
-func (c *stmtCache) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	s, err := c.get(ctx, q)
-	if err != nil {
-		// The same query fails the same way unprepared, returning its error in a Row.
-		return c.pool.QueryRowContext(ctx, q, args...)
-	}
-	return s.QueryRowContext(ctx, args...)
-}
-
 func (c *stmtCache) close() {
 	c.stmts.Range(func(_, s any) bool {
 		s.(*sql.Stmt).Close()
