@@ -3,25 +3,41 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 )
 
-// walLimit bounds SQLite's write-ahead log. Past it the checkpointer stops
-// being polite: a TRUNCATE checkpoint waits for the readers that pin old
-// frames (and briefly for the writer), copies everything back and empties
-// the log. The writer's journal_size_limit is the same figure, so a log
-// reset by a commit shrinks to it too.
+// walLimit bounds SQLite's write-ahead log. Past a quarter of it the
+// checkpointer empties the log with a TRUNCATE checkpoint, which waits
+// truncateWait at most for the readers that pin old frames; past all of it
+// the TRUNCATE waits for them as long as it takes (busyTimeout). The
+// writer's journal_size_limit is the same figure, so a log reset by a
+// commit shrinks to it too.
 const walLimit = 64 << 20
 
 // walWatch is how often the log's size is looked at. Charges write about
 // 40 MB of log a second on this project's benchmark machine; a truncating
 // checkpoint, once pending, holds new writers back, so the log's peak is
-// walLimit/4 plus what a walWatch of writes adds.
+// walLimit/4 plus what a walWatch of writes adds; while a reader holds a
+// snapshot longer than truncateWait, walLimit plus as much.
 const walWatch = 25 * time.Millisecond
+
+// busyTimeout is how long a connection waits for a lock another holds:
+// in practice the writer, for another process's write.
+const busyTimeout = 10 * time.Second
+
+// truncateWait is how long a truncating checkpoint, holding the writer,
+// waits for the readers of older snapshots while the log is under
+// walLimit. A request's read takes milliseconds; a read longer than this
+// (a sweep's scan, say) is waited for by the log, which grows meanwhile,
+// not by every write: waiting busyTimeout, one 3 s read held every write
+// for 3 s.
+const truncateWait = 50 * time.Millisecond
 
 // walCheckpointer copies SQLite's write-ahead log into the database file
 // from its own connection, in the background. Left to SQLite, the commit
@@ -30,8 +46,10 @@ const walWatch = 25 * time.Millisecond
 // checkpoint here waits for nobody and nobody waits for it; but under
 // sustained writes and reads it never reaches the end of the log, so the
 // log would grow without bound. When the log passes a quarter of walLimit
-// the next checkpoint is a TRUNCATE, which does wait, and keeps the log
-// under walLimit.
+// the next checkpoint is a TRUNCATE, which holds the writer and waits for
+// old readers, briefly until the log reaches walLimit (truncateWait). A
+// PASSIVE checkpoint just before it does the copying beside the writer, so
+// the TRUNCATE copies only what came meanwhile.
 type walCheckpointer struct {
 	conn    *sql.DB
 	writer  *sql.DB // the single writer connection, for truncating
@@ -40,7 +58,8 @@ type walCheckpointer struct {
 	done    chan struct{}
 	limit   atomic.Int64 // walLimit; smaller in tests
 	size    atomic.Int64 // the log's size at the last tick, for the metric
-	resets  atomic.Int64 // TRUNCATE checkpoints run
+	resets  atomic.Int64 // TRUNCATE checkpoints that emptied the log
+	blocked atomic.Int64 // TRUNCATE checkpoints that gave up on a reader
 }
 
 func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walCheckpointer, error) {
@@ -60,22 +79,35 @@ func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walChe
 		t := time.NewTicker(walWatch)
 		defer t.Stop()
 		last := time.Now()
+		// A TRUNCATE that gave up on a long reader is tried again after
+		// backoff, doubling up to every: a reader of seconds costs the
+		// writer a few truncateWaits, not one per tick.
+		var retry time.Time
+		backoff := walWatch
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
 			}
-			if c.measure() > c.limit.Load()/4 {
-				// On the writer's own connection: it queues behind the
-				// transaction under way like any write, instead of polling
-				// for SQLite's write lock, which a busy writer takes back
-				// within microseconds of each commit.
-				_, _ = c.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+			switch size, limit := c.measure(), c.limit.Load(); {
+			case size > limit || size > limit/4 && !time.Now().Before(retry):
+				c.checkpoint(ctx, "PASSIVE")
+				wait := truncateWait
+				if size > limit {
+					wait = busyTimeout
+				}
+				if c.truncate(ctx, wait) {
+					c.resets.Add(1)
+					backoff = walWatch
+				} else {
+					c.blocked.Add(1)
+					retry = time.Now().Add(backoff)
+					backoff = min(2*backoff, every)
+				}
 				c.measure()
-				c.resets.Add(1)
 				last = time.Now()
-			} else if time.Since(last) >= every {
+			case time.Since(last) >= every:
 				c.checkpoint(ctx, "PASSIVE")
 				last = time.Now()
 			}
@@ -89,6 +121,30 @@ func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walChe
 func (c *walCheckpointer) checkpoint(ctx context.Context, mode string) {
 	_, _ = c.conn.ExecContext(ctx, `PRAGMA wal_checkpoint(`+mode+`)`)
 	c.measure()
+}
+
+// truncate runs a TRUNCATE checkpoint on the writer's own connection: it
+// queues behind the transaction under way like any write, instead of
+// polling for SQLite's write lock, which a busy writer takes back within
+// microseconds of each commit. It waits at most wait for readers, and
+// reports whether the log was emptied.
+func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration) bool {
+	conn, err := c.writer.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.FormatInt(wait.Milliseconds(), 10)); err != nil {
+		return false
+	}
+	var busy, frames, copied int64
+	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied)
+	if _, rerr := conn.ExecContext(context.Background(), `PRAGMA busy_timeout = `+strconv.FormatInt(busyTimeout.Milliseconds(), 10)); rerr != nil {
+		// A writer left with the short wait would fail writes that
+		// another process delays: the pool opens a fresh connection.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err == nil && busy == 0
 }
 
 // measure reads the log's size.
