@@ -14,9 +14,9 @@ import (
 
 // walLimit bounds SQLite's write-ahead log. Past a quarter of it the
 // checkpointer empties the log with a TRUNCATE checkpoint, which waits
-// truncateWait at most for the readers that pin old frames; past all of it
-// the TRUNCATE waits for them as long as it takes (busyTimeout). The
-// writer's journal_size_limit is the same figure, so a log reset by a
+// truncateWait at most for the readers that pin old frames; past three
+// quarters the TRUNCATE waits for them as long as it takes (busyTimeout).
+// The writer's journal_size_limit is the same figure, so a log reset by a
 // commit shrinks to it too.
 const walLimit = 64 << 20
 
@@ -24,7 +24,8 @@ const walLimit = 64 << 20
 // 40 MB of log a second on this project's benchmark machine; a truncating
 // checkpoint, once pending, holds new writers back, so the log's peak is
 // walLimit/4 plus what a walWatch of writes adds; while a reader holds a
-// snapshot longer than truncateWait, walLimit plus as much.
+// snapshot longer than truncateWait, three quarters of walLimit plus as
+// much.
 const walWatch = 25 * time.Millisecond
 
 // busyTimeout is how long a connection waits for a lock another holds:
@@ -32,11 +33,11 @@ const walWatch = 25 * time.Millisecond
 const busyTimeout = 10 * time.Second
 
 // truncateWait is how long a truncating checkpoint, holding the writer,
-// waits for the readers of older snapshots while the log is under
-// walLimit. A request's read takes milliseconds; a read longer than this
-// (a sweep's scan, say) is waited for by the log, which grows meanwhile,
-// not by every write: waiting busyTimeout, one 3 s read held every write
-// for 3 s.
+// waits for the readers of older snapshots while the log is under three
+// quarters of walLimit. A request's read takes milliseconds; a longer
+// read (a sweep's scan, say) is waited for by the log, which grows
+// meanwhile, not by every write: waiting busyTimeout, one 3 s read held
+// every write for 3 s.
 const truncateWait = 50 * time.Millisecond
 
 // walCheckpointer copies SQLite's write-ahead log into the database file
@@ -47,9 +48,10 @@ const truncateWait = 50 * time.Millisecond
 // sustained writes and reads it never reaches the end of the log, so the
 // log would grow without bound. When the log passes a quarter of walLimit
 // the next checkpoint is a TRUNCATE, which holds the writer and waits for
-// old readers, briefly until the log reaches walLimit (truncateWait). A
-// PASSIVE checkpoint just before it does the copying beside the writer, so
-// the TRUNCATE copies only what came meanwhile.
+// old readers: briefly (truncateWait) until the log reaches three quarters
+// of walLimit. A PASSIVE checkpoint just before a brief one does the
+// copying beside the writer, so the TRUNCATE copies only what came
+// meanwhile.
 type walCheckpointer struct {
 	conn    *sql.DB
 	writer  *sql.DB // the single writer connection, for truncating
@@ -91,11 +93,14 @@ func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walChe
 			case <-t.C:
 			}
 			switch size, limit := c.measure(), c.limit.Load(); {
-			case size > limit || size > limit/4 && !time.Now().Before(retry):
-				c.checkpoint(ctx, "PASSIVE")
+			case size > limit*3/4 || size > limit/4 && !time.Now().Before(retry):
 				wait := truncateWait
-				if size > limit {
+				if size > limit*3/4 {
+					// Near the bound: the writer waits for the readers,
+					// and the log does not grow during a copy first.
 					wait = busyTimeout
+				} else {
+					c.checkpoint(ctx, "PASSIVE")
 				}
 				if c.truncate(ctx, wait) {
 					c.resets.Add(1)

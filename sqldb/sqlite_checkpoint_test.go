@@ -137,7 +137,7 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	}
 	defer db.Close()
 	// Truncating from 1 MB; waiting for readers without bound only past
-	// 4 MB, which this test never writes.
+	// 3 MB, which this test never writes.
 	const limit = 4 << 20
 	db.ckpt.limit.Store(limit)
 	if _, err := db.write.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, b TEXT)`); err != nil {
@@ -172,7 +172,7 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	if db.ckpt.blocked.Load() < 2 {
 		t.Fatalf("the checkpointer never met the reader (log %d bytes)", db.WALBytes())
 	}
-	if db.WALBytes() > limit {
+	if db.WALBytes() > limit*3/4 {
 		t.Fatalf("the log passed its limit (%d bytes): the test no longer tests the brief wait", db.WALBytes())
 	}
 	if db.ckpt.resets.Load() != 0 {
