@@ -15,7 +15,8 @@ import (
 // walLimit bounds SQLite's write-ahead log. Past a quarter of it the
 // checkpointer empties the log with a TRUNCATE checkpoint, which waits
 // truncateWait at most for the readers that pin old frames; past three
-// quarters the TRUNCATE waits for them as long as it takes (busyTimeout).
+// quarters the TRUNCATE waits for them up to busyTimeout, and again at the
+// next tick if they outlast it.
 // The writer's journal_size_limit is the same figure, so a log reset by a
 // commit shrinks to it too.
 const walLimit = 64 << 20
@@ -61,7 +62,7 @@ type walCheckpointer struct {
 	limit   atomic.Int64 // walLimit; smaller in tests
 	size    atomic.Int64 // the log's size at the last tick, for the metric
 	resets  atomic.Int64 // TRUNCATE checkpoints that emptied the log
-	blocked atomic.Int64 // TRUNCATE checkpoints that gave up on a reader
+	blocked atomic.Int64 // TRUNCATE checkpoints that did not empty the log (a reader in the way, or an error)
 }
 
 func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walCheckpointer, error) {
@@ -81,9 +82,10 @@ func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walChe
 		t := time.NewTicker(walWatch)
 		defer t.Stop()
 		last := time.Now()
-		// A TRUNCATE that gave up on a long reader is tried again after
-		// backoff, doubling up to every: a reader of seconds costs the
-		// writer a few truncateWaits, not one per tick.
+		// A brief TRUNCATE that gave up on a long reader is tried again
+		// after backoff, doubling up to every: a reader of seconds costs
+		// the writer about one truncateWait in every 300 ms, not one per
+		// tick.
 		var retry time.Time
 		backoff := walWatch
 		for {
@@ -139,16 +141,20 @@ func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration) bool
 		return false
 	}
 	defer conn.Close()
+	// Restored whatever happens next: the setting may have been applied
+	// even when its Exec reports the context's end.
+	defer func() {
+		if _, err := conn.ExecContext(context.Background(), `PRAGMA busy_timeout = `+strconv.FormatInt(busyTimeout.Milliseconds(), 10)); err != nil {
+			// A writer left with the short wait would fail writes that
+			// another process delays: the pool opens a fresh connection.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+	}()
 	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.FormatInt(wait.Milliseconds(), 10)); err != nil {
 		return false
 	}
 	var busy, frames, copied int64
 	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied)
-	if _, rerr := conn.ExecContext(context.Background(), `PRAGMA busy_timeout = `+strconv.FormatInt(busyTimeout.Milliseconds(), 10)); rerr != nil {
-		// A writer left with the short wait would fail writes that
-		// another process delays: the pool opens a fresh connection.
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
 	return err == nil && busy == 0
 }
 

@@ -65,7 +65,11 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	readersDone := make(chan struct{})
-	go func() { // readers that always hold a snapshot somewhere
+	// A reader that holds a snapshot most of the time. Between its
+	// transactions it pauses a millisecond: a reader that begins again at
+	// once can pin one old frame for a whole busy timeout (SQLite hands it
+	// the slot the checkpointer waits on), which no request does.
+	go func() {
 		defer close(readersDone)
 		for {
 			select {
@@ -81,6 +85,7 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 			_ = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM blobs`).Scan(&n)
 			time.Sleep(5 * time.Millisecond) // a request's read on a loaded machine
 			_ = tx.Rollback()
+			time.Sleep(time.Millisecond)
 		}
 	}()
 	chunk := strings.Repeat("y", 32<<10)
@@ -115,7 +120,11 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	if db.ckpt.resets.Load() == 0 {
 		t.Fatalf("no truncating checkpoint ran (peak log %d bytes)", peak)
 	}
-	if peak > 3*limit {
+	// The checkpointer waits for readers without bound from three
+	// quarters of the limit; the quarter left, and a little more, is for
+	// the writes of a tick, longer on a loaded machine under -race. Before
+	// that wait moved below the limit the log peaked at 4.5 to 5.4 MB here.
+	if peak > limit*5/4 {
 		t.Fatalf("the log peaked at %d bytes with a %d-byte limit (%d truncations, %d blocked)", peak, limit, db.ckpt.resets.Load(), db.ckpt.blocked.Load())
 	}
 	if db.WALBytes() < 0 {
