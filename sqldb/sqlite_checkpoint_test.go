@@ -51,18 +51,8 @@ func TestCheckpointerKeepsTheLogShort(t *testing.T) {
 // wait for the readers and truncate, so the log stays bounded.
 func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "bound.db")
-	db, err := Open(ctx, path, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	const limit = 4 << 20
-	db.ckpt.limit.Store(limit)
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, b TEXT)`); err != nil {
-		t.Fatal(err)
-	}
+	ctx, db, path := openBlobs(t, limit)
 	stop := make(chan struct{})
 	readersDone := make(chan struct{})
 	// A reader that holds a snapshot most of the time. Between its
@@ -138,20 +128,10 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 // and the log grows until the reader is done, then is emptied.
 func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "long.db")
-	db, err := Open(ctx, path, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	// Truncating from 1 MB; waiting for readers without bound only past
 	// 3 MB, which this test never writes.
 	const limit = 4 << 20
-	db.ckpt.limit.Store(limit)
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, b TEXT)`); err != nil {
-		t.Fatal(err)
-	}
+	ctx, db, _ := openBlobs(t, limit)
 	chunk := strings.Repeat("z", 32<<10)
 	if _, err := db.write.ExecContext(ctx, `INSERT INTO blobs (b) VALUES (?)`, chunk); err != nil {
 		t.Fatal(err)
@@ -205,4 +185,22 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	if db.ckpt.resets.Load() == 0 {
 		t.Fatalf("the log was never emptied after the reader ended (%d bytes)", db.WALBytes())
 	}
+}
+
+// openBlobs opens a store on a fresh SQLite file whose log limit is limit,
+// with a table of blobs to write, closed when the test ends.
+func openBlobs(t *testing.T, limit int64) (context.Context, *DB, string) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "blobs.db")
+	db, err := Open(ctx, path, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.ckpt.limit.Store(limit)
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, b TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, db, path
 }
