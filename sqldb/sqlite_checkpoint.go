@@ -16,9 +16,8 @@ import (
 // checkpointer empties the log with a TRUNCATE checkpoint, which waits
 // truncateWait at most for the readers that pin old frames; past three
 // quarters the TRUNCATE waits for them up to busyTimeout, and again at the
-// next tick if they outlast it.
-// The writer's journal_size_limit is the same figure, so a log reset by a
-// commit shrinks to it too.
+// next tick if they outlast it. The writer's journal_size_limit is the
+// same figure, so a log reset by a commit shrinks to it too.
 const walLimit = 64 << 20
 
 // walWatch is how often the log's size is looked at. Charges write about
@@ -94,15 +93,14 @@ func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walChe
 				return
 			case <-t.C:
 			}
-			switch size, limit := c.measure(), c.limit.Load(); {
-			case size > limit*3/4 || size > limit/4 && !time.Now().Before(retry):
-				wait := truncateWait
-				if size > limit*3/4 {
-					// Near the bound: the writer waits for the readers,
-					// and the log does not grow during a copy first.
-					wait = busyTimeout
-				} else {
+			size, limit := c.measure(), c.limit.Load()
+			near := size > limit*3/4 // near the bound: wait for the readers, and copy nothing first
+			switch {
+			case near || size > limit/4 && !time.Now().Before(retry):
+				wait := busyTimeout
+				if !near {
 					c.checkpoint(ctx, "PASSIVE")
+					wait = truncateWait
 				}
 				if c.truncate(ctx, wait) {
 					c.resets.Add(1)
