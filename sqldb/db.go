@@ -144,7 +144,8 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
-	ckpt, err := startCheckpointer(base, write, 250*time.Millisecond)
+	gate := newReadGate(n)
+	ckpt, err := startCheckpointer(base, write, gate, 250*time.Millisecond)
 	if err != nil {
 		write.Close()
 		read.Close()
@@ -152,7 +153,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	cache := &stmtCache{pool: read}
 	b := &binder{dialect: SQLite}
-	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{q: cache, b: b, gate: newReadGate(n)}, cache: cache, ckpt: ckpt, binder: b}
+	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{q: cache, b: b, gate: gate}, cache: cache, ckpt: ckpt, binder: b}
 	db.startGroupWriter()
 	return db, nil
 }

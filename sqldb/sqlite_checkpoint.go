@@ -15,9 +15,11 @@ import (
 // walLimit bounds SQLite's write-ahead log. Past a quarter of it the
 // checkpointer empties the log with a TRUNCATE checkpoint, which waits
 // truncateWait at most for the readers that pin old frames; past three
-// quarters the TRUNCATE waits for them up to busyTimeout, and again at the
-// next tick if they outlast it. The writer's journal_size_limit is the
-// same figure, so a log reset by a commit shrinks to it too.
+// quarters it first holds new reads back at the read gate until the reads
+// under way end (drainWait at most), then truncates; failing that, it
+// waits for the readers up to busyTimeout, and again at the next tick if
+// they outlast it. The writer's journal_size_limit is the same figure, so
+// a log reset by a commit shrinks to it too.
 const walLimit = 64 << 20
 
 // walWatch is how often the log's size is looked at. Charges write about
@@ -40,6 +42,12 @@ const busyTimeout = 10 * time.Second
 // every write for 3 s.
 const truncateWait = 50 * time.Millisecond
 
+// drainWait bounds how long a checkpoint near the bound, holding the
+// writer, waits for the reads under way to end while it holds new ones
+// back at the read gate. A request's read takes milliseconds, a sweep's
+// scan of a million bills about a third of a second.
+const drainWait = time.Second
+
 // walCheckpointer copies SQLite's write-ahead log into the database file
 // from its own connection, in the background. Left to SQLite, the commit
 // that crosses 1,000 WAL pages runs the checkpoint, with its fsyncs, while
@@ -52,9 +60,19 @@ const truncateWait = 50 * time.Millisecond
 // of walLimit. A PASSIVE checkpoint just before a brief one does the
 // copying beside the writer, so the TRUNCATE copies only what came
 // meanwhile.
+//
+// Near the bound, waiting for the readers is not enough: SQLite's
+// checkpoint waits for the reader slot it first found pinning an old
+// frame, and a connection that ends one read and begins the next takes
+// that slot again within microseconds, with a current frame but the same
+// lock, so a busy pool can keep the checkpoint, and the writer it holds,
+// waiting the whole busyTimeout. There the checkpointer takes the whole
+// read gate first: no read of this process begins until the log is
+// emptied, and those under way end.
 type walCheckpointer struct {
 	conn    *sql.DB
-	writer  *sql.DB // the single writer connection, for truncating
+	writer  *sql.DB   // the single writer connection, for truncating
+	gate    *readGate // the reader pool's gate, drained near the bound
 	walPath string
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -62,16 +80,17 @@ type walCheckpointer struct {
 	size    atomic.Int64 // the log's size at the last tick, for the metric
 	resets  atomic.Int64 // TRUNCATE checkpoints that emptied the log
 	blocked atomic.Int64 // TRUNCATE checkpoints that did not empty the log (a reader in the way, or an error)
+	drained atomic.Int64 // TRUNCATE checkpoints run with the read gate held
 }
 
-func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walCheckpointer, error) {
+func startCheckpointer(dsn string, writer *sql.DB, gate *readGate, every time.Duration) (*walCheckpointer, error) {
 	conn, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
 	}
 	conn.SetMaxOpenConns(1)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &walCheckpointer{conn: conn, writer: writer, walPath: walPathOf(dsn), cancel: cancel, done: make(chan struct{})}
+	c := &walCheckpointer{conn: conn, writer: writer, gate: gate, walPath: walPathOf(dsn), cancel: cancel, done: make(chan struct{})}
 	c.limit.Store(walLimit)
 	go func() {
 		defer close(c.done)
@@ -102,7 +121,7 @@ func startCheckpointer(dsn string, writer *sql.DB, every time.Duration) (*walChe
 					c.checkpoint(ctx, "PASSIVE")
 					wait = truncateWait
 				}
-				if c.truncate(ctx, wait) {
+				if c.truncate(ctx, wait, near) {
 					c.resets.Add(1)
 					backoff = walWatch
 				} else {
@@ -132,8 +151,11 @@ func (c *walCheckpointer) checkpoint(ctx context.Context, mode string) {
 // queues behind the transaction under way like any write, instead of
 // polling for SQLite's write lock, which a busy writer takes back within
 // microseconds of each commit. It waits at most wait for readers, and
-// reports whether the log was emptied.
-func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration) bool {
+// reports whether the log was emptied. With drain, it first holds the
+// read gate (drainWait at most) and truncates with no read of this
+// process under way; if that fails (a reader of another process, say), it
+// lets the reads go and waits for the readers as without.
+func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration, drain bool) bool {
 	conn, err := c.writer.Conn(ctx)
 	if err != nil {
 		return false
@@ -148,11 +170,36 @@ func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration) bool
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		}
 	}()
+	// The gate is taken after the writer, and for drainWait at most: a
+	// read that waits for a write while it holds its slot delays the
+	// checkpoint, never blocks it.
+	if drain && c.gate != nil && c.drain(ctx) {
+		c.drained.Add(1)
+		ok := truncateOn(ctx, conn, truncateWait)
+		c.gate.sem.Release(c.gate.n)
+		if ok {
+			return true
+		}
+	}
+	return truncateOn(ctx, conn, wait)
+}
+
+// drain takes the whole read gate, waiting drainWait at most for the
+// reads under way; new reads queue behind it meanwhile.
+func (c *walCheckpointer) drain(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, drainWait)
+	defer cancel()
+	return c.gate.sem.Acquire(ctx, c.gate.n) == nil
+}
+
+// truncateOn runs the TRUNCATE checkpoint on conn, waiting at most wait
+// for readers, and reports whether the log was emptied.
+func truncateOn(ctx context.Context, conn *sql.Conn, wait time.Duration) bool {
 	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = `+strconv.FormatInt(wait.Milliseconds(), 10)); err != nil {
 		return false
 	}
 	var busy, frames, copied int64
-	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied)
+	err := conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied)
 	return err == nil && busy == 0
 }
 
