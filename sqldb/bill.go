@@ -78,11 +78,16 @@ func (db *DB) Bill(ctx context.Context, a parcela.Auth, id string) (*parcela.Bil
 // pages, where the join probes it in due-date order, a page-cache miss per
 // bill at a million bills (about 10% more CPU per page, measured).
 func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) ([]*parcela.Bill, int, *parcela.Company, error) {
+	r, done, err := db.reader.heavy().session(ctx)
+	if err != nil {
+		return nil, 0, nil, failed("list bills", err)
+	}
+	defer done()
 	l := billListing(a, f)
 	c := &parcela.Company{ID: a.CompanyID}
 	q, args := l.countAndRatesQuery()
 	var total int
-	err := db.reader.queryRow(ctx, q, args...).Scan(rate(&c.FineRate), rate(&c.MonthlyInterestRate), &total)
+	err = r.queryRow(ctx, q, args...).Scan(rate(&c.FineRate), rate(&c.MonthlyInterestRate), &total)
 	if err != nil {
 		return nil, 0, nil, failed("count bills", notFound(err, "company"))
 	}
@@ -92,9 +97,9 @@ func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) (
 	args = l.pageArgs(db.dialect, f.PerPage, (f.Page.Page-1)*f.PerPage)
 	var bills []*parcela.Bill
 	if db.dialect == Postgres {
-		bills, _, err = collectBillRows(ctx, db.reader, false, l.pageQuery(Postgres), args...)
-	} else if bills, err = collect(ctx, db.reader.heavy(), scanBillWithBilling, l.pageQuery(SQLite), args...); err == nil {
-		err = attachPayments(ctx, db.reader.heavy(), bills)
+		bills, _, err = collectBillRows(ctx, r, false, l.pageQuery(Postgres), args...)
+	} else if bills, err = collect(ctx, r, scanBillWithBilling, l.pageQuery(SQLite), args...); err == nil {
+		err = attachPayments(ctx, r, bills)
 	}
 	if err != nil {
 		return nil, 0, nil, failed("list bills", err)

@@ -111,14 +111,19 @@ func (db *DB) Offer(ctx context.Context, a parcela.Auth, id string) (*parcela.Of
 
 // Offers lists the caller's offers, newest first.
 func (db *DB) Offers(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*parcela.Offer, int, error) {
+	r, done, err := db.reader.heavy().session(ctx)
+	if err != nil {
+		return nil, 0, failed("list offers", err)
+	}
+	defer done()
 	var total int
-	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM offers WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
+	if err := r.queryRow(ctx, `SELECT COUNT(*) FROM offers WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
 		return nil, 0, failed("count offers", err)
 	}
-	out, err := collect(ctx, db.reader.heavy(), scanOffer, offerSelect+` WHERE company_id = ? AND environment = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+	out, err := collect(ctx, r, scanOffer, offerSelect+` WHERE company_id = ? AND environment = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
 		a.CompanyID, string(a.Environment), p.PerPage, (p.Page-1)*p.PerPage)
 	if err == nil {
-		err = attachOfferParts(ctx, db.reader, a, out)
+		err = attachOfferParts(ctx, r, a, out)
 	}
 	return out, total, failed("list offers", err)
 }

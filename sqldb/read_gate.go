@@ -15,7 +15,8 @@ import (
 // served. A page of rows weighs two readers: four such statements at once
 // on two cores only share them, each taking twice as long and evicting the
 // others' caches. A statement holds its weight for as long as it holds its
-// connection: until its rows are closed, or its row scanned. PostgreSQL's
+// connection: until its rows are closed, or its row scanned; a session
+// (runner.session) holds it across its statements. PostgreSQL's
 // reads and every transaction's statements are not gated (nil).
 type readGate struct {
 	sem *semaphore.Weighted

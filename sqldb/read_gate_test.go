@@ -144,3 +144,63 @@ func TestSQLiteReadsPassAGateAsWideAsThePool(t *testing.T) {
 		t.Fatal("SQLite's reads go to a PostgreSQL pool")
 	}
 }
+
+// A session enters the gate once: its statements run while others queue
+// at the gate, ahead of them, and done gives its weight back.
+func TestReadGateSessionEntersOnce(t *testing.T) {
+	t.Parallel()
+	r := gateSetup(t, 2)
+	ctx := context.Background()
+	s, done, err := r.heavy().session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone queues at the gate, which the session fills.
+	got := make(chan error, 1)
+	go func() {
+		rows, err := r.query(ctx, `SELECT 1`)
+		if err == nil {
+			rows.Close()
+		}
+		got <- err
+	}()
+	waitForWaiter(t, r.gate)
+	// The session's statements do not queue behind the waiter.
+	for i := 0; i < 3; i++ {
+		var v int
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := s.queryRow(sctx, `SELECT ?`, i).Scan(&v)
+		cancel()
+		if err != nil || v != i {
+			t.Fatalf("statement %d of the session: %d, %v", i, v, err)
+		}
+	}
+	select {
+	case err := <-got:
+		t.Fatalf("a reader passed the gate the session fills (err %v)", err)
+	default:
+	}
+	done()
+	if err := <-got; err != nil {
+		t.Fatalf("the waiter after the session: %v", err)
+	}
+	if !r.gate.sem.TryAcquire(2) {
+		t.Fatal("the session did not give its weight back")
+	}
+	r.gate.sem.Release(2)
+	// A session that cannot enter before its context ends holds nothing.
+	_, release, err := r.heavy().session(ctx) // fills the gate
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := r.session(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a session at a full gate with its context over: %v", err)
+	}
+	release()
+	if !r.gate.sem.TryAcquire(2) {
+		t.Fatal("the gate did not get every slot back")
+	}
+	r.gate.sem.Release(2)
+}

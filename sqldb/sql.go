@@ -106,6 +106,24 @@ func (r runner) enter(ctx context.Context) (int64, error) {
 	return w, r.gate.sem.Acquire(ctx, w)
 }
 
+// session enters r's gate once for several statements of one request:
+// the runner it returns passes no gate, and done gives the weight back.
+// Entering for each statement, a listing's count, page and payments went
+// to the back of the gate's queue three times, between other requests'
+// statements, so more listings were under way at once, each holding its
+// rows in memory (docs/performance.md, tenth pass). The session's
+// statements must all go through the runner it returns: one entering the
+// gate again could wait for a weight its own session holds.
+func (r runner) session(ctx context.Context) (runner, func(), error) {
+	w, err := r.enter(ctx)
+	if err != nil {
+		return r, nil, err
+	}
+	gate := r.gate
+	r.gate = nil
+	return r, func() { gate.release(w) }, nil
+}
+
 func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	w, err := r.enter(ctx)
 	if err != nil {
