@@ -28,3 +28,27 @@ func BenchmarkCharge(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBills reads a page of ten pending bills with their payments and
+// the count, as GET /bills does, from a company with four charged orders.
+func BenchmarkBills(b *testing.B) {
+	for _, e := range sqldbtest.Engines() {
+		b.Run(string(e), func(b *testing.B) {
+			db := sqldbtest.Open(b, e, sqldb.Config{Enqueuer: &jobRecorder{}})
+			app := sqldbtest.Services(db, nil)
+			c := sqldbtest.Company(b, db)
+			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			offer := financedOffer(b, app, a)
+			for range 4 {
+				chargedOrder(b, app, a, offer)
+			}
+			f := parcela.BillFilter{Status: "pending", Page: parcela.Page{Page: 2, PerPage: 10}}
+			for b.Loop() {
+				bills, total, _, err := db.Bills(b.Context(), a, f)
+				if err != nil || len(bills) != 10 || total < 20 {
+					b.Fatalf("%d bills of %d, %v", len(bills), total, err)
+				}
+			}
+		})
+	}
+}
