@@ -5,6 +5,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -74,7 +76,7 @@ func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.
 		return s, nil
 	}
 	c.mu.Unlock()
-	st, err := c.sqliteConn.PrepareContext(ctx, query)
+	st, err := c.sqliteConn.PrepareContext(ctx, castLimits(query))
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +121,23 @@ func (c *cachingConn) Close() error {
 	c.stmts, c.lru = nil, list.New()
 	c.mu.Unlock()
 	return c.sqliteConn.Close()
+}
+
+// bareLimit is a LIMIT or OFFSET bound as a bare parameter, in any of
+// SQLite's parameter forms.
+var bareLimit = regexp.MustCompile(`(?i)\b(LIMIT|OFFSET)(\s+)(\?\d*|[:@$][A-Za-z_]\w*)`)
+
+// castLimits binds a statement's LIMIT and OFFSET parameters through a
+// CAST, as the store's own statements do (limitParam): SQLite compiles a
+// statement with a bare one again at every call. River's statements have
+// them (its fetch of available jobs, every 200 ms per queue and every
+// 10 ms while a queue is busy, on the single writer); a CAST to INTEGER
+// of the integer bound changes nothing else.
+func castLimits(q string) string {
+	if !strings.ContainsAny(q, "?:@$") {
+		return q
+	}
+	return bareLimit.ReplaceAllString(q, "${1}${2}CAST(${3} AS INTEGER)")
 }
 
 // cachingConnector opens cachingDriver connections to one DSN.

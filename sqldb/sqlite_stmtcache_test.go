@@ -104,3 +104,52 @@ func TestCachingConnKeepsStatements(t *testing.T) {
 		t.Fatalf("after eviction: sum %d, %v", sum, err)
 	}
 }
+
+// A LIMIT or OFFSET bound as a bare parameter is bound through a CAST, in
+// every parameter form, and nothing else of the statement changes.
+func TestCastLimits(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"SELECT id FROM river_job ORDER BY id ASC\n    LIMIT ?3\n)": "SELECT id FROM river_job ORDER BY id ASC\n    LIMIT CAST(?3 AS INTEGER)\n)",
+		"SELECT n FROM t LIMIT ? OFFSET ?":                          "SELECT n FROM t LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)",
+		"select n from t limit :max offset @skip":                   "select n from t limit CAST(:max AS INTEGER) offset CAST(@skip AS INTEGER)",
+		"SELECT n FROM t LIMIT $max":                                "SELECT n FROM t LIMIT CAST($max AS INTEGER)",
+		"SELECT n FROM t LIMIT 10 OFFSET 5":                         "SELECT n FROM t LIMIT 10 OFFSET 5",
+		"SELECT n FROM t LIMIT CAST(? AS BIGINT)":                   "SELECT n FROM t LIMIT CAST(? AS BIGINT)",
+		"SELECT limits FROM t WHERE n = ?":                          "SELECT limits FROM t WHERE n = ?",
+		"INSERT INTO t VALUES (?)":                                  "INSERT INTO t VALUES (?)",
+	} {
+		if got := castLimits(in); got != want {
+			t.Errorf("castLimits(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Through the caching connection, the rewritten statement pages as the
+	// bare one would.
+	ctx := context.Background()
+	db := sql.OpenDB(cachingConnector{dsn: "file:" + filepath.Join(t.TempDir(), "l.db"), d: cachingDriver{&sqlite.Driver{}}})
+	db.SetMaxOpenConns(1)
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2), (3), (4), (5)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ limit, offset, first, count int }{{2, 0, 1, 2}, {2, 3, 4, 2}, {10, 4, 5, 1}, {3, 1, 2, 3}} {
+		rows, err := db.QueryContext(ctx, `SELECT n FROM t ORDER BY n LIMIT ?1 OFFSET ?2`, c.limit, c.offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for rows.Next() {
+			var n int
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, n)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != c.count || got[0] != c.first {
+			t.Fatalf("LIMIT %d OFFSET %d: %v", c.limit, c.offset, got)
+		}
+	}
+}
