@@ -230,11 +230,31 @@ func walPathOf(dsn string) string {
 	return p + "-wal"
 }
 
-// WALBytes is the size of SQLite's write-ahead log as last measured (0 on
-// PostgreSQL), for the parcela_sqlite_wal_bytes metric.
-func (db *DB) WALBytes() int64 {
+// Checkpoints is what the SQLite checkpointer has done, for the
+// operations listener's metrics (ok false on PostgreSQL): the log's size
+// as last measured, and the TRUNCATE checkpoints that emptied the log,
+// that gave up (a reader in the way, or an error), and that ran with the
+// reads drained (near the log's bound).
+func (db *DB) Checkpoints() (c CheckpointStats, ok bool) {
 	if db.ckpt == nil {
-		return 0
+		return CheckpointStats{}, false
 	}
-	return db.ckpt.size.Load()
+	return CheckpointStats{
+		WALBytes: db.ckpt.size.Load(),
+		Emptied:  db.ckpt.resets.Load(),
+		GaveUp:   db.ckpt.blocked.Load(),
+		Drained:  db.ckpt.drained.Load(),
+	}, true
+}
+
+// CheckpointStats are Checkpoints' figures.
+type CheckpointStats struct {
+	WALBytes, Emptied, GaveUp, Drained int64
+}
+
+// WALBytes is the size of SQLite's write-ahead log as last measured (0 on
+// PostgreSQL).
+func (db *DB) WALBytes() int64 {
+	c, _ := db.Checkpoints()
+	return c.WALBytes
 }

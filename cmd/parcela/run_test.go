@@ -221,6 +221,14 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	if r := do(t, "GET", ts.ops+"/metrics", "", nil, nil); r.status != 200 || !bytes.Contains(r.body, []byte("parcela_http_requests_total")) {
 		t.Fatalf("metrics: %d", r.status)
+	} else {
+		// SQLite's checkpointer is visible to the operator.
+		for _, name := range []string{"parcela_sqlite_wal_bytes ", `parcela_sqlite_wal_truncations_total{outcome="emptied"} `,
+			`parcela_sqlite_wal_truncations_total{outcome="gave_up"} `, "parcela_sqlite_wal_read_drains_total "} {
+			if !bytes.Contains(r.body, []byte(name)) {
+				t.Errorf("metrics lack %s", name)
+			}
+		}
 	}
 
 	// 401: missing, malformed, unknown, and the other environment's token.

@@ -175,6 +175,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	app := parcela.NewServices(db, paymentProviders(cfg, log), cardAcquirers(cfg), clock, links)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	registerCheckpointMetrics(reg, db)
 	queue, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
 		jobs.Config{Logger: log.With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
 	if err != nil {
