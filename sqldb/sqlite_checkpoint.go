@@ -70,17 +70,25 @@ const drainWait = time.Second
 // read gate first: no read of this process begins until the log is
 // emptied, and those under way end.
 type walCheckpointer struct {
-	conn    *sql.DB
-	writer  *sql.DB   // the single writer connection, for truncating
-	gate    *readGate // the reader pool's gate, drained near the bound
-	walPath string
-	cancel  context.CancelFunc
-	done    chan struct{}
-	limit   atomic.Int64 // walLimit; smaller in tests
-	size    atomic.Int64 // the log's size at the last tick, for the metric
-	resets  atomic.Int64 // TRUNCATE checkpoints that emptied the log
-	blocked atomic.Int64 // TRUNCATE checkpoints that did not empty the log (a reader in the way, or an error)
-	drained atomic.Int64 // TRUNCATE checkpoints run with the read gate held
+	conn      *sql.DB
+	writer    *sql.DB   // the single writer connection, for truncating
+	gate      *readGate // the reader pool's gate, drained near the bound
+	walPath   string
+	cancel    context.CancelFunc
+	done      chan struct{}
+	limit     atomic.Int64 // walLimit; smaller in tests
+	drainFor  atomic.Int64 // drainWait in nanoseconds; shorter in tests
+	fullWait  atomic.Int64 // busyTimeout in nanoseconds, the wait near the bound; shorter in tests
+	drainRest atomic.Int64 // how long no drain is tried after one gave up (busyTimeout), in nanoseconds
+	size      atomic.Int64 // the log's size at the last tick, for the metric
+	resets    atomic.Int64 // TRUNCATE checkpoints that emptied the log
+	blocked   atomic.Int64 // TRUNCATE checkpoints that did not empty the log (a reader in the way, or an error)
+	drained   atomic.Int64 // TRUNCATE checkpoints that emptied the log with the reads drained
+	undrained atomic.Int64 // drains given up after drainWait (a read outlasted it)
+	// noDrainUntil: after a drain gave up, the next ones wait for a
+	// busyTimeout, so a long read stalls the others once, not at every
+	// tick. Only the checkpointer's goroutine uses it.
+	noDrainUntil time.Time
 }
 
 func startCheckpointer(dsn string, writer *sql.DB, gate *readGate, every time.Duration) (*walCheckpointer, error) {
@@ -92,6 +100,9 @@ func startCheckpointer(dsn string, writer *sql.DB, gate *readGate, every time.Du
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &walCheckpointer{conn: conn, writer: writer, gate: gate, walPath: walPathOf(dsn), cancel: cancel, done: make(chan struct{})}
 	c.limit.Store(walLimit)
+	c.drainFor.Store(int64(drainWait))
+	c.fullWait.Store(int64(busyTimeout))
+	c.drainRest.Store(int64(busyTimeout))
 	go func() {
 		defer close(c.done)
 		// The log is measured often (a stat is cheap) so that a burst of
@@ -116,7 +127,7 @@ func startCheckpointer(dsn string, writer *sql.DB, gate *readGate, every time.Du
 			near := size > limit*3/4 // near the bound: wait for the readers, and copy nothing first
 			switch {
 			case near || size > limit/4 && !time.Now().Before(retry):
-				wait := busyTimeout
+				wait := time.Duration(c.fullWait.Load())
 				if !near {
 					c.checkpoint(ctx, "PASSIVE")
 					wait = truncateWait
@@ -154,7 +165,8 @@ func (c *walCheckpointer) checkpoint(ctx context.Context, mode string) {
 // reports whether the log was emptied. With drain, it first holds the
 // read gate (drainWait at most) and truncates with no read of this
 // process under way; if that fails (a reader of another process, say), it
-// lets the reads go and waits for the readers as without.
+// lets the reads go and waits for the readers as without. A drain that
+// gives up is not tried again for a busyTimeout.
 func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration, drain bool) bool {
 	conn, err := c.writer.Conn(ctx)
 	if err != nil {
@@ -173,12 +185,17 @@ func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration, drai
 	// The gate is taken after the writer, and for drainWait at most: a
 	// read that waits for a write while it holds its slot delays the
 	// checkpoint, never blocks it.
-	if drain && c.gate != nil && c.drain(ctx) {
-		c.drained.Add(1)
-		ok := truncateOn(ctx, conn, truncateWait)
-		c.gate.sem.Release(c.gate.n)
-		if ok {
-			return true
+	if drain && c.gate != nil && !time.Now().Before(c.noDrainUntil) {
+		if c.drain(ctx) {
+			ok := truncateOn(ctx, conn, truncateWait)
+			c.gate.sem.Release(c.gate.n)
+			if ok {
+				c.drained.Add(1)
+				return true
+			}
+		} else if ctx.Err() == nil {
+			c.undrained.Add(1)
+			c.noDrainUntil = time.Now().Add(time.Duration(c.drainRest.Load()))
 		}
 	}
 	return truncateOn(ctx, conn, wait)
@@ -187,7 +204,7 @@ func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration, drai
 // drain takes the whole read gate, waiting drainWait at most for the
 // reads under way; new reads queue behind it meanwhile.
 func (c *walCheckpointer) drain(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, drainWait)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.drainFor.Load()))
 	defer cancel()
 	return c.gate.sem.Acquire(ctx, c.gate.n) == nil
 }
@@ -232,24 +249,26 @@ func walPathOf(dsn string) string {
 
 // Checkpoints is what the SQLite checkpointer has done, for the
 // operations listener's metrics (ok false on PostgreSQL): the log's size
-// as last measured, and the TRUNCATE checkpoints that emptied the log,
-// that gave up (a reader in the way, or an error), and that ran with the
-// reads drained (near the log's bound).
+// as last measured; the TRUNCATE checkpoints that emptied the log and
+// that gave up (a reader in the way, or an error); and near the log's
+// bound, those that emptied it with the reads drained, and the drains
+// that gave up on a read.
 func (db *DB) Checkpoints() (c CheckpointStats, ok bool) {
 	if db.ckpt == nil {
 		return CheckpointStats{}, false
 	}
 	return CheckpointStats{
-		WALBytes: db.ckpt.size.Load(),
-		Emptied:  db.ckpt.resets.Load(),
-		GaveUp:   db.ckpt.blocked.Load(),
-		Drained:  db.ckpt.drained.Load(),
+		WALBytes:  db.ckpt.size.Load(),
+		Emptied:   db.ckpt.resets.Load(),
+		GaveUp:    db.ckpt.blocked.Load(),
+		Drained:   db.ckpt.drained.Load(),
+		Undrained: db.ckpt.undrained.Load(),
 	}, true
 }
 
 // CheckpointStats are Checkpoints' figures.
 type CheckpointStats struct {
-	WALBytes, Emptied, GaveUp, Drained int64
+	WALBytes, Emptied, GaveUp, Drained, Undrained int64
 }
 
 // WALBytes is the size of SQLite's write-ahead log as last measured (0 on

@@ -123,21 +123,31 @@ func (c *cachingConn) Close() error {
 	return c.sqliteConn.Close()
 }
 
-// bareLimit is a LIMIT or OFFSET bound as a bare parameter, in any of
-// SQLite's parameter forms.
-var bareLimit = regexp.MustCompile(`(?i)\b(LIMIT|OFFSET)(\s+)(\?\d*|[:@$][A-Za-z_]\w*)`)
+// bareLimit is a LIMIT or OFFSET bound as a bare positional parameter
+// (River's form, ?NNN), with the second of LIMIT's comma form ("LIMIT
+// ?1, ?2", offset then count).
+var bareLimit = regexp.MustCompile(`(?i)\b(LIMIT|OFFSET)(\s+)(\?\d*)(?:(\s*,\s*)(\?\d*))?`)
 
 // castLimits binds a statement's LIMIT and OFFSET parameters through a
 // CAST, as the store's own statements do (limitParam): SQLite compiles a
 // statement with a bare one again at every call. River's statements have
 // them (its fetch of available jobs, every 200 ms per queue and every
 // 10 ms while a queue is busy, on the single writer); a CAST to INTEGER
-// of the integer bound changes nothing else.
+// of the integer bound changes nothing else. It reads no SQL: "LIMIT ?"
+// inside a string literal would be rewritten too, and neither the store
+// nor River has one.
 func castLimits(q string) string {
-	if !strings.ContainsAny(q, "?:@$") {
+	if !strings.Contains(q, "?") {
 		return q
 	}
-	return bareLimit.ReplaceAllString(q, "${1}${2}CAST(${3} AS INTEGER)")
+	return bareLimit.ReplaceAllStringFunc(q, func(m string) string {
+		p := bareLimit.FindStringSubmatch(m)
+		out := p[1] + p[2] + "CAST(" + p[3] + " AS INTEGER)"
+		if p[5] != "" {
+			out += p[4] + "CAST(" + p[5] + " AS INTEGER)"
+		}
+		return out
+	})
 }
 
 // cachingConnector opens cachingDriver connections to one DSN.

@@ -105,15 +105,17 @@ func TestCachingConnKeepsStatements(t *testing.T) {
 	}
 }
 
-// A LIMIT or OFFSET bound as a bare parameter is bound through a CAST, in
-// every parameter form, and nothing else of the statement changes.
+// A LIMIT or OFFSET bound as a bare positional parameter is bound through
+// a CAST, in the comma form too, and nothing else of the statement changes.
 func TestCastLimits(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"SELECT id FROM river_job ORDER BY id ASC\n    LIMIT ?3\n)": "SELECT id FROM river_job ORDER BY id ASC\n    LIMIT CAST(?3 AS INTEGER)\n)",
 		"SELECT n FROM t LIMIT ? OFFSET ?":                          "SELECT n FROM t LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)",
-		"select n from t limit :max offset @skip":                   "select n from t limit CAST(:max AS INTEGER) offset CAST(@skip AS INTEGER)",
-		"SELECT n FROM t LIMIT $max":                                "SELECT n FROM t LIMIT CAST($max AS INTEGER)",
+		"select n from t limit ? offset ?2":                         "select n from t limit CAST(? AS INTEGER) offset CAST(?2 AS INTEGER)",
+		"SELECT n FROM t LIMIT ?1, ?2":                              "SELECT n FROM t LIMIT CAST(?1 AS INTEGER), CAST(?2 AS INTEGER)",
+		"SELECT n FROM t LIMIT ?5 - 1":                              "SELECT n FROM t LIMIT CAST(?5 AS INTEGER) - 1",
+		"SELECT n FROM t LIMIT :max":                                "SELECT n FROM t LIMIT :max",
 		"SELECT n FROM t LIMIT 10 OFFSET 5":                         "SELECT n FROM t LIMIT 10 OFFSET 5",
 		"SELECT n FROM t LIMIT CAST(? AS BIGINT)":                   "SELECT n FROM t LIMIT CAST(? AS BIGINT)",
 		"SELECT limits FROM t WHERE n = ?":                          "SELECT limits FROM t WHERE n = ?",
@@ -132,8 +134,12 @@ func TestCastLimits(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2), (3), (4), (5)`); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ limit, offset, first, count int }{{2, 0, 1, 2}, {2, 3, 4, 2}, {10, 4, 5, 1}, {3, 1, 2, 3}} {
-		rows, err := db.QueryContext(ctx, `SELECT n FROM t ORDER BY n LIMIT ?1 OFFSET ?2`, c.limit, c.offset)
+	for i, c := range []struct{ limit, offset, first, count int }{{2, 0, 1, 2}, {2, 3, 4, 2}, {10, 4, 5, 1}, {3, 1, 2, 3}} {
+		q, args := `SELECT n FROM t ORDER BY n LIMIT ?1 OFFSET ?2`, []any{c.limit, c.offset}
+		if i%2 == 1 {
+			q, args = `SELECT n FROM t ORDER BY n LIMIT ?1, ?2`, []any{c.offset, c.limit}
+		}
+		rows, err := db.QueryContext(ctx, q, args...)
 		if err != nil {
 			t.Fatal(err)
 		}

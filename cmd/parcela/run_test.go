@@ -224,7 +224,8 @@ func TestServeEndToEnd(t *testing.T) {
 	} else {
 		// SQLite's checkpointer is visible to the operator.
 		for _, name := range []string{"parcela_sqlite_wal_bytes ", `parcela_sqlite_wal_truncations_total{outcome="emptied"} `,
-			`parcela_sqlite_wal_truncations_total{outcome="gave_up"} `, "parcela_sqlite_wal_read_drains_total "} {
+			`parcela_sqlite_wal_truncations_total{outcome="gave_up"} `,
+			`parcela_sqlite_wal_read_drains_total{outcome="emptied"} `, `parcela_sqlite_wal_read_drains_total{outcome="timed_out"} `} {
 			if !bytes.Contains(r.body, []byte(name)) {
 				t.Errorf("metrics lack %s", name)
 			}

@@ -33,7 +33,12 @@ func registerCheckpointMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 			ConstLabels: prometheus.Labels{"outcome": "gave_up"}},
 			stat(func(c sqldb.CheckpointStats) int64 { return c.GaveUp })),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_sqlite_wal_read_drains_total",
-			Help: "TRUNCATE checkpoints that held new reads back until those under way ended, near the log's bound."},
+			Help:        "Near the log's bound, new reads held back until those under way ended, by outcome: emptied (the log, then), or timed_out (a read outlasted 1 s).",
+			ConstLabels: prometheus.Labels{"outcome": "emptied"}},
 			stat(func(c sqldb.CheckpointStats) int64 { return c.Drained })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_sqlite_wal_read_drains_total",
+			Help:        "Near the log's bound, new reads held back until those under way ended, by outcome: emptied (the log, then), or timed_out (a read outlasted 1 s).",
+			ConstLabels: prometheus.Labels{"outcome": "timed_out"}},
+			stat(func(c sqldb.CheckpointStats) int64 { return c.Undrained })),
 	)
 }
