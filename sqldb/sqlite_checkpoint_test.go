@@ -178,16 +178,7 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Reader gone: the next truncating checkpoint empties the log.
-	deadline := time.Now().Add(10 * time.Second)
-	for db.ckpt.resets.Load() == 0 && time.Now().Before(deadline) {
-		if _, err := db.write.ExecContext(ctx, `INSERT INTO blobs (b) VALUES (?)`, chunk); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if db.ckpt.resets.Load() == 0 {
-		t.Fatalf("the log was never emptied after the reader ended (%d bytes)", db.WALBytes())
-	}
+	writeUntilEmptied(t, ctx, db, chunk)
 }
 
 // openBlobs opens a store on a fresh SQLite file whose log limit is limit,
@@ -334,6 +325,13 @@ func TestCheckpointerGivesUpADrainALongReadOutlasts(t *testing.T) {
 	if err := long.Close(); err != nil {
 		t.Fatal(err)
 	}
+	writeUntilEmptied(t, ctx, db, chunk)
+}
+
+// writeUntilEmptied writes chunks until a truncating checkpoint has
+// emptied the log, for 10 s at most: once the reader that pinned it ended.
+func writeUntilEmptied(t *testing.T, ctx context.Context, db *DB, chunk string) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for db.ckpt.resets.Load() == 0 && time.Now().Before(deadline) {
 		if _, err := db.write.ExecContext(ctx, `INSERT INTO blobs (b) VALUES (?)`, chunk); err != nil {
@@ -342,6 +340,6 @@ func TestCheckpointerGivesUpADrainALongReadOutlasts(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if db.ckpt.resets.Load() == 0 {
-		t.Fatalf("the log was not emptied once the long read ended (%d bytes)", db.WALBytes())
+		t.Fatalf("the log was never emptied after the reader ended (%d bytes)", db.WALBytes())
 	}
 }

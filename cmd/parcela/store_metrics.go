@@ -20,25 +20,23 @@ func registerCheckpointMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 			return float64(f(c))
 		}
 	}
+	// byOutcome is one outcome's series of a counter.
+	byOutcome := func(name, help, outcome string, f func(sqldb.CheckpointStats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: prometheus.Labels{"outcome": outcome}}, stat(f))
+	}
+	const (
+		truncations     = "parcela_sqlite_wal_truncations_total"
+		truncationsHelp = "TRUNCATE checkpoints of SQLite's log, by outcome: emptied, or gave_up (a reader in the way, or an error)."
+		drains          = "parcela_sqlite_wal_read_drains_total"
+		drainsHelp      = "Near the log's bound, new reads held back until those under way ended, by outcome: emptied (the log, then), or timed_out (a read outlasted 1 s)."
+	)
 	reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "parcela_sqlite_wal_bytes",
 			Help: "Size of SQLite's write-ahead log at the checkpointer's last look."},
 			stat(func(c sqldb.CheckpointStats) int64 { return c.WALBytes })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_sqlite_wal_truncations_total",
-			Help:        "TRUNCATE checkpoints of SQLite's log, by outcome: emptied, or gave_up (a reader in the way, or an error).",
-			ConstLabels: prometheus.Labels{"outcome": "emptied"}},
-			stat(func(c sqldb.CheckpointStats) int64 { return c.Emptied })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_sqlite_wal_truncations_total",
-			Help:        "TRUNCATE checkpoints of SQLite's log, by outcome: emptied, or gave_up (a reader in the way, or an error).",
-			ConstLabels: prometheus.Labels{"outcome": "gave_up"}},
-			stat(func(c sqldb.CheckpointStats) int64 { return c.GaveUp })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_sqlite_wal_read_drains_total",
-			Help:        "Near the log's bound, new reads held back until those under way ended, by outcome: emptied (the log, then), or timed_out (a read outlasted 1 s).",
-			ConstLabels: prometheus.Labels{"outcome": "emptied"}},
-			stat(func(c sqldb.CheckpointStats) int64 { return c.Drained })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_sqlite_wal_read_drains_total",
-			Help:        "Near the log's bound, new reads held back until those under way ended, by outcome: emptied (the log, then), or timed_out (a read outlasted 1 s).",
-			ConstLabels: prometheus.Labels{"outcome": "timed_out"}},
-			stat(func(c sqldb.CheckpointStats) int64 { return c.Undrained })),
+		byOutcome(truncations, truncationsHelp, "emptied", func(c sqldb.CheckpointStats) int64 { return c.Emptied }),
+		byOutcome(truncations, truncationsHelp, "gave_up", func(c sqldb.CheckpointStats) int64 { return c.GaveUp }),
+		byOutcome(drains, drainsHelp, "emptied", func(c sqldb.CheckpointStats) int64 { return c.Drained }),
+		byOutcome(drains, drainsHelp, "timed_out", func(c sqldb.CheckpointStats) int64 { return c.Undrained }),
 	)
 }
