@@ -57,7 +57,13 @@ func newFuzzServer(f *testing.F) *fuzzServer {
 	s.ids["webhook"] = must(s.serve("POST", "/external_api/v1/webhooks", nil, jsonOf(map[string]any{"name": "ERP",
 		"url": "https://erp.example.com/hooks", "entity": "order", "events": []string{"in_progress"}, "verb": "post"})))["id"].(string)
 	s.ids["product"] = must(s.serve("POST", "/external_api/v1/products", nil, jsonOf(productBody())))["id"].(string)
-	offer := must(s.serve("POST", "/external_api/v1/offers", nil, jsonOf(offerBody(s.ids["product"]))))
+	// The offer sells without a seat limit: every fuzzed charge that
+	// succeeds takes a seat, and a run of a few seconds can charge more
+	// orders than the shared fixture's 30 seats (then no new order could
+	// be created for the next input).
+	ob := offerBody(s.ids["product"])
+	delete(ob["offer"].(map[string]any), "seats")
+	offer := must(s.serve("POST", "/external_api/v1/offers", nil, jsonOf(ob)))
 	s.ids["offer"] = offer["id"].(string)
 	s.ids["upfront"], s.ids["financed"] = configs(offer)
 	s.ids["order"] = s.newOrder(f)
