@@ -187,7 +187,7 @@ func (l listing) pageQuery(d Dialect) string {
 	}
 	if !l.byStatus {
 		return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id
-			WHERE ` + l.where() + ` ORDER BY b.due_date, b.id` + limitOffsetParam
+			WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
 	}
 	return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM (` + l.pageBills(d) + `) b
 		JOIN billings bl ON bl.id = b.billing_id ORDER BY b.due_date, b.id`
@@ -203,16 +203,16 @@ func (l listing) pageQuery(d Dialect) string {
 // stops at the page's end and only those rows are sorted.
 func (l listing) pageBills(d Dialect) string {
 	if !l.byStatus {
-		return `SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` ORDER BY b.due_date, b.id` + limitOffsetParam
+		return `SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
 	}
 	arms := make([]string, len(parcela.BillStatuses))
 	for i := range arms {
 		arms[i] = `SELECT ` + billColumns + ` FROM bills b WHERE ` + l.where() + ` AND b.status = ?`
 		if d == Postgres {
-			arms[i] = `SELECT * FROM (` + arms[i] + ` ORDER BY b.due_date, b.id` + limitParam + `) s` + strconv.Itoa(i)
+			arms[i] = `SELECT * FROM (` + arms[i] + ` ORDER BY b.due_date, b.id LIMIT ?) s` + strconv.Itoa(i)
 		}
 	}
-	return `SELECT * FROM (` + strings.Join(arms, ` UNION ALL `) + `) u ORDER BY due_date, id` + limitOffsetParam
+	return `SELECT * FROM (` + strings.Join(arms, ` UNION ALL `) + `) u ORDER BY due_date, id LIMIT ? OFFSET ?`
 }
 
 // pageArgs are pageQuery's arguments for a page of limit bills after offset.

@@ -120,7 +120,7 @@ func (db *DB) Offers(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*pa
 	if err := r.queryRow(ctx, `SELECT COUNT(*) FROM offers WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
 		return nil, 0, failed("count offers", err)
 	}
-	out, err := collect(ctx, r, scanOffer, offerSelect+` WHERE company_id = ? AND environment = ? ORDER BY created_at DESC, id DESC`+limitOffsetParam,
+	out, err := collect(ctx, r, scanOffer, offerSelect+` WHERE company_id = ? AND environment = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
 		a.CompanyID, string(a.Environment), p.PerPage, (p.Page-1)*p.PerPage)
 	if err == nil {
 		err = attachOfferParts(ctx, r, a, out)

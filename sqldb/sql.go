@@ -106,17 +106,6 @@ func (r runner) enter(ctx context.Context) (int64, error) {
 	return w, r.gate.sem.Acquire(ctx, w)
 }
 
-// A page's LIMIT and OFFSET are bound as parameters, inside a CAST: SQLite
-// reads a bare parameter's bound value when it plans a LIMIT or OFFSET, and
-// so marks the statement to be compiled again at every new binding; a
-// prepared listing was parsed and planned on every call (half the time of
-// a short page's statement). A CAST is not read at planning time. The
-// same text serves PostgreSQL.
-const (
-	limitParam       = ` LIMIT CAST(? AS BIGINT)`
-	limitOffsetParam = limitParam + ` OFFSET CAST(? AS BIGINT)`
-)
-
 // session enters r's gate once for several statements of one request:
 // the runner it returns passes no gate, and done gives the weight back.
 // Entering for each statement, a listing's count, page and payments went

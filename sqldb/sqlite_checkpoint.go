@@ -79,7 +79,6 @@ type walCheckpointer struct {
 	limit     atomic.Int64 // walLimit; smaller in tests
 	drainFor  atomic.Int64 // drainWait in nanoseconds; shorter in tests
 	fullWait  atomic.Int64 // busyTimeout in nanoseconds, the wait near the bound; shorter in tests
-	drainRest atomic.Int64 // how long no drain is tried after one gave up (busyTimeout), in nanoseconds
 	size      atomic.Int64 // the log's size at the last tick, for the metric
 	resets    atomic.Int64 // TRUNCATE checkpoints that emptied the log
 	blocked   atomic.Int64 // TRUNCATE checkpoints that did not empty the log (a reader in the way, or an error)
@@ -102,7 +101,6 @@ func startCheckpointer(dsn string, writer *sql.DB, gate *readGate, every time.Du
 	c.limit.Store(walLimit)
 	c.drainFor.Store(int64(drainWait))
 	c.fullWait.Store(int64(busyTimeout))
-	c.drainRest.Store(int64(busyTimeout))
 	go func() {
 		defer close(c.done)
 		// The log is measured often (a stat is cheap) so that a burst of
@@ -195,7 +193,7 @@ func (c *walCheckpointer) truncate(ctx context.Context, wait time.Duration, drai
 			}
 		} else if ctx.Err() == nil {
 			c.undrained.Add(1)
-			c.noDrainUntil = time.Now().Add(time.Duration(c.drainRest.Load()))
+			c.noDrainUntil = time.Now().Add(busyTimeout)
 		}
 	}
 	return truncateOn(ctx, conn, wait)
@@ -269,11 +267,4 @@ func (db *DB) Checkpoints() (c CheckpointStats, ok bool) {
 // CheckpointStats are Checkpoints' figures.
 type CheckpointStats struct {
 	WALBytes, Emptied, GaveUp, Drained, Undrained int64
-}
-
-// WALBytes is the size of SQLite's write-ahead log as last measured (0 on
-// PostgreSQL).
-func (db *DB) WALBytes() int64 {
-	c, _ := db.Checkpoints()
-	return c.WALBytes
 }

@@ -120,7 +120,7 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	if peak > limit*5/4 {
 		t.Fatalf("the log peaked at %d bytes with a %d-byte limit (%d truncations, %d blocked)", peak, limit, db.ckpt.resets.Load(), db.ckpt.blocked.Load())
 	}
-	if db.WALBytes() < 0 {
+	if db.ckpt.size.Load() < 0 {
 		t.Fatal("negative log size")
 	}
 	t.Logf("peak log %d bytes, %d truncating checkpoints, %d busy writes", peak, db.ckpt.resets.Load(), busy)
@@ -162,10 +162,10 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if db.ckpt.blocked.Load() < 2 {
-		t.Fatalf("the checkpointer never met the reader (log %d bytes)", db.WALBytes())
+		t.Fatalf("the checkpointer never met the reader (log %d bytes)", db.ckpt.size.Load())
 	}
-	if db.WALBytes() > limit*3/4 {
-		t.Fatalf("the log passed three quarters of its limit (%d bytes): the test no longer tests the brief wait", db.WALBytes())
+	if db.ckpt.size.Load() > limit*3/4 {
+		t.Fatalf("the log passed three quarters of its limit (%d bytes): the test no longer tests the brief wait", db.ckpt.size.Load())
 	}
 	if db.ckpt.resets.Load() != 0 {
 		t.Fatal("the log was emptied under a reader that pins it")
@@ -246,7 +246,7 @@ func TestCheckpointerIsNotStarvedByBackToBackReads(t *testing.T) {
 		_, err := db.write.ExecContext(wctx, `INSERT INTO blobs (b) VALUES (?)`, chunk)
 		cancel()
 		if err != nil {
-			t.Fatalf("write %d while reads follow each other: %v (log %d bytes, %d blocked)", i, err, db.WALBytes(), db.ckpt.blocked.Load())
+			t.Fatalf("write %d while reads follow each other: %v (log %d bytes, %d blocked)", i, err, db.ckpt.size.Load(), db.ckpt.blocked.Load())
 		}
 		if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > peak {
 			peak = st.Size()
@@ -301,7 +301,7 @@ func TestCheckpointerGivesUpADrainALongReadOutlasts(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	if db.ckpt.undrained.Load() != 1 {
-		t.Fatalf("%d drains gave up, want 1 (log %d bytes)", db.ckpt.undrained.Load(), db.WALBytes())
+		t.Fatalf("%d drains gave up, want 1 (log %d bytes)", db.ckpt.undrained.Load(), db.ckpt.size.Load())
 	}
 	// For a second more the long read goes on: the checkpointer waits for
 	// it again and again, without draining, and other reads pass.
@@ -340,6 +340,6 @@ func writeUntilEmptied(t *testing.T, ctx context.Context, db *DB, chunk string) 
 		time.Sleep(10 * time.Millisecond)
 	}
 	if db.ckpt.resets.Load() == 0 {
-		t.Fatalf("the log was never emptied after the reader ended (%d bytes)", db.WALBytes())
+		t.Fatalf("the log was never emptied after the reader ended (%d bytes)", db.ckpt.size.Load())
 	}
 }

@@ -129,13 +129,17 @@ func (c *cachingConn) Close() error {
 var bareLimit = regexp.MustCompile(`(?i)\b(LIMIT|OFFSET)(\s+)(\?\d*)(?:(\s*,\s*)(\?\d*))?`)
 
 // castLimits binds a statement's LIMIT and OFFSET parameters through a
-// CAST, as the store's own statements do (limitParam): SQLite compiles a
-// statement with a bare one again at every call. River's statements have
-// them (its fetch of available jobs, every 200 ms per queue and every
-// 10 ms while a queue is busy, on the single writer); a CAST to INTEGER
-// of the integer bound changes nothing else. It reads no SQL: "LIMIT ?"
-// inside a string literal would be rewritten too, and neither the store
-// nor River has one.
+// CAST to INTEGER. SQLite reads a bare parameter's bound value when it
+// plans a LIMIT or OFFSET (sqlite3ExprIsInteger), and so marks a prepared
+// statement to be compiled again whenever it is bound anew: at every call.
+// A CAST is not read at planning time, and of an integer it changes
+// nothing else. Both of SQLite's statement caches prepare through it, the
+// readers' (stmtCache) and the writer's, so the store's pages and sweeps
+// and River's statements (its fetch of available jobs: every 200 ms per
+// queue and every 10 ms while a queue is busy, on the single writer) are
+// all compiled once; PostgreSQL, which plans no such thing, gets the SQL
+// as written. It reads no SQL: "LIMIT ?" inside a string literal would be
+// rewritten too, and neither the store nor River has one.
 func castLimits(q string) string {
 	if !strings.Contains(q, "?") {
 		return q

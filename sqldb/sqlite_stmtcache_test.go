@@ -139,23 +139,31 @@ func TestCastLimits(t *testing.T) {
 		if i%2 == 1 {
 			q, args = `SELECT n FROM t ORDER BY n LIMIT ?1, ?2`, []any{c.offset, c.limit}
 		}
-		rows, err := db.QueryContext(ctx, q, args...)
+		got := numbers(t)(db.QueryContext(ctx, q, args...))
+		if len(got) != c.count || got[0] != c.first {
+			t.Fatalf("LIMIT %d OFFSET %d: %v", c.limit, c.offset, got)
+		}
+	}
+}
+
+// numbers reads a query's rows of one integer each, failing t on an error.
+func numbers(t *testing.T) func(*sql.Rows, error) []int {
+	return func(rows *sql.Rows, err error) []int {
+		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []int
+		var out []int
 		for rows.Next() {
 			var n int
 			if err := rows.Scan(&n); err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, n)
+			out = append(out, n)
 		}
 		if err := rows.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != c.count || got[0] != c.first {
-			t.Fatalf("LIMIT %d OFFSET %d: %v", c.limit, c.offset, got)
-		}
+		return out
 	}
 }

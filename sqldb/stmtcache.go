@@ -7,9 +7,10 @@ import (
 )
 
 // stmtCache runs reads through statements prepared once per query, which
-// SQLite otherwise re-compiles on every call. database/sql keeps each
-// statement prepared per pooled connection. PostgreSQL does not need it: pgx
-// already caches statements per connection.
+// SQLite otherwise re-compiles on every call; each is prepared with its
+// LIMIT and OFFSET cast (castLimits), or SQLite would still. database/sql
+// keeps each statement prepared per pooled connection. PostgreSQL does not
+// need it: pgx already caches statements per connection.
 type stmtCache struct {
 	pool  *sql.DB
 	stmts sync.Map // query → *sql.Stmt
@@ -19,7 +20,7 @@ func (c *stmtCache) get(ctx context.Context, q string) (*sql.Stmt, error) {
 	if s, ok := c.stmts.Load(q); ok {
 		return s.(*sql.Stmt), nil
 	}
-	s, err := c.pool.PrepareContext(ctx, q)
+	s, err := c.pool.PrepareContext(ctx, castLimits(q))
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (db *DB) ExpiredPayments(ctx context.Context, d parcela.Due) ([]parcela.Due
 	out, err := collect(ctx, db.reader, scanDueRow, `SELECT p.id, p.company_id, p.environment, p.bill_id, COALESCE(f.failures, 0)
 		FROM payments p`+failuresOf("p.id")+`
 		WHERE p.status = 'unpaid'`+company+` AND p.expires_at <= ?`+retryDue+`
-		ORDER BY p.expires_at`+limitParam,
+		ORDER BY p.expires_at LIMIT ?`,
 		args(parcela.SweepExpirePayments, scoped, now, now, d.Limit)...)
 	return out, failed("select expired payments", err)
 }
@@ -93,7 +93,7 @@ func lateInstallments(d parcela.Due) (string, []any) {
 		AND EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status = 'unpaid')
 		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.created_at > b.effective_due_date AND p0.expires_at >= ?
 			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id))` + retryDue + `
-		ORDER BY b.effective_due_date` + limitParam,
+		ORDER BY b.effective_due_date LIMIT ?`,
 		args(parcela.SweepMarkOverdue, scoped, now, now, now, now, d.Limit)
 }
 
@@ -117,7 +117,7 @@ func installmentsToIssue(d parcela.Due) (string, []any) {
 		WHERE ` + ofEachCompany + ` AND b.status IN ('pending', 'overdue')` + company + ` AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND b.due_date <= CAST(? AS BIGINT) + CAST(c.installment_issue_days AS BIGINT) * 86400000
 		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue + `
-		ORDER BY b.due_date` + limitParam,
+		ORDER BY b.due_date LIMIT ?`,
 		args(parcela.SweepIssueInstallments, scoped, now, now, d.Limit)
 }
 
@@ -128,7 +128,7 @@ func (db *DB) StaleIntents(ctx context.Context, d parcela.Due, before time.Time)
 	out, err := collect(ctx, db.reader, scanDueRow, `SELECT i.id, i.company_id, i.environment, i.bill_id, COALESCE(f.failures, 0)
 		FROM payment_intents i`+failuresOf("i.id")+`
 		WHERE i.state IN ('issuing', 'voiding')`+company+` AND i.updated_at < ?`+retryDue+`
-		ORDER BY i.updated_at`+limitParam,
+		ORDER BY i.updated_at LIMIT ?`,
 		args(parcela.SweepRecoverIntents, scoped, ms64(before), ms64(d.Now), d.Limit)...)
 	return out, failed("select stale payment intents", err)
 }
@@ -173,6 +173,6 @@ func lapsedFirstBills(d parcela.Due) (string, []any) {
 		WHERE ` + ofEachCompany + ` AND b.status = 'pending'` + company + ` AND b.due_date <= ? AND b.effective_due_date <= ?
 		AND b.bill_type = 'down_payment' AND bl.status = 'waiting_payment'
 		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue + `
-		ORDER BY b.effective_due_date` + limitParam,
+		ORDER BY b.effective_due_date LIMIT ?`,
 		args(parcela.SweepLapseFirstBills, scoped, now, now, now, d.Limit)
 }
