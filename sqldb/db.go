@@ -158,6 +158,14 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
+// pageReaders is how many pages of rows PostgreSQL's reader runs at once:
+// a quarter of the pool (4 of the default 16), so that the pages leave
+// the rest of it to the writes and single reads; an operator who sizes the
+// pool to a larger database (pool_max_conns) widens it with the pool.
+func pageReaders(maxConns int32) int {
+	return max(1, int(maxConns)/4)
+}
+
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -178,7 +186,8 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	db := stdlib.OpenDBFromPool(pool)
 	b := &binder{dialect: Postgres}
-	return &DB{dialect: Postgres, write: db, read: db, reader: runner{q: db, b: b, pool: pool}, pool: pool, binder: b}, nil
+	reader := runner{q: db, b: b, pool: pool, gate: newPageGate(pageReaders(cfg.MaxConns))}
+	return &DB{dialect: Postgres, write: db, read: db, reader: reader, pool: pool, binder: b}, nil
 }
 
 // Dialect tells which engine this is.

@@ -26,6 +26,10 @@ func TestPostgresReadsGoToPgx(t *testing.T) {
 	if db.writer().pool != nil {
 		t.Fatal("the writer's statements bypass database/sql")
 	}
+	// Its pages pass a gate a quarter of the pool wide; nothing else does.
+	if g := db.reader.gate; g == nil || !g.pagesOnly || g.n != int64(db.pool.Config().MaxConns/4) || db.writer().gate != nil {
+		t.Fatalf("PostgreSQL's page gate: %+v for a pool of %d", g, db.pool.Config().MaxConns)
+	}
 	rows, err := db.reader.query(t.Context(), `SELECT n FROM (VALUES (1), (2)) AS v (n) WHERE n > ?`, 0)
 	if err != nil {
 		t.Fatal(err)

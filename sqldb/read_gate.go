@@ -16,11 +16,14 @@ import (
 // on two cores only share them, each taking twice as long and evicting the
 // others' caches. A statement holds its weight for as long as it holds its
 // connection: until its rows are closed, or its row scanned; a session
-// (runner.session) holds it across its statements. PostgreSQL's
-// reads and every transaction's statements are not gated (nil).
+// (runner.session) holds it across its statements. Every transaction's
+// statements are not gated (nil); PostgreSQL's reads pass a page gate
+// (newPageGate).
 type readGate struct {
 	sem *semaphore.Weighted
 	n   int64
+	// pagesOnly: only pages of rows take a slot, one each (PostgreSQL's).
+	pagesOnly bool
 }
 
 // pageWeight is the weight of a statement that reads a page of rows; any
@@ -31,9 +34,27 @@ func newReadGate(n int) *readGate {
 	return &readGate{sem: semaphore.NewWeighted(int64(n)), n: int64(n)}
 }
 
-// weight is what a statement takes of the gate: never more than all of it.
+// newPageGate admits PostgreSQL's pages of rows n at a time, in the order
+// they arrive; every other read passes at once. Ungated, sixteen listings
+// ran at once in the database and shared its cores: each page's time grew
+// with how many others ran beside it, and the slowest pages of a run took
+// four times the median (p99 107–117 ms against p50 31 ms, docs/
+// performance.md, eleventh pass). Gated, a page waits its turn and then
+// runs at the speed of a few; and the pages cannot take every connection of
+// the pool, which the charges and the single reads share.
+func newPageGate(n int) *readGate {
+	return &readGate{sem: semaphore.NewWeighted(int64(n)), n: int64(n), pagesOnly: true}
+}
+
+// weight is what a statement takes of the gate: never more than all of
+// it; 0 is nothing (it passes without waiting).
 func (g *readGate) weight(page bool) int64 {
-	if page {
+	switch {
+	case g.pagesOnly && page:
+		return 1
+	case g.pagesOnly:
+		return 0
+	case page:
 		return min(pageWeight, g.n)
 	}
 	return 1
@@ -41,7 +62,7 @@ func (g *readGate) weight(page bool) int64 {
 
 // release gives back w; a nil gate took nothing.
 func (g *readGate) release(w int64) {
-	if g != nil {
+	if g != nil && w > 0 {
 		g.sem.Release(w)
 	}
 }

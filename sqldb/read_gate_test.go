@@ -204,3 +204,58 @@ func TestReadGateSessionEntersOnce(t *testing.T) {
 	}
 	r.gate.sem.Release(2)
 }
+
+// PostgreSQL's page gate admits pages one slot each, in arrival order, and
+// lets every other read pass, even while pages wait.
+func TestPageGateAdmitsOnlyPages(t *testing.T) {
+	t.Parallel()
+	r := gateSetup(t, 2)
+	r.gate = newPageGate(2)
+	ctx := context.Background()
+	a, err := r.heavy().query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, done, err := r.heavy().session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The gate is full: a third page waits.
+	got := make(chan error, 1)
+	go func() {
+		page, err := r.heavy().query(ctx, `SELECT 1`)
+		if err == nil {
+			page.Close()
+		}
+		got <- err
+	}()
+	waitForWaiter(t, r.gate)
+	// Single-row reads and statements pass, and the session's own too.
+	for _, run := range []runner{r, s} {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		var v int
+		err := run.queryRow(qctx, `SELECT 5`).Scan(&v)
+		if err == nil {
+			_, err = run.exec(qctx, `SELECT 1`)
+		}
+		cancel()
+		if err != nil || v != 5 {
+			t.Fatalf("a read that is not a page waited at the page gate: %d, %v", v, err)
+		}
+	}
+	a.Close()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if !r.gate.sem.TryAcquire(2) {
+		t.Fatal("the page gate did not get every slot back")
+	}
+	r.gate.sem.Release(2)
+	// A quarter of the pool, never none.
+	for pool, want := range map[int32]int{1: 1, 7: 1, 16: 4, 40: 10} {
+		if got := pageReaders(pool); got != want {
+			t.Errorf("a pool of %d reads %d pages at once, want %d", pool, got, want)
+		}
+	}
+}

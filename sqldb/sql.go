@@ -60,8 +60,9 @@ func (b *binder) bind(q string) string {
 }
 
 // runner runs portable SQL on a querier: the reader pool, or a transaction.
-// On SQLite the reader pool's statements pass its gate (readGate). On
-// PostgreSQL the reader's queries go to pgx's pool directly (pool): through
+// On SQLite the reader pool's statements pass its gate (readGate); on
+// PostgreSQL only its pages of rows do (newPageGate). There the reader's
+// queries go to pgx's pool directly (pool): through
 // database/sql and pgx's adapter to it, a bill's read and a page of bills
 // cost about a sixth more of the server's CPU (the adapter converts each
 // value to database/sql's types, database/sql converts it again into the
@@ -103,6 +104,9 @@ func (r runner) enter(ctx context.Context) (int64, error) {
 		return 0, nil
 	}
 	w := r.gate.weight(r.page)
+	if w == 0 {
+		return 0, nil
+	}
 	return w, r.gate.sem.Acquire(ctx, w)
 }
 
