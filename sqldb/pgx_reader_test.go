@@ -26,9 +26,34 @@ func TestPostgresReadsGoToPgx(t *testing.T) {
 	if db.writer().pool != nil {
 		t.Fatal("the writer's statements bypass database/sql")
 	}
-	// Its pages pass a gate a quarter of the pool wide; nothing else does.
-	if g := db.reader.gate; g == nil || !g.pagesOnly || g.n != int64(db.pool.Config().MaxConns/4) || db.writer().gate != nil {
+	// Its pages pass a gate a quarter of the pool wide, a slot each, held
+	// until the rows are closed; its transactions pass none.
+	g := db.reader.gate
+	if g == nil || !g.pagesOnly || g.n != int64(db.pool.Config().MaxConns/4) {
 		t.Fatalf("PostgreSQL's page gate: %+v for a pool of %d", g, db.pool.Config().MaxConns)
+	}
+	page, err := db.reader.heavy().query(t.Context(), `SELECT n FROM (VALUES (1), (2)) AS v (n) WHERE n > ?`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.sem.TryAcquire(g.n) {
+		t.Fatal("a page of rows took no slot of the page gate")
+	}
+	if err := page.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !g.sem.TryAcquire(g.n) {
+		t.Fatal("a closed page kept its slot")
+	}
+	g.sem.Release(g.n)
+	tx, err := db.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := tx.r.gate != nil
+	tx.Rollback()
+	if gated {
+		t.Fatal("a transaction's statements pass the page gate")
 	}
 	rows, err := db.reader.query(t.Context(), `SELECT n FROM (VALUES (1), (2)) AS v (n) WHERE n > ?`, 0)
 	if err != nil {
