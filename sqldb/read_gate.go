@@ -38,8 +38,8 @@ func newReadGate(n int) *readGate {
 // they arrive; every other read passes at once. Ungated, sixteen listings
 // ran at once in the database and shared its cores: each page's time grew
 // with how many others ran beside it, and the slowest pages of a run took
-// four times the median (p99 107–117 ms against p50 31 ms, docs/
-// performance.md, eleventh pass). Gated, a page waits its turn and then
+// three to four times the median (p99 107 to 129 ms, p50 31 to 38 ms;
+// docs/performance.md, eleventh pass). Gated, a page waits its turn and then
 // runs at the speed of a few; and the pages cannot take every connection of
 // the pool, which the charges and the single reads share.
 func newPageGate(n int) *readGate {
