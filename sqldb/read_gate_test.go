@@ -36,6 +36,22 @@ func waitForWaiter(t *testing.T, g *readGate) {
 	}
 }
 
+// queuePage starts a page read that waits at r's gate, and returns once
+// it waits; the read's outcome comes on the channel once it has passed.
+func queuePage(t *testing.T, r runner) <-chan error {
+	t.Helper()
+	got := make(chan error, 1)
+	go func() {
+		page, err := r.heavy().query(context.Background(), `SELECT 1`)
+		if err == nil {
+			page.Close()
+		}
+		got <- err
+	}()
+	waitForWaiter(t, r.gate)
+	return got
+}
+
 func blocked(t *testing.T, r runner) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
@@ -102,15 +118,7 @@ func TestReadGateServesInArrivalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan error, 1)
-	go func() {
-		page, err := r.heavy().query(ctx, `SELECT 1`)
-		if err == nil {
-			page.Close()
-		}
-		got <- err
-	}()
-	waitForWaiter(t, r.gate)
+	got := queuePage(t, r)
 	blocked(t, r) // one slot is free, but the page came first
 	held.Close()
 	if err := <-got; err != nil {
@@ -221,15 +229,7 @@ func TestPageGateAdmitsOnlyPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The gate is full: a third page waits.
-	got := make(chan error, 1)
-	go func() {
-		page, err := r.heavy().query(ctx, `SELECT 1`)
-		if err == nil {
-			page.Close()
-		}
-		got <- err
-	}()
-	waitForWaiter(t, r.gate)
+	got := queuePage(t, r)
 	// Single-row reads and statements pass; a read that took nothing still
 	// queued behind the waiting page would time out here.
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
