@@ -8,17 +8,17 @@ import (
 
 // readGate admits reads in the order they arrive. On SQLite it admits
 // every read to the reader pool, as many at once as the pool has
-// connections; on PostgreSQL only pages of rows (newPageGate). database/sql hands
-// a freed connection to a random waiter, not the longest waiting: under
-// load a request could be passed over again and again, and the slowest
-// pages of a run waited several times the average (docs/performance.md,
-// seventh pass). x/sync's semaphore serves its waiters first come, first
-// served. A page of rows weighs two readers: four such statements at once
-// on two cores only share them, each taking twice as long and evicting the
-// others' caches. A statement holds its weight for as long as it holds its
-// connection: until its rows are closed, or its row scanned; a session
-// (runner.session) holds it across its statements. A transaction's
-// statements pass no gate (nil).
+// connections; on PostgreSQL, only pages of rows (newPageGate). Without
+// it, database/sql hands a freed SQLite connection to a random waiter, not
+// the longest waiting: under load a request could be passed over again and
+// again, and the slowest pages of a run waited several times the average
+// (docs/performance.md, seventh pass). x/sync's semaphore serves its
+// waiters first come, first served. On SQLite a page of rows weighs two
+// readers: four such statements at once on two cores only share them, each
+// taking twice as long and evicting the others' caches. A statement holds
+// its weight for as long as it holds its connection: until its rows are
+// closed, or its row scanned; a session (runner.session) holds it across
+// its statements. A transaction's statements pass no gate (nil).
 type readGate struct {
 	sem *semaphore.Weighted
 	n   int64
