@@ -1,7 +1,10 @@
 package sqldb
 
 import (
+	"context"
 	"database/sql"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -24,6 +27,42 @@ type readGate struct {
 	n   int64
 	// pagesOnly: only pages of rows take a slot, one each (PostgreSQL's).
 	pagesOnly bool
+	// waits counts the statements that queued (the gate was full, or
+	// others were waiting); waited sums their time in the queue, in
+	// nanoseconds. The checkpointer's drain is not counted.
+	waits, waited atomic.Int64
+}
+
+// acquire takes w of the gate, behind whoever came first, and counts the
+// wait when there was one.
+func (g *readGate) acquire(ctx context.Context, w int64) error {
+	if g.sem.TryAcquire(w) {
+		return nil
+	}
+	start := time.Now()
+	err := g.sem.Acquire(ctx, w)
+	g.waits.Add(1)
+	g.waited.Add(int64(time.Since(start)))
+	return err
+}
+
+// ReadGateStats are what the reads spent queuing at the read gate: how
+// many queued, and for how long in all.
+type ReadGateStats struct {
+	Waits  int64
+	Waited time.Duration
+}
+
+// ReadGate is what the reads spent queuing at the read gate, for the
+// operations listener's metrics: on SQLite every read passes the gate, on
+// PostgreSQL the pages of rows. Waits that grow with the traffic are reads
+// that found all the readers (SQLite) or the page slots (PostgreSQL) busy.
+func (db *DB) ReadGate() ReadGateStats {
+	g := db.reader.gate
+	if g == nil {
+		return ReadGateStats{}
+	}
+	return ReadGateStats{Waits: g.waits.Load(), Waited: time.Duration(g.waited.Load())}
 }
 
 // pageWeight is the weight of a statement that reads a page of rows; any

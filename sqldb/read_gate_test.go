@@ -258,3 +258,32 @@ func TestPageGateAdmitsOnlyPages(t *testing.T) {
 		}
 	}
 }
+
+// A read that queues at the gate is counted, with its time in the queue;
+// one that finds room is not.
+func TestReadGateCountsWaits(t *testing.T) {
+	t.Parallel()
+	r := gateSetup(t, 2)
+	db := &DB{reader: r}
+	ctx := context.Background()
+	if _, err := r.exec(ctx, `SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if s := db.ReadGate(); s != (ReadGateStats{}) {
+		t.Fatalf("a read that found room counted as a wait: %+v", s)
+	}
+	held, err := r.heavy().query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queuePage(t, r)
+	const hold = 30 * time.Millisecond
+	time.Sleep(hold)
+	held.Close()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if s := db.ReadGate(); s.Waits != 1 || s.Waited < hold {
+		t.Fatalf("after one read queued %v: %+v", hold, s)
+	}
+}

@@ -107,7 +107,7 @@ func (r runner) enter(ctx context.Context) (int64, error) {
 	if w == 0 {
 		return 0, nil
 	}
-	return w, r.gate.sem.Acquire(ctx, w)
+	return w, r.gate.acquire(ctx, w)
 }
 
 // session enters r's gate once for several statements of one request:

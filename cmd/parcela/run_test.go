@@ -222,10 +222,11 @@ func TestServeEndToEnd(t *testing.T) {
 	if r := do(t, "GET", ts.ops+"/metrics", "", nil, nil); r.status != 200 || !bytes.Contains(r.body, []byte("parcela_http_requests_total")) {
 		t.Fatalf("metrics: %d", r.status)
 	} else {
-		// SQLite's checkpointer is visible to the operator.
+		// SQLite's checkpointer and the read gate are visible to the operator.
 		for _, name := range []string{"parcela_sqlite_wal_bytes ", `parcela_sqlite_wal_truncations_total{outcome="emptied"} `,
 			`parcela_sqlite_wal_truncations_total{outcome="gave_up"} `,
-			`parcela_sqlite_wal_read_drains_total{outcome="emptied"} `, `parcela_sqlite_wal_read_drains_total{outcome="timed_out"} `} {
+			`parcela_sqlite_wal_read_drains_total{outcome="emptied"} `, `parcela_sqlite_wal_read_drains_total{outcome="timed_out"} `,
+			"parcela_read_gate_waits_total ", "parcela_read_gate_wait_seconds_total "} {
 			if !bytes.Contains(r.body, []byte(name)) {
 				t.Errorf("metrics lack %s", name)
 			}

@@ -176,6 +176,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	registerCheckpointMetrics(reg, db)
+	registerReadGateMetrics(reg, db)
 	queue, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
 		jobs.Config{Logger: log.With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
 	if err != nil {

@@ -40,3 +40,19 @@ func registerCheckpointMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 		byOutcome(drains, drainsHelp, "timed_out", func(c sqldb.CheckpointStats) int64 { return c.Undrained }),
 	)
 }
+
+// registerReadGateMetrics exports what the reads spent queuing at the
+// store's read gate: every read on SQLite, the pages of rows (listings) on
+// PostgreSQL. A wait time that climbs with the traffic is reads finding
+// every reader busy (SQLite) or the listings' slots taken (PostgreSQL:
+// a quarter of the pool; pool_max_conns widens it).
+func registerReadGateMetrics(reg prometheus.Registerer, db *sqldb.DB) {
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_read_gate_waits_total",
+			Help: "Reads that queued at the store's read gate (SQLite: every read passes it; PostgreSQL: the listings' pages)."},
+			func() float64 { return float64(db.ReadGate().Waits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_read_gate_wait_seconds_total",
+			Help: "Time the reads that queued at the store's read gate spent queued."},
+			func() float64 { return db.ReadGate().Waited.Seconds() }),
+	)
+}
