@@ -28,14 +28,19 @@ type readGate struct {
 	// pagesOnly: only pages of rows take a slot, one each (PostgreSQL's).
 	pagesOnly bool
 	// waits counts the statements that queued (the gate was full, or
-	// others were waiting); waited sums their time in the queue, in
-	// nanoseconds. The checkpointer's drain is not counted.
+	// others were waiting), those that gave up waiting too; waited sums
+	// their time in the queue, in nanoseconds. The checkpointer's own wait
+	// for the whole gate is not counted; the reads it holds back are.
 	waits, waited atomic.Int64
 }
 
 // acquire takes w of the gate, behind whoever came first, and counts the
-// wait when there was one.
+// wait when there was one. A canceled request takes nothing, even with
+// room, as the semaphore's Acquire refuses it.
 func (g *readGate) acquire(ctx context.Context, w int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if g.sem.TryAcquire(w) {
 		return nil
 	}

@@ -272,6 +272,11 @@ func TestReadGateCountsWaits(t *testing.T) {
 	if s := db.ReadGate(); s != (ReadGateStats{}) {
 		t.Fatalf("a read that found room counted as a wait: %+v", s)
 	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := r.heavy().session(canceled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a canceled read passed the gate: %v", err)
+	}
 	held, err := r.heavy().query(ctx, `SELECT 1`)
 	if err != nil {
 		t.Fatal(err)

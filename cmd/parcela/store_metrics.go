@@ -45,14 +45,16 @@ func registerCheckpointMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 // store's read gate: every read on SQLite, the pages of rows (listings) on
 // PostgreSQL. A wait time that climbs with the traffic is reads finding
 // every reader busy (SQLite) or the listings' slots taken (PostgreSQL:
-// a quarter of the pool; pool_max_conns widens it).
+// a quarter of the pool; pool_max_conns widens it). On SQLite the reads
+// held back by a checkpoint's drain count too (see
+// parcela_sqlite_wal_read_drains_total).
 func registerReadGateMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 	reg.MustRegister(
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_read_gate_waits_total",
 			Help: "Reads that queued at the store's read gate (SQLite: every read passes it; PostgreSQL: the listings' pages)."},
 			func() float64 { return float64(db.ReadGate().Waits) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "parcela_read_gate_wait_seconds_total",
-			Help: "Time the reads that queued at the store's read gate spent queued."},
+			Help: "Time the reads that queued at the store's read gate spent queued (those that gave up waiting too)."},
 			func() float64 { return db.ReadGate().Waited.Seconds() }),
 	)
 }
