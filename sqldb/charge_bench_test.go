@@ -13,15 +13,11 @@ import (
 func BenchmarkCharge(b *testing.B) {
 	for _, e := range sqldbtest.Engines() {
 		b.Run(string(e), func(b *testing.B) {
-			db := sqldbtest.Open(b, e, sqldb.Config{Enqueuer: &jobRecorder{}})
-			app := sqldbtest.Services(db, nil)
-			c := sqldbtest.Company(b, db)
-			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+			_, app, a, offer := chargeSetup(b, e)
 			if _, err := app.Webhooks.CreateWebhook(b.Context(), a, fromJSON[parcela.WebhookRequest](b,
 				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`)); err != nil {
 				b.Fatal(err)
 			}
-			offer := financedOffer(b, app, a)
 			for b.Loop() {
 				chargedOrder(b, app, a, offer)
 			}
@@ -34,11 +30,7 @@ func BenchmarkCharge(b *testing.B) {
 func BenchmarkBills(b *testing.B) {
 	for _, e := range sqldbtest.Engines() {
 		b.Run(string(e), func(b *testing.B) {
-			db := sqldbtest.Open(b, e, sqldb.Config{Enqueuer: &jobRecorder{}})
-			app := sqldbtest.Services(db, nil)
-			c := sqldbtest.Company(b, db)
-			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
-			offer := financedOffer(b, app, a)
+			db, app, a, offer := chargeSetup(b, e)
 			for range 4 {
 				chargedOrder(b, app, a, offer)
 			}
@@ -51,4 +43,14 @@ func BenchmarkBills(b *testing.B) {
 			}
 		})
 	}
+}
+
+// chargeSetup opens a store of engine e with a company and a financed
+// offer of its sandbox.
+func chargeSetup(b *testing.B, e sqldb.Dialect) (*sqldb.DB, *parcela.Services, parcela.Auth, *parcela.Offer) {
+	db := sqldbtest.Open(b, e, sqldb.Config{Enqueuer: &jobRecorder{}})
+	app := sqldbtest.Services(db, nil)
+	c := sqldbtest.Company(b, db)
+	a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+	return db, app, a, financedOffer(b, app, a)
 }
