@@ -30,6 +30,15 @@ func BenchmarkCheckoutPage(b *testing.B) {
 	benchmarkPage(b, bb, checkout)
 }
 
+// An installment's checkout (boleto only, no card form): the harness's
+// checkout page.
+func BenchmarkCheckoutPageInstallment(b *testing.B) {
+	bb := setup(b)
+	bb.buy(b, testFinanced+":pix")
+	second := bb.onlyOrder(b).Billings[0].Bills[1]
+	benchmarkPage(b, bb, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode))
+}
+
 func benchmarkPage(b *testing.B, bb *bundle, path string) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -45,15 +45,56 @@ type outcome struct {
 type cardForm struct {
 	Name, Month, Year, Installments string
 	Errors                          map[string]string
-	Options                         []cardInstallment
-	Months                          []string
-	Years                           []string
+	YearOptions                     cardYears        // the expiry years offered
+	InstallmentOptions              cardInstallments // the installments offered
+}
+
+// cardYears is the expiry year's choices: sixteen years from First, Chosen
+// (as typed) selected.
+type cardYears struct {
+	First  int
+	Chosen string
+}
+
+func (y cardYears) Years() []string {
+	years := make([]string, 0, 16)
+	for n := y.First; n < y.First+16; n++ {
+		years = append(years, strconv.Itoa(n))
+	}
+	return years
+}
+
+// cardMonths are the expiry month's choices.
+var cardMonths = []string{"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12"}
+
+// cardInstallments is the card installments' choices: 1 to Limit
+// interest-free installments of Amount, Chosen (0 for none) selected.
+type cardInstallments struct {
+	Amount        int64
+	Limit, Chosen int
 }
 
 type cardInstallment struct {
 	Count    int
 	Label    string
 	Selected bool
+}
+
+// Options are the choices with their amounts.
+func (c cardInstallments) Options() []cardInstallment {
+	options := make([]cardInstallment, 0, c.Limit)
+	for n := 1; n <= c.Limit; n++ {
+		parts := parcela.CardInstallmentAmounts(c.Amount, n)
+		label := strconv.Itoa(n) + "× de " + brl(parts[0]) + " sem juros"
+		if parts[n-1] != parts[0] {
+			label = strconv.Itoa(n) + "× sem juros: " + strconv.Itoa(n-1) + "× " + brl(parts[0]) + " e 1× " + brl(parts[n-1])
+		}
+		if n == 1 {
+			label = "1× de " + brl(c.Amount) + " (à vista)"
+		}
+		options = append(options, cardInstallment{Count: n, Label: label, Selected: n == c.Chosen})
+	}
+	return options
 }
 
 // loadBill reads the path's bill for the code (from the query on GET, the
@@ -244,36 +285,16 @@ func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
 	return nil
 }
 
-// newCardForm lists the card installments with their amounts, and the
-// expiry months and years to choose from.
+// newCardForm sets the card installments and the expiry years to choose
+// from.
 func newCardForm(f cardForm, amount int64, limit int, now time.Time) cardForm {
 	chosen, _ := strconv.Atoi(f.Installments)
-	for n := 1; n <= limit; n++ {
-		parts := parcela.CardInstallmentAmounts(amount, n)
-		label := strconv.Itoa(n) + "× de " + brl(parts[0]) + " sem juros"
-		if parts[n-1] != parts[0] {
-			label = strconv.Itoa(n) + "× sem juros: " + strconv.Itoa(n-1) + "× " + brl(parts[0]) + " e 1× " + brl(parts[n-1])
-		}
-		if n == 1 {
-			label = "1× de " + brl(amount) + " (à vista)"
-		}
-		f.Options = append(f.Options, cardInstallment{Count: n, Label: label, Selected: n == chosen})
+	if chosen < 1 || chosen > limit {
+		chosen = 0 // none of the choices, as a number out of them selects none
 	}
-	for m := 1; m <= 12; m++ {
-		f.Months = append(f.Months, twoDigits(m))
-	}
-	year := now.In(parcela.SaoPaulo).Year()
-	for y := year; y <= year+15; y++ {
-		f.Years = append(f.Years, strconv.Itoa(y))
-	}
+	f.InstallmentOptions = cardInstallments{Amount: amount, Limit: limit, Chosen: chosen}
+	f.YearOptions = cardYears{First: now.In(parcela.SaoPaulo).Year(), Chosen: f.Year}
 	return f
-}
-
-func twoDigits(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }
 
 // handlePayment opens a payment by its own (unguessable) address: its

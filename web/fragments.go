@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"html/template"
+	"slices"
 	"strings"
 	"sync"
 
@@ -11,24 +12,65 @@ import (
 )
 
 // fragments renders the parts of the pages that are the same on most
-// views (a blank form field, the due-day and state choices) once, and keeps
-// them: html/template calls its escapers through reflection for every
-// action, and these parts are most of a page's actions. A fragment is a
-// pure function of its key (the field's definition, the chosen day or
-// state), so a kept one is never stale. Only keys made of the templates'
-// own literals are kept: nothing a payer typed, which bounds the keys and
-// keeps no personal data in memory.
+// views (a blank form field, the due-day, state and card expiry choices)
+// once, and keeps them: html/template calls its escapers through reflection
+// for every action, and these parts are most of a page's actions. A
+// fragment is a pure function of its key (the field's definition, the
+// chosen day or state), so a kept one is never stale. Only keys made of
+// the templates' own literals are kept in kept: nothing a payer typed,
+// which bounds the keys and keeps no personal data in memory. The option
+// groups and the card installments depend on amounts, so they are kept in
+// bounded sets.
 type fragments struct {
 	t    *template.Template // parts.html, with the pages' functions
 	kept sync.Map           // fragmentKey → template.HTML
 
-	mu     sync.Mutex
-	groups map[[sha256.Size]byte]template.HTML // by groupKey
+	groups keptSet[[sha256.Size]byte] // by groupKey
+	cards  keptSet[cardInstallments]
 }
 
-// maxGroups bounds the option groups kept: one per offer, plan chosen and
-// day of viewing is a few hundred a day for a busy offer.
-const maxGroups = 2048
+// maxKept bounds each kept set: one option group per offer, plan chosen
+// and day of viewing is a few hundred a day for a busy offer; card
+// installments, one set per amount owed.
+const maxKept = 2048
+
+// keptSet keeps rendered fragments by key, at most maxKept: when full it
+// starts again empty, which costs a render per key and no more.
+type keptSet[K comparable] struct {
+	mu sync.Mutex
+	m  map[K]template.HTML
+}
+
+func (s *keptSet[K]) get(k K) (template.HTML, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out, ok := s.m[k]
+	return out, ok
+}
+
+func (s *keptSet[K]) put(k K, out template.HTML) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) >= maxKept {
+		s.m = make(map[K]template.HTML)
+	}
+	s.m[k] = out
+}
+
+// each calls fn with every fragment kept, under the set's lock.
+func (s *keptSet[K]) each(fn func(template.HTML)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, out := range s.m {
+		fn(out)
+	}
+}
+
+func (s *keptSet[K]) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
 
 type fragmentKey struct {
 	name string
@@ -107,21 +149,14 @@ func (f *fragments) optionGroup(g optionGroup) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	f.mu.Lock()
-	out, ok := f.groups[key]
-	f.mu.Unlock()
-	if ok {
+	if out, ok := f.groups.get(key); ok {
 		return out, nil
 	}
-	if out, err = f.render("option-group", g, false); err != nil {
+	out, err := f.render("option-group", g, false)
+	if err != nil {
 		return "", err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.groups == nil || len(f.groups) >= maxGroups {
-		f.groups = make(map[[sha256.Size]byte]template.HTML)
-	}
-	f.groups[key] = out
+	f.groups.put(key, out)
 	return out, nil
 }
 
@@ -135,6 +170,32 @@ func groupKey(g optionGroup) ([sha256.Size]byte, error) {
 		Group    optionGroup
 	}{id, g})
 	return sha256.Sum256(b), err
+}
+
+// cardMonthOptions are the <option>s of the card's expiry month, the one
+// chosen selected; kept unless what was sent is none of them.
+func (f *fragments) cardMonthOptions(chosen string) (template.HTML, error) {
+	return f.render("card-month-options", chosen, chosen == "" || slices.Contains(cardMonths, chosen))
+}
+
+// cardYearOptions are the <option>s of the card's expiry year; kept unless
+// what was sent is none of them.
+func (f *fragments) cardYearOptions(y cardYears) (template.HTML, error) {
+	return f.render("card-year-options", y, y.Chosen == "" || slices.Contains(y.Years(), y.Chosen))
+}
+
+// cardInstallmentOptions are the <option>s of the card installments. Its
+// key is numbers only (newCardForm makes a choice out of range none).
+func (f *fragments) cardInstallmentOptions(c cardInstallments) (template.HTML, error) {
+	if out, ok := f.cards.get(c); ok {
+		return out, nil
+	}
+	out, err := f.render("card-installment-options", c, false)
+	if err != nil {
+		return "", err
+	}
+	f.cards.put(c, out)
+	return out, nil
 }
 
 // customerFields are the offer page's sections on the customer and the

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/sha256"
 	"html/template"
 	"net/http"
 	"regexp"
@@ -83,11 +84,7 @@ func TestFragmentsKeepNothingTyped(t *testing.T) {
 		kept = append(kept, v.(template.HTML))
 		return true
 	})
-	b.pages.frags.mu.Lock()
-	for _, v := range b.pages.frags.groups {
-		kept = append(kept, v)
-	}
-	b.pages.frags.mu.Unlock()
+	b.pages.frags.groups.each(func(v template.HTML) { kept = append(kept, v) })
 	if len(kept) == 0 {
 		t.Fatal("nothing kept from the first view")
 	}
@@ -106,16 +103,114 @@ func TestOptionGroupsKeptThroughTheDay(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	first := choicesOf(t, b)
-	b.pages.frags.mu.Lock()
-	kept := len(b.pages.frags.groups)
-	b.pages.frags.mu.Unlock()
+	kept := b.pages.frags.groups.len()
 	b.clock.Advance(time.Hour + 17*time.Second)
 	if later := choicesOf(t, b); later != first {
 		t.Fatalf("an hour later the choices differ:\n%s\n%s", first, later)
 	}
-	b.pages.frags.mu.Lock()
-	defer b.pages.frags.mu.Unlock()
-	if len(b.pages.frags.groups) != kept {
-		t.Fatalf("%d groups kept after the first view, %d an hour later", kept, len(b.pages.frags.groups))
+	if n := b.pages.frags.groups.len(); n != kept {
+		t.Fatalf("%d groups kept after the first view, %d an hour later", kept, n)
 	}
+}
+
+// cardSelects are the checkout's card choices: the expiry month and year
+// and the installments.
+var cardSelects = regexp.MustCompile(`(?s)<select id="f-card_(?:month|year|installments)".*?</select>`)
+
+func cardSelectsOf(t *testing.T, b *bundle, checkout string) string {
+	t.Helper()
+	res := b.get(t, checkout)
+	selects := cardSelects.FindAllString(res.body, -1)
+	if res.status != http.StatusOK || len(selects) != 3 {
+		t.Fatalf("checkout: %d, %d card selects\n%s", res.status, len(selects), res.body)
+	}
+	return strings.Join(selects, "\n")
+}
+
+// forget drops every kept fragment, as a handler that never rendered one.
+func (f *fragments) forget() {
+	f.kept.Clear()
+	f.groups = keptSet[[sha256.Size]byte]{}
+	f.cards = keptSet[cardInstallments]{}
+}
+
+// The card's choices are kept, and shown only while what they show is
+// unchanged: at every view, the choices kept from the views before render
+// what choices rendered afresh render. The views cross a new year (the
+// expiry years move) and three amounts owed (the installments differ).
+func TestKeptCardChoicesFollowWhatTheyShow(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.clock.Set(time.Date(2026, time.December, 31, 23, 30, 0, 0, parcela.SaoPaulo))
+	upfront := b.buy(t, testUpfront+":credit_card")
+	financed := b.buy(t, testFinanced+":credit_card")
+	b.offer.AmountCents = 149000
+	cheaper := b.buy(t, testUpfront+":credit_card")
+	b.pages.frags.forget()
+	view := func(checkout string) string {
+		t.Helper()
+		kept := cardSelectsOf(t, b, checkout)
+		if b.pages.frags.cards.len() == 0 {
+			t.Fatal("no card installments kept")
+		}
+		b.pages.frags.forget()
+		if fresh := cardSelectsOf(t, b, checkout); fresh != kept {
+			t.Fatalf("kept choices rendered\n%s\nnot\n%s", kept, fresh)
+		}
+		return kept
+	}
+	first := view(upfront)
+	if again := view(upfront); again != first {
+		t.Fatal("the same choices rendered twice differ")
+	}
+	down := view(financed)
+	if down == first || strings.Count(first, "× ") < 11 || strings.Count(down, "<option value=\"") != 12+16+1+2 {
+		t.Fatalf("upfront choices\n%s\ndown payment choices\n%s", first, down)
+	}
+	if view(upfront) != first {
+		t.Fatal("the upfront choices changed back and forth")
+	}
+	if other := view(cheaper); other == first || !strings.Contains(other, "1× de R$\u00a01.490,00") {
+		t.Fatalf("the choices of R$ 1.490,00 are\n%s", other)
+	}
+	b.clock.Advance(time.Hour) // 1 January 2027 in São Paulo
+	newYear := view(upfront)
+	if !strings.Contains(first, `<option value="2026">`) || strings.Contains(newYear, `<option value="2026">`) ||
+		!strings.Contains(newYear, `<option value="2042">`) {
+		t.Fatalf("31 December\n%s\n1 January\n%s", first, newYear)
+	}
+}
+
+// An expiry the payer sent that is none of the choices is shown with none
+// selected, and not kept.
+func TestCardChoicesKeepNothingTyped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	form := card("4111111111111111", "123", 99)
+	form.Set("card_month", "13")
+	form.Set("card_year", "<b>2030</b>")
+	res := b.postCheckout(t, checkout, "card", form)
+	selects := cardSelects.FindAllString(res.body, -1)
+	if res.status != http.StatusUnprocessableEntity || len(selects) != 3 {
+		t.Fatalf("status %d, %d selects\n%s", res.status, len(selects), res.body)
+	}
+	for _, s := range selects {
+		if strings.Contains(s, "selected") || strings.Contains(s, "<b>") {
+			t.Errorf("a choice is selected: %s", s)
+		}
+	}
+	b.pages.frags.kept.Range(func(k, _ any) bool {
+		switch arg := k.(fragmentKey).arg.(type) {
+		case string:
+			if arg == "13" {
+				t.Error("the month sent is kept")
+			}
+		case cardYears:
+			if arg.Chosen != "" && arg.Chosen != "2030" {
+				t.Errorf("the year sent is kept: %q", arg.Chosen)
+			}
+		}
+		return true
+	})
 }
