@@ -14,9 +14,10 @@ import (
 
 // places is the IBGE list by state, for the address form.
 type places struct {
-	states []parcela.State
-	cities map[string][]parcela.City // by state acronym, by name
-	byCode map[string]parcela.City
+	states   []parcela.State
+	acronyms []string                  // the states', in the same order
+	cities   map[string][]parcela.City // by state acronym, by name
+	byCode   map[string]parcela.City
 }
 
 var loadPlaces = sync.OnceValues(func() (*places, error) {
@@ -34,6 +35,9 @@ var loadPlaces = sync.OnceValues(func() (*places, error) {
 	}
 	c := collate.New(language.BrazilianPortuguese)
 	sort.Slice(p.states, func(i, j int) bool { return c.CompareString(p.states[i].Name, p.states[j].Name) < 0 })
+	for _, s := range p.states {
+		p.acronyms = append(p.acronyms, s.Acronym)
+	}
 	return p, nil
 })
 

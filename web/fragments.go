@@ -16,11 +16,15 @@ import (
 // once, and keeps them: html/template calls its escapers through reflection
 // for every action, and these parts are most of a page's actions. A
 // fragment is a pure function of its key (the field's definition, the
-// chosen day or state), so a kept one is never stale. Only keys made of
-// the templates' own literals are kept in kept: nothing a payer typed,
-// which bounds the keys and keeps no personal data in memory. The option
-// groups and the card installments depend on amounts, so they are kept in
-// bounded sets.
+// chosen day or state), so a kept one is never stale.
+//
+// A key holds nothing a payer typed, which bounds the keys and keeps no
+// personal data in memory: only the templates' own literals, the choices'
+// own strings and numbers. Not even a typed value equal to a choice: Go's
+// form parsing gives each value as a piece of the request's body (an empty
+// one too), so a key holding it would keep the whole body, card number
+// and CPF included, for the life of the process. The option groups and the
+// card installments depend on amounts, so they are kept in bounded sets.
 type fragments struct {
 	t    *template.Template // parts.html, with the pages' functions
 	kept sync.Map           // fragmentKey → template.HTML
@@ -30,8 +34,9 @@ type fragments struct {
 }
 
 // maxKept bounds each kept set: one option group per offer, plan chosen
-// and day of viewing is a few hundred a day for a busy offer; card
-// installments, one set per amount owed.
+// and day of viewing is a few hundred a day for a busy offer; the card
+// installments, up to 13 per amount owed and most installments (one per
+// installment chosen, and none).
 const maxKept = 2048
 
 // keptSet keeps rendered fragments by key, at most maxKept: when full it
@@ -102,9 +107,28 @@ func (f *fragments) renderAs(k fragmentKey, name string, arg any, keep bool) (te
 	return out, nil
 }
 
-// input is a form field; a blank one (no value, no error) is kept.
+// input is a form field; a blank one (no value, no error) is kept, by
+// its definition alone (see fragments: even an empty typed value is a
+// piece of the request).
 func (f *fragments) input(field inputField) (template.HTML, error) {
-	return f.render("input", field, field.Value == "" && field.Error == "")
+	if field.Value != "" || field.Error != "" {
+		return f.render("input", field, false)
+	}
+	field.Value, field.Error = "", ""
+	return f.render("input", field, true)
+}
+
+// own returns the choice equal to typed as the choices' own string, and
+// whether there is one ("" is none chosen): the value to key a fragment
+// by (see fragments).
+func own(typed string, choices []string) (string, bool) {
+	if typed == "" {
+		return "", true
+	}
+	if i := slices.Index(choices, typed); i >= 0 {
+		return choices[i], true
+	}
+	return typed, false
 }
 
 // dueDayOptions are the <option>s of the due day, day chosen.
@@ -118,8 +142,8 @@ func (f *fragments) stateOptions(chosen string) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	_, known := p.cities[chosen]
-	return f.render("state-options", chosen, chosen == "" || known)
+	chosen, known := own(chosen, p.acronyms)
+	return f.render("state-options", chosen, known)
 }
 
 // states are the states in the order of their names.
@@ -175,13 +199,16 @@ func groupKey(g optionGroup) ([sha256.Size]byte, error) {
 // cardMonthOptions are the <option>s of the card's expiry month, the one
 // chosen selected; kept unless what was sent is none of them.
 func (f *fragments) cardMonthOptions(chosen string) (template.HTML, error) {
-	return f.render("card-month-options", chosen, chosen == "" || slices.Contains(cardMonths, chosen))
+	chosen, known := own(chosen, cardMonths)
+	return f.render("card-month-options", chosen, known)
 }
 
 // cardYearOptions are the <option>s of the card's expiry year; kept unless
 // what was sent is none of them.
 func (f *fragments) cardYearOptions(y cardYears) (template.HTML, error) {
-	return f.render("card-year-options", y, y.Chosen == "" || slices.Contains(y.Years(), y.Chosen))
+	var known bool
+	y.Chosen, known = own(y.Chosen, y.Years())
+	return f.render("card-year-options", y, known)
 }
 
 // cardInstallmentOptions are the <option>s of the card installments. Its

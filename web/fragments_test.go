@@ -4,10 +4,13 @@ import (
 	"crypto/sha256"
 	"html/template"
 	"net/http"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"parcela"
 )
@@ -85,6 +88,7 @@ func TestFragmentsKeepNothingTyped(t *testing.T) {
 		return true
 	})
 	b.pages.frags.groups.each(func(v template.HTML) { kept = append(kept, v) })
+	b.pages.frags.cards.each(func(v template.HTML) { kept = append(kept, v) })
 	if len(kept) == 0 {
 		t.Fatal("nothing kept from the first view")
 	}
@@ -137,7 +141,8 @@ func (f *fragments) forget() {
 // The card's choices are kept, and shown only while what they show is
 // unchanged: at every view, the choices kept from the views before render
 // what choices rendered afresh render. The views cross a new year (the
-// expiry years move) and three amounts owed (the installments differ).
+// expiry years move), three amounts owed and two limits (the installments
+// differ), and a form sent back with its choices.
 func TestKeptCardChoicesFollowWhatTheyShow(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -173,6 +178,37 @@ func TestKeptCardChoicesFollowWhatTheyShow(t *testing.T) {
 	if other := view(cheaper); other == first || !strings.Contains(other, "1× de R$\u00a01.490,00") {
 		t.Fatalf("the choices of R$ 1.490,00 are\n%s", other)
 	}
+	cardSelectsOf(t, b, upfront)  // kept at 12 installments
+	b.company.MaxInstallments = 6 // the same amount, fewer installments
+	if fewer := view(upfront); !strings.Contains(fewer, `<option value="6">`) || strings.Contains(fewer, `<option value="7">`) {
+		t.Fatalf("up to 6 installments:\n%s", fewer)
+	}
+	b.company.MaxInstallments = 12
+	// A form sent back with its choices: the page shows them chosen.
+	form := card("4111 1111 1111 1112", "12", 3) // an invalid number: shown again
+	form.Set("card_month", "05")
+	form.Set("card_year", "2031")
+	sent := func() string {
+		t.Helper()
+		res := b.postCheckout(t, upfront, "card", form)
+		if res.status != http.StatusUnprocessableEntity {
+			t.Fatalf("status %d", res.status)
+		}
+		return strings.Join(cardSelects.FindAllString(res.body, -1), "\n")
+	}
+	kept := sent()
+	b.pages.frags.forget()
+	if fresh := sent(); fresh != kept {
+		t.Fatalf("kept choices rendered\n%s\nnot\n%s", kept, fresh)
+	}
+	for _, want := range []string{`<option value="05" selected>`, `<option value="2031" selected>`, `<option value="3" selected>`} {
+		if !strings.Contains(kept, want) {
+			t.Errorf("the form sent back lacks %s", want)
+		}
+	}
+	if view(upfront) != first {
+		t.Fatal("after a form sent back, the choices of a view changed")
+	}
 	b.clock.Advance(time.Hour) // 1 January 2027 in São Paulo
 	newYear := view(upfront)
 	if !strings.Contains(first, `<option value="2026">`) || strings.Contains(newYear, `<option value="2026">`) ||
@@ -181,36 +217,113 @@ func TestKeptCardChoicesFollowWhatTheyShow(t *testing.T) {
 	}
 }
 
-// An expiry the payer sent that is none of the choices is shown with none
-// selected, and not kept.
+// An expiry or a number of installments the payer sent that is none of
+// the choices is shown with none selected, and not kept.
 func TestCardChoicesKeepNothingTyped(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	checkout := b.buy(t, testUpfront+":credit_card")
-	form := card("4111111111111111", "123", 99)
-	form.Set("card_month", "13")
-	form.Set("card_year", "<b>2030</b>")
-	res := b.postCheckout(t, checkout, "card", form)
-	selects := cardSelects.FindAllString(res.body, -1)
-	if res.status != http.StatusUnprocessableEntity || len(selects) != 3 {
-		t.Fatalf("status %d, %d selects\n%s", res.status, len(selects), res.body)
+	sent := []struct{ month, year, installments string }{
+		{"13", "<b>2030</b>", "99"}, {"1", "02030", "-1"}, {"5 ", "+2030", "3.0"}, {"1e1", " 2030", "abc"}, {"00", "2030.0", "13"}, {"012", "20300", "0"},
 	}
-	for _, s := range selects {
-		if strings.Contains(s, "selected") || strings.Contains(s, "<b>") {
-			t.Errorf("a choice is selected: %s", s)
+	for _, c := range sent {
+		form := card("4111111111111111", "123", 1)
+		form.Set("card_month", c.month)
+		form.Set("card_year", c.year)
+		form.Set("card_installments", c.installments)
+		res := b.postCheckout(t, checkout, "card", form)
+		selects := cardSelects.FindAllString(res.body, -1)
+		if res.status != http.StatusUnprocessableEntity || len(selects) != 3 {
+			t.Fatalf("%v: status %d, %d selects\n%s", c, res.status, len(selects), res.body)
+		}
+		for _, s := range selects {
+			if strings.Contains(s, "selected") || strings.Contains(s, "<b>") {
+				t.Errorf("%v: a choice is selected: %s", c, s)
+			}
 		}
 	}
 	b.pages.frags.kept.Range(func(k, _ any) bool {
 		switch arg := k.(fragmentKey).arg.(type) {
 		case string:
-			if arg == "13" {
-				t.Error("the month sent is kept")
+			if arg != "" && !slices.Contains(cardMonths, arg) && k.(fragmentKey).name == "card-month-options" {
+				t.Errorf("the month sent is kept: %q", arg)
 			}
 		case cardYears:
-			if arg.Chosen != "" && arg.Chosen != "2030" {
-				t.Errorf("the year sent is kept: %q", arg.Chosen)
+			if arg.Chosen != "" {
+				t.Errorf("a year sent is kept: %q", arg.Chosen)
 			}
 		}
 		return true
 	})
+	b.pages.frags.cards.mu.Lock()
+	defer b.pages.frags.cards.mu.Unlock()
+	for k := range b.pages.frags.cards.m {
+		if k.Chosen != 0 {
+			t.Errorf("installments kept as chosen: %+v", k)
+		}
+	}
+}
+
+// A kept fragment's key shares no memory with what it was given: Go's
+// form parsing gives each typed value (an empty one too) as a piece of the
+// request's body, and a key holding one would keep the whole body, card
+// number and CPF included, for the life of the process.
+func TestFragmentKeysHoldNothingOfTheRequest(t *testing.T) {
+	t.Parallel()
+	f := setup(t).pages.frags
+	f.forget()
+	body := "card_name=&state=SP&card_month=05&card_year=2031&card_number=4111111111111111&cpf=529.982.247-25"
+	piece := func(v string) string {
+		i := strings.Index(body, v)
+		return body[i : i+len(v)]
+	}
+	empty := body[len("card_name="):len("card_name=")]
+	calls := []func() (template.HTML, error){
+		func() (template.HTML, error) { return f.stateOptions(piece("SP")) },
+		func() (template.HTML, error) { return f.stateOptions(empty) },
+		func() (template.HTML, error) { return f.cardMonthOptions(piece("05")) },
+		func() (template.HTML, error) { return f.cardMonthOptions(empty) },
+		func() (template.HTML, error) { return f.cardYearOptions(cardYears{First: 2026, Chosen: piece("2031")}) },
+		func() (template.HTML, error) { return f.cardYearOptions(cardYears{First: 2026, Chosen: empty}) },
+		func() (template.HTML, error) { return f.input(field("card_name", "Nome", empty, nil)) },
+	}
+	for _, call := range calls {
+		if _, err := call(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := 0
+	f.kept.Range(func(k, _ any) bool {
+		kept++
+		for _, s := range stringsIn(reflect.ValueOf(k.(fragmentKey).arg)) {
+			if within(s, body) {
+				t.Errorf("the key %+v holds a piece of the request", k)
+			}
+		}
+		return true
+	})
+	if kept != len(calls) {
+		t.Fatalf("%d fragments kept of %d", kept, len(calls))
+	}
+}
+
+// stringsIn are the strings of v, a string or a struct of them.
+func stringsIn(v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.String:
+		return []string{v.String()}
+	case reflect.Struct:
+		var out []string
+		for i := range v.NumField() {
+			out = append(out, stringsIn(v.Field(i))...)
+		}
+		return out
+	}
+	return nil
+}
+
+// within tells whether s's bytes lie in buf's memory.
+func within(s, buf string) bool {
+	p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(buf)))
+	return p >= start && p <= start+uintptr(len(buf))
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -40,7 +41,10 @@ func (s *submissions) do(ctx context.Context, nonce string, submit func() (strin
 		if !ok {
 			e = &submission{done: make(chan struct{}), created: time.Now()}
 			s.evict()
-			s.entries[nonce] = e
+			// A copy: the nonce is a piece of the form's body (Go's form
+			// parsing slices it), which the key would keep in memory, card
+			// number and CPF included, for as long as the entry lives.
+			s.entries[strings.Clone(nonce)] = e
 			s.mu.Unlock()
 			break
 		}

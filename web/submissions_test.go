@@ -129,3 +129,24 @@ func TestTheme(t *testing.T) {
 		t.Fatal("an unknown palette is not the default")
 	}
 }
+
+// A remembered submission's key is a copy of the nonce, not the piece of
+// the form's body the nonce was parsed as: the body holds the card number
+// or the CPF, and an entry lives an hour.
+func TestSubmissionsKeepNothingOfTheForm(t *testing.T) {
+	t.Parallel()
+	body := "card_number=4111111111111111&card_cvv=123&nonce=0MTkNanhGLqW2VPJ6I1mug"
+	nonce := body[strings.Index(body, "nonce=")+len("nonce="):]
+	s := newSubmissions(3, time.Hour)
+	if _, _, err := s.do(context.Background(), nonce, func() (string, error) { return "/done", nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.entries) != 1 {
+		t.Fatalf("%d entries", len(s.entries))
+	}
+	for k := range s.entries {
+		if k != nonce || within(k, body) {
+			t.Fatalf("the entry's key %q is a piece of the form's body", k)
+		}
+	}
+}
