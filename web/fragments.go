@@ -206,6 +206,9 @@ func (f *fragments) cardMonthOptions(chosen string) (template.HTML, error) {
 // cardYearOptions are the <option>s of the card's expiry year; kept unless
 // what was sent is none of them.
 func (f *fragments) cardYearOptions(y cardYears) (template.HTML, error) {
+	if y.Chosen == "" {
+		return f.render("card-year-options", cardYears{First: y.First}, true)
+	}
 	var known bool
 	y.Chosen, known = own(y.Chosen, y.Years())
 	return f.render("card-year-options", y, known)
