@@ -21,10 +21,11 @@ import (
 // A key holds nothing a payer typed, which bounds the keys and keeps no
 // personal data in memory: only the templates' own literals, the choices'
 // own strings and numbers. Not even a typed value equal to a choice: Go's
-// form parsing gives each value as a piece of the request's body (an empty
-// one too), so a key holding it would keep the whole body, card number
-// and CPF included, for the life of the process. The option groups and the
-// card installments depend on amounts, so they are kept in bounded sets.
+// form parsing gives a value that needs no decoding (an empty one too) as
+// a piece of the request's body, so a key holding it would keep the whole
+// body (the card number, or the CPF) for the life of the process. The
+// option groups and the card installments depend on amounts, so they are
+// kept in bounded sets.
 type fragments struct {
 	t    *template.Template // parts.html, with the pages' functions
 	kept sync.Map           // fragmentKey → template.HTML

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"html/template"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -280,9 +282,7 @@ func TestFragmentKeysHoldNothingOfTheRequest(t *testing.T) {
 	empty := body[len("card_name="):len("card_name=")]
 	calls := []func() (template.HTML, error){
 		func() (template.HTML, error) { return f.stateOptions(piece("SP")) },
-		func() (template.HTML, error) { return f.stateOptions(empty) },
 		func() (template.HTML, error) { return f.cardMonthOptions(piece("05")) },
-		func() (template.HTML, error) { return f.cardMonthOptions(empty) },
 		func() (template.HTML, error) { return f.cardYearOptions(cardYears{First: 2026, Chosen: piece("2031")}) },
 		func() (template.HTML, error) { return f.cardYearOptions(cardYears{First: 2026, Chosen: empty}) },
 		func() (template.HTML, error) { return f.input(field("card_name", "Nome", empty, nil)) },
@@ -295,7 +295,7 @@ func TestFragmentKeysHoldNothingOfTheRequest(t *testing.T) {
 	kept := 0
 	f.kept.Range(func(k, _ any) bool {
 		kept++
-		for _, s := range stringsIn(reflect.ValueOf(k.(fragmentKey).arg)) {
+		for _, s := range stringsIn(t, reflect.ValueOf(k.(fragmentKey).arg)) {
 			if within(s, body) {
 				t.Errorf("the key %+v holds a piece of the request", k)
 			}
@@ -307,23 +307,103 @@ func TestFragmentKeysHoldNothingOfTheRequest(t *testing.T) {
 	}
 }
 
-// stringsIn are the strings of v, a string or a struct of them.
-func stringsIn(v reflect.Value) []string {
+// stringsIn are the strings of v: a string, a number, or a struct of
+// them; a key of any other kind is one this check cannot see into.
+func stringsIn(t *testing.T, v reflect.Value) []string {
+	t.Helper()
 	switch v.Kind() {
 	case reflect.String:
 		return []string{v.String()}
 	case reflect.Struct:
 		var out []string
 		for i := range v.NumField() {
-			out = append(out, stringsIn(v.Field(i))...)
+			out = append(out, stringsIn(t, v.Field(i))...)
 		}
 		return out
+	case reflect.Int, reflect.Int64, reflect.Bool:
+		return nil
 	}
+	t.Fatalf("a key holds a %s: check what it points to", v.Kind())
 	return nil
 }
 
-// within tells whether s's bytes lie in buf's memory.
+// within tells whether s's bytes lie in buf's memory. An empty piece of
+// buf points at where it was cut, inside buf; an empty literal at none.
 func within(s, buf string) bool {
 	p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(buf)))
-	return p >= start && p <= start+uintptr(len(buf))
+	return p >= start && p < start+uintptr(len(buf))
+}
+
+// postParsed posts a form through the handler itself, given already parsed
+// from body, a string the caller holds: as with the server's own parsing,
+// each value that needs no decoding is a piece of body.
+func (b *bundle) postParsed(t *testing.T, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	form, err := url.ParseQuery(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, path, nil)
+	req.PostForm, req.Form = form, form
+	req.Header.Set("User-Agent", "parcela-test")
+	base, _ := url.Parse(b.server.URL)
+	for _, c := range b.client.Jar.Cookies(base) {
+		req.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	b.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+// What the pages keep after forms were posted (kept fragments, remembered
+// nonces) lies in none of the forms' memory: a refused offer form, a
+// purchase, and a refused card form, each sent back with what was typed.
+func TestPagesKeepNothingOfPostedForms(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath())
+	refused := buyForm(t, page.body, testFinanced+":boleto", url.Values{"email": {"maria@invalido"}, "complement": {""}}).Encode()
+	if res := b.postParsed(t, b.offerPath(), refused); res.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("refused offer form: %d", res.Code)
+	}
+	page = b.get(t, b.offerPath())
+	bought := buyForm(t, page.body, testUpfront+":credit_card", nil).Encode()
+	res := b.postParsed(t, b.offerPath(), bought)
+	if res.Code != http.StatusSeeOther {
+		t.Fatalf("purchase: %d %s", res.Code, res.Body)
+	}
+	checkout := res.Header().Get("Location")
+	u, _ := url.Parse(checkout)
+	form := card("4111 1111 1111 1112", "12", 3)
+	form.Set("card_month", "05")
+	form.Set("card_year", "2031")
+	form.Set("card_name", "")
+	card := tokens(t, b.get(t, checkout).body, withCode(form, u)).Encode()
+	if res := b.postParsed(t, u.Path+"/card", card); res.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("refused card: %d", res.Code)
+	}
+	bodies := []string{refused, bought, card}
+	check := func(what string, v reflect.Value) {
+		for _, s := range stringsIn(t, v) {
+			for _, body := range bodies {
+				if within(s, body) {
+					t.Errorf("%s holds %q, a piece of a form", what, s)
+				}
+			}
+		}
+	}
+	kept := 0
+	b.pages.frags.kept.Range(func(k, _ any) bool {
+		kept++
+		check("a kept fragment's key", reflect.ValueOf(k.(fragmentKey).arg))
+		return true
+	})
+	b.pages.submissions.mu.Lock()
+	defer b.pages.submissions.mu.Unlock()
+	for nonce := range b.pages.submissions.entries {
+		check("a remembered nonce", reflect.ValueOf(nonce))
+	}
+	if kept < 10 || len(b.pages.submissions.entries) != 1 {
+		t.Fatalf("%d fragments kept, %d nonces remembered", kept, len(b.pages.submissions.entries))
+	}
 }

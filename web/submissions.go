@@ -42,8 +42,8 @@ func (s *submissions) do(ctx context.Context, nonce string, submit func() (strin
 			e = &submission{done: make(chan struct{}), created: time.Now()}
 			s.evict()
 			// A copy: the nonce is a piece of the form's body (Go's form
-			// parsing slices it), which the key would keep in memory, card
-			// number and CPF included, for as long as the entry lives.
+			// parsing slices it), which the key would keep in memory, the
+			// card number or the CPF with it, for as long as the entry lives.
 			s.entries[strings.Clone(nonce)] = e
 			s.mu.Unlock()
 			break
