@@ -136,7 +136,10 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 	case !Luhn(number):
 		v.Add("card.number", "invalid", "is not a valid card number (check digit)")
 	default:
-		s.LastFour = number[len(number)-4:]
+		// A copy: a slice of number would keep the whole card number
+		// reachable for as long as the summary (and the payment made of it)
+		// lives.
+		s.LastFour = strings.Clone(number[len(number)-4:])
 		if s.Brand = DetectBrand(number); s.Brand == "" {
 			v.Add("card.number", "unsupported_brand", "must be a Visa, Mastercard, Elo, American Express or Hipercard card")
 		} else if !slices.Contains(brandLengths[s.Brand], len(number)) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestDetectBrand(t *testing.T) {
@@ -211,5 +212,22 @@ func TestCardDecisionApply(t *testing.T) {
 	CardDecision{RefusedReason: "made_up"}.Apply(u, now)
 	if *u.RefusedReason != RefusedCardDeclined {
 		t.Fatalf("unknown reason kept: %q", *u.RefusedReason)
+	}
+}
+
+// The last four digits are a copy: a piece of the number (which the card
+// form's or the request's body holds whole) would keep it reachable for as
+// long as the payment made of the summary lives.
+func TestCardSummaryKeepsNoPieceOfTheNumber(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, time.March, 31, 12, 0, 0, 0, SaoPaulo)
+	number := "4111111111111111"
+	s, err := CardPayment{Number: number, HolderName: "MARIA DA SILVA", ExpiryMonth: 3, ExpiryYear: 2026, CVV: "123", Installments: 1}.Check(now, 1)
+	if err != nil || s.LastFour != "1111" {
+		t.Fatalf("summary %+v, %v", s, err)
+	}
+	p, start := uintptr(unsafe.Pointer(unsafe.StringData(s.LastFour))), uintptr(unsafe.Pointer(unsafe.StringData(number)))
+	if p >= start && p < start+uintptr(len(number)) {
+		t.Fatal("the last four digits are a piece of the card number")
 	}
 }
