@@ -63,6 +63,19 @@ func (s *keptSet[K]) put(k K, out template.HTML) {
 	s.m[k] = out
 }
 
+// renderKept executes the template name with arg, kept in s by k.
+func renderKept[K comparable](f *fragments, s *keptSet[K], k K, name string, arg any) (template.HTML, error) {
+	if out, ok := s.get(k); ok {
+		return out, nil
+	}
+	out, err := f.render(name, arg, false)
+	if err != nil {
+		return "", err
+	}
+	s.put(k, out)
+	return out, nil
+}
+
 // each calls fn with every fragment kept, under the set's lock.
 func (s *keptSet[K]) each(fn func(template.HTML)) {
 	s.mu.Lock()
@@ -174,15 +187,7 @@ func (f *fragments) optionGroup(g optionGroup) (template.HTML, error) {
 	if err != nil {
 		return "", err
 	}
-	if out, ok := f.groups.get(key); ok {
-		return out, nil
-	}
-	out, err := f.render("option-group", g, false)
-	if err != nil {
-		return "", err
-	}
-	f.groups.put(key, out)
-	return out, nil
+	return renderKept(f, &f.groups, key, "option-group", g)
 }
 
 // groupKey digests the fields of g the "option-group" template reads: all
@@ -218,15 +223,7 @@ func (f *fragments) cardYearOptions(y cardYears) (template.HTML, error) {
 // cardInstallmentOptions are the <option>s of the card installments. Its
 // key is numbers only (newCardForm makes a choice out of range none).
 func (f *fragments) cardInstallmentOptions(c cardInstallments) (template.HTML, error) {
-	if out, ok := f.cards.get(c); ok {
-		return out, nil
-	}
-	out, err := f.render("card-installment-options", c, false)
-	if err != nil {
-		return "", err
-	}
-	f.cards.put(c, out)
-	return out, nil
+	return renderKept(f, &f.cards, c, "card-installment-options", c)
 }
 
 // customerFields are the offer page's sections on the customer and the
