@@ -70,6 +70,13 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	amount := max(p.AmountCents-p.PaidAmountCents, bill.owed(paidAt, c))
 	if s.PaidAmountCents != nil {
 		amount = *s.PaidAmountCents
+		if amount > MaxAmountCents {
+			// A settlement sent (the computed one can carry a late bill's
+			// fine and interest past it) is one boleto or Pix's amount.
+			var v Validation
+			checkAmount(&v, "paid_amount_cents", amount, 1)
+			return v.Err()
+		}
 	}
 	if err := checkSettlement(p, paidAt, amount, m.c.At); err != nil {
 		return err

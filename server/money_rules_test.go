@@ -132,6 +132,8 @@ func TestSettlementMustMatch(t *testing.T) {
 			"paid_at":           {"paid_at": "2026-11-21T15:29:59.999-03:00"}, // before the payment was issued
 			"paid_at ":          {"paid_at": "2026-11-21T15:30:01.000-03:00"}, // in the future
 			"paid_amount_cents": {"paid_amount_cents": 0},
+			// The most one boleto or Pix can carry, plus a cent.
+			"paid_amount_cents ": {"paid_amount_cents": int64(parcela.MaxAmountCents) + 1},
 		} {
 			prob := pay(body).want(t, 422).JSON(t)
 			if errs := prob["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != strings.TrimSpace(name) {
