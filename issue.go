@@ -186,7 +186,7 @@ func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now ti
 		o.due = EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour))
 	}
 	o.amount = bill.AmountCents - bill.received()
-	if len(bill.Payments) > 0 {
+	if bill.firstIssued() != nil {
 		o.amount = bill.owed(o.due, c)
 	}
 	o.expires = BoletoExpiry(o.due, c.BoletoGraceBusinessDays)

@@ -2,11 +2,13 @@ package parcela
 
 import "time"
 
-// When a bill is late, and what it owes. A payer is late only with a way
-// to pay: a bill turns overdue and accrues a fine and interest only while
-// it has a live (unpaid) payment, and only after the later of its
-// effective due date and, when its first payment was issued after that
-// date, that payment's expiry.
+// When a bill is late, and what it owes. Only an installment is ever late:
+// a first bill (a down payment, an upfront bill) is paid or lapses. A
+// payer is late only with a way to pay: an installment turns overdue and
+// accrues a fine and interest only while it has a live (unpaid) payment,
+// and only after the later of its effective due date and, when its first
+// payment was issued after that date, that payment's expiry. A card
+// attempt is no payment issued to the payer: it counts for neither.
 
 // unpaidPayment is the bill's payment that can still be paid, if any.
 func (b *Bill) unpaidPayment() *Payment {
@@ -18,24 +20,46 @@ func (b *Bill) unpaidPayment() *Payment {
 	return nil
 }
 
-// lateFrom is the instant after which the bill is late.
-func (b *Bill) lateFrom() time.Time {
-	t := b.EffectiveDueDate
+// firstIssued is the first Pix or boleto issued for the bill, nil for
+// none: a card attempt expires as it is made, and issues the payer nothing
+// to pay with later.
+func (b *Bill) firstIssued() *Payment {
 	var first *Payment
 	for _, p := range b.Payments {
-		if first == nil || p.CreatedAt.Before(first.CreatedAt) {
+		if p.Method != MethodCreditCard && (first == nil || p.CreatedAt.Before(first.CreatedAt)) {
 			first = p
 		}
 	}
-	if first != nil && first.CreatedAt.After(t) && first.ExpiresAt.After(t) {
+	return first
+}
+
+// lateFrom is the instant after which the bill is late.
+func (b *Bill) lateFrom() time.Time {
+	t := b.EffectiveDueDate
+	if first := b.firstIssued(); first != nil && first.CreatedAt.After(t) && first.ExpiresAt.After(t) {
 		t = first.ExpiresAt
 	}
 	return t
 }
 
+// LateSince is the instant the bill's penalty counts from (its days late
+// are São Paulo dates after it): the later of when it turned late and the
+// end of a waiver.
+func (b *Bill) LateSince() time.Time {
+	t := b.lateFrom()
+	if b.DisablePenaltiesUntil != nil && b.DisablePenaltiesUntil.After(t) {
+		t = *b.DisablePenaltiesUntil
+	}
+	return t
+}
+
 // penaltyAt is the penalty of the open bill at t, whether or not it has a
-// live payment now: what a payment issued for it must carry.
+// live payment now: what a payment issued for it must carry. A first bill
+// owes none.
 func (b *Bill) penaltyAt(t time.Time, c *Company) Penalty {
+	if b.Type != BillTypeInstallment {
+		return Penalty{}
+	}
 	return LatePenalty(b.AmountCents, b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
 }
 

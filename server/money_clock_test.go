@@ -268,3 +268,50 @@ func TestInstallmentWithoutAPaymentIsNotLate(t *testing.T) {
 		}
 	})
 }
+
+// A refused card attempt on an installment past its due date with no
+// boleto yet issues the payer nothing to pay with: the boleto asked for
+// after it carries the original amount, and the overdue sweep leaves the
+// bill pending until that boleto expires.
+func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
+		body := offerBody(b.product()["id"].(string))
+		body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = []string{"boleto", "credit_card"}
+		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+		_, fin := configs(offer)
+		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+		charge := chargeBody(fin, "pix", 4)
+		charge["due_day"] = 1
+		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
+		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+		auth := parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}
+		i1, _, err := b.db.Bill(context.Background(), auth, ids[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// Three days past its effective due date (the end of 1 March), unissued.
+		b.clock.Set(time.Date(2027, 3, 4, 23, 59, 59, 999e6, parcela.SaoPaulo))
+		refused := parcela.CardPayment{Number: "4000 0000 0000 9995", HolderName: "MARIA DA SILVA", ExpiryMonth: 12, ExpiryYear: 2030, CVV: "123", Installments: 1}
+		if p, err := b.app.Checkout.PayByCard(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, refused); err != nil || p.Status != parcela.PaymentRefused {
+			t.Fatalf("card attempt: %+v, %v", p, err)
+		}
+		b.clock.Advance(time.Minute)
+		p, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodBoleto)
+		if err != nil || p.AmountCents != i1.AmountCents {
+			t.Fatalf("boleto after the attempt: %+v, %v; want %d cents", p, err, i1.AmountCents)
+		}
+		b.clock.Advance(time.Hour)
+		// The sweep's selection leaves it out, as the domain does.
+		late, err := b.db.LateInstallments(context.Background(), parcela.Due{Now: b.clock.Now(), Companies: []string{b.company.ID}, Limit: 100})
+		if err != nil || len(late) != 0 {
+			t.Fatalf("late installments selected: %+v, %v", late, err)
+		}
+		b.runSweeps(t, b.sweeps.MarkOverdue)
+		if got := b.bill(t, i1.ID); got["status"] != "pending" || cents(got["current_amount_cents"]) != i1.AmountCents {
+			t.Fatalf("after the attempt and the boleto: status %v, current %v; want pending at %d", got["status"], got["current_amount_cents"], i1.AmountCents)
+		}
+	})
+}

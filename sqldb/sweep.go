@@ -72,8 +72,8 @@ func (db *DB) ExpiredPayments(ctx context.Context, d parcela.Due) ([]parcela.Due
 
 // LateInstallments selects pending installments of active billings past
 // their effective due date with an unpaid payment, leaving out those whose
-// first payment was issued after that date and has not expired yet (they
-// are late only after it does).
+// first Pix or boleto (card attempts are none) was issued after that date
+// and has not expired yet (they are late only after it does).
 func (db *DB) LateInstallments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
 	q, args := lateInstallments(d)
 	out, err := collect(ctx, db.reader, scanDueRow, q, args...)
@@ -91,8 +91,9 @@ func lateInstallments(d parcela.Due) (string, []any) {
 		WHERE ` + ofEachCompany + ` AND b.status = 'pending'` + company + ` AND b.due_date <= ? AND b.effective_due_date < ?
 		AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status = 'unpaid')
-		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.created_at > b.effective_due_date AND p0.expires_at >= ?
-			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id))` + retryDue + `
+		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.payment_method <> 'credit_card'
+			AND p0.created_at > b.effective_due_date AND p0.expires_at >= ?
+			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id AND p1.payment_method <> 'credit_card'))` + retryDue + `
 		ORDER BY b.effective_due_date LIMIT ?`,
 		args(parcela.SweepMarkOverdue, scoped, now, now, now, now, d.Limit)
 }
