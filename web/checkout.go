@@ -229,10 +229,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		Code: code, Notice: notice, Actions: map[string]string{}, Product: offer.Product}
 	v.Penalty = b.Penalty(now, c)
 	v.Current = v.Penalty.Total(b.AmountCents)
-	v.LateSince = b.EffectiveDueDate
-	if b.DisablePenaltiesUntil != nil && b.DisablePenaltiesUntil.After(v.LateSince) {
-		v.LateSince = *b.DisablePenaltiesUntil
-	}
+	v.LateSince = b.LateSince()
 	if reason := b.NotPayableAt(now); reason != "" {
 		v.NotPayable = notPayableMessages[reason]
 	} else {
@@ -251,7 +248,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		}
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
-				v.Pay = append(v.Pay, newPayView(p, b.DueDate, now))
+				v.Pay = append(v.Pay, newPayView(p, now))
 			}
 		}
 		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c), now)
@@ -308,7 +305,7 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 	now := h.d.Clock.Now()
 	v := paymentPage{Payment: p, Status: paymentStatus[p.Status]}
 	if p.Status == parcela.PaymentUnpaid && now.Before(p.ExpiresAt) && p.Method != parcela.MethodCreditCard {
-		pv := newPayView(p, p.ExpiresAt, now)
+		pv := newPayView(p, now)
 		v.Pay = &pv
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}

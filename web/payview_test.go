@@ -1,0 +1,33 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/brcode"
+)
+
+// A boleto shows the due date it carries: not its expiry (the end of the
+// bank's grace, when paying is already late) nor its bill's (a boleto
+// re-issued for a late installment is due days after it).
+func TestBoletoShowsTheDueDateItCarries(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2027, time.January, 8, 0, 0, 0, 0, parcela.SaoPaulo) // a Friday
+	linha, err := brcode.Boleto{BankCode: "341", CurrencyCode: '9', DueDate: due, AmountCents: 34504, FreeField: strings.Repeat("1", 25)}.LinhaDigitavel()
+	if err != nil || len(linha) != 47 {
+		t.Fatalf("linha %q, %v", linha, err)
+	}
+	issued := time.Date(2026, time.December, 29, 9, 0, 0, 0, parcela.SaoPaulo)
+	boleto := &parcela.Payment{Method: parcela.MethodBoleto, Barcode: &linha, AmountCents: 34504, CreatedAt: issued,
+		ExpiresAt: time.Date(2027, time.January, 11, 23, 59, 59, 999e6, parcela.SaoPaulo)}
+	if v := newPayView(boleto, issued); !v.DueDate.Equal(due) || date(v.DueDate) != "08/01/2027" {
+		t.Fatalf("due %v (%s), want 8 January 2027", v.DueDate, date(v.DueDate))
+	}
+	pixCode := "00020126"
+	pix := &parcela.Payment{Method: parcela.MethodPix, Barcode: &pixCode, CreatedAt: issued, ExpiresAt: issued.Add(time.Hour)}
+	if v := newPayView(pix, issued); !v.DueDate.IsZero() {
+		t.Fatalf("a Pix has a due date: %v", v.DueDate)
+	}
+}
