@@ -102,6 +102,8 @@ type OfferFields struct {
 	Seats               *int       `json:"seats"`
 	ExcludeFromCampaign *bool      `json:"exclude_from_campaign"`
 	Availability        *string    `json:"availability"`
+	// In a patch, an explicit null: remove the seat limit, the expiry.
+	ClearSeats, ClearExpiresAt bool `json:"-"`
 }
 
 // PaymentConfigurationRequest is one item of payment_configurations.

@@ -26,6 +26,12 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 			v.Add("offer.availability", "invalid", "must be enabled or disabled")
 		}
 	}
+	if f.ClearExpiresAt {
+		o.ExpiresAt = nil
+	}
+	if f.ClearSeats {
+		o.Seats = nil
+	}
 	if f.ExpiresAt != nil {
 		if o.ExpiresAt = f.ExpiresAt; !f.ExpiresAt.After(now) {
 			v.Add("offer.expires_at", "in_past", "must be in the future")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"parcela"
@@ -118,6 +119,17 @@ func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, erro
 	if req.Offer == nil {
 		return 0, nil, fieldErr("offer", "required", "is required: send {\"offer\": {...}}")
 	}
+	// null removes the seat limit or the expiry; an absent field keeps it.
+	var nulls struct {
+		Offer struct {
+			Seats     nullMark `json:"seats"`
+			ExpiresAt nullMark `json:"expires_at"`
+		} `json:"offer"`
+	}
+	if err := json.Unmarshal(body, &nulls); err != nil {
+		return 0, nil, err
+	}
+	req.Offer.ClearSeats, req.Offer.ClearExpiresAt = bool(nulls.Offer.Seats), bool(nulls.Offer.ExpiresAt)
 	o, err := s.svc.Catalog.UpdateOffer(r.Context(), authOf(r), pathID(r), *req.Offer)
 	if err != nil {
 		return 0, nil, err

@@ -241,6 +241,19 @@ func TestProductAndOrderValidation(t *testing.T) {
 		if got := fieldCodes(t, b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string)))); got["order.offer_id"] != "not_sellable" {
 			t.Errorf("expired offer: %v", got)
 		}
+		// null removes the expiry and the seat limit; a field left out keeps its value.
+		kept := b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), map[string]any{"offer": map[string]any{"name": "Turma aberta"}}).want(t, 200).JSON(t)
+		if kept["expires_at"] == nil || kept["seats"] != float64(30) {
+			t.Fatalf("a patch without them changed the expiry or the seats: %v, %v", kept["expires_at"], kept["seats"])
+		}
+		cleared := b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": nil, "seats": nil}}).want(t, 200).JSON(t)
+		if cleared["expires_at"] != nil || cleared["seats"] != nil {
+			t.Fatalf("null kept the expiry or the seats: %v, %v", cleared["expires_at"], cleared["seats"])
+		}
+		if again := b.call("GET", "/external_api/v1/offers/"+offer["id"].(string), nil).want(t, 200).JSON(t); again["expires_at"] != nil || again["seats"] != nil {
+			t.Fatalf("read back: %v, %v", again["expires_at"], again["seats"])
+		}
+		b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201)
 	})
 }
 
