@@ -157,6 +157,8 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	}
 	if f.Seats != nil && *f.Seats <= 0 {
 		v.Add("offer.seats", "too_small", "must be greater than 0")
+	} else {
+		checkCount(&v, "offer.seats", f.Seats, 1, MaxSeats)
 	}
 	if f.ExcludeFromCampaign != nil {
 		o.ExcludeFromCampaign = *f.ExcludeFromCampaign

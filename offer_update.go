@@ -42,6 +42,8 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 			v.Add("offer.seats", "too_small", "must be greater than 0")
 		} else if *f.Seats < o.SeatsTaken {
 			v.Add("offer.seats", "too_small", fmt.Sprintf("must be at least the %d seats already taken", o.SeatsTaken))
+		} else {
+			checkCount(&v, "offer.seats", f.Seats, 1, MaxSeats)
 		}
 	}
 	if f.AmountCents != nil {

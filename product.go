@@ -167,12 +167,8 @@ func (p *Product) validate(v *Validation) {
 	if p.Availability != "enabled" && p.Availability != "disabled" {
 		v.Add("product.availability", "invalid", "must be enabled or disabled")
 	}
-	if p.DurationInDays != nil && *p.DurationInDays < 0 {
-		v.Add("product.duration_in_days", "too_small", "must not be negative")
-	}
-	if p.DurationInHours != nil && *p.DurationInHours < 0 {
-		v.Add("product.duration_in_hours", "too_small", "must not be negative")
-	}
+	checkCount(v, "product.duration_in_days", p.DurationInDays, 0, MaxDurationDays)
+	checkCount(v, "product.duration_in_hours", p.DurationInHours, 0, MaxDurationHours)
 	start, startOK := p.date(v, "product.start_date", p.StartDate)
 	end, endOK := p.date(v, "product.end_date", p.EndDate)
 	switch p.AccessPeriod {
@@ -273,4 +269,26 @@ func brDate(iso string) string {
 		return iso
 	}
 	return t.Format("02/01/2006")
+}
+
+// The largest counts a product or an offer takes: a century of access, a
+// million hours of workload, a million seats. They also keep every count
+// inside the 32-bit columns that store them.
+const (
+	MaxDurationDays  = 36_600
+	MaxDurationHours = 1_000_000
+	MaxSeats         = 1_000_000
+)
+
+// checkCount adds a field error unless *n (when sent) is in [min, max].
+func checkCount(v *Validation, field string, n *int, min, max int) {
+	switch {
+	case n == nil:
+	case *n < min && min == 0:
+		v.Add(field, "too_small", "must not be negative")
+	case *n < min:
+		v.Add(field, "too_small", fmt.Sprintf("must be at least %d", min))
+	case *n > max:
+		v.Add(field, "too_large", fmt.Sprintf("must be at most %d", max))
+	}
 }

@@ -382,3 +382,39 @@ func TestIdempotency(t *testing.T) {
 }
 
 var _ = sqldb.SQLite
+
+// Counts are refused past what a product or an offer takes, alike on both
+// engines: PostgreSQL stores them in 32 bits, and a larger one failed its
+// write with a 500. At the limit they are taken and read back.
+func TestCountsAtTheirLimits(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		body := productBody()
+		body["product"].(map[string]any)["duration_in_days"] = parcela.MaxDurationDays + 1
+		body["product"].(map[string]any)["duration_in_hours"] = 1 << 31
+		got := fieldCodes(t, b.call("POST", "/external_api/v1/products", body))
+		if got["product.duration_in_days"] != "too_large" || got["product.duration_in_hours"] != "too_large" {
+			t.Fatalf("durations past their limits: %v", got)
+		}
+		body["product"].(map[string]any)["duration_in_days"] = parcela.MaxDurationDays
+		body["product"].(map[string]any)["duration_in_hours"] = parcela.MaxDurationHours
+		product := b.call("POST", "/external_api/v1/products", body).want(t, 201).JSON(t)
+		if product["duration_in_days"] != float64(parcela.MaxDurationDays) || product["duration_in_hours"] != float64(parcela.MaxDurationHours) {
+			t.Fatalf("durations at their limits: %v, %v", product["duration_in_days"], product["duration_in_hours"])
+		}
+		offer := offerBody(product["id"].(string))
+		offer["offer"].(map[string]any)["seats"] = int64(1) << 31
+		if got := fieldCodes(t, b.call("POST", "/external_api/v1/offers", offer)); got["offer.seats"] != "too_large" {
+			t.Fatalf("seats past the limit: %v", got)
+		}
+		offer["offer"].(map[string]any)["seats"] = parcela.MaxSeats
+		created := b.call("POST", "/external_api/v1/offers", offer).want(t, 201).JSON(t)
+		id := created["id"].(string)
+		if got := fieldCodes(t, b.call("PATCH", "/external_api/v1/offers/"+id, map[string]any{"offer": map[string]any{"seats": parcela.MaxSeats + 1}})); got["offer.seats"] != "too_large" {
+			t.Fatalf("patched seats past the limit: %v", got)
+		}
+		if again := b.call("GET", "/external_api/v1/offers/"+id, nil).want(t, 200).JSON(t); again["seats"] != float64(parcela.MaxSeats) {
+			t.Fatalf("seats at the limit: %v", again["seats"])
+		}
+	})
+}
