@@ -89,6 +89,10 @@ func (s *Bills) Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, 
 // WaivePenalties sets (or, with nil, clears) the instant until which an
 // open bill carries no late penalties.
 func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *time.Time) (*Bill, *Company, error) {
+	var v Validation
+	if checkInstant(&v, "bill.disable_penalties_until", until); v.Err() != nil {
+		return nil, nil, v.Err()
+	}
 	err := decideAndApply("bill", func() error {
 		b, _, err := s.store.Bill(ctx, a, id)
 		if err != nil {

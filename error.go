@@ -3,6 +3,7 @@ package parcela
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. Each maps to one HTTP status in server/problem.go, the only
@@ -133,4 +134,25 @@ func (v *Validation) Err() error {
 		msg += fmt.Sprintf(" (and %d more errors)", more)
 	}
 	return &Error{Code: EINVALID, Message: msg, Fields: v.Fields}
+}
+
+// The instants a request may set (an offer's expiry, a waiver's end): the
+// API writes them in São Paulo time with a four-digit year, which Go and
+// RFC 3339 read back only from year 0 to 9999; before 1914 São Paulo's
+// offset had seconds, which RFC 3339 cannot carry.
+var (
+	earliestInstant = time.Date(2000, time.January, 1, 0, 0, 0, 0, SaoPaulo)
+	latestInstant   = time.Date(9999, time.December, 31, 23, 59, 59, 999e6, SaoPaulo)
+)
+
+// checkInstant adds a field error unless t (when sent) is an instant the
+// API can write back as it was sent.
+func checkInstant(v *Validation, field string, t *time.Time) {
+	switch {
+	case t == nil:
+	case t.Before(earliestInstant):
+		v.Add(field, "too_small", "must not be before 2000-01-01T00:00:00-03:00")
+	case t.After(latestInstant):
+		v.Add(field, "too_large", "must not be after 9999-12-31T23:59:59.999-03:00")
+	}
 }

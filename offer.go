@@ -154,6 +154,8 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	o.ExpiresAt, o.Seats = f.ExpiresAt, f.Seats
 	if f.ExpiresAt != nil && !f.ExpiresAt.After(now) {
 		v.Add("offer.expires_at", "in_past", "must be in the future")
+	} else {
+		checkInstant(&v, "offer.expires_at", f.ExpiresAt)
 	}
 	if f.Seats != nil && *f.Seats <= 0 {
 		v.Add("offer.seats", "too_small", "must be greater than 0")

@@ -35,6 +35,8 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 	if f.ExpiresAt != nil {
 		if o.ExpiresAt = f.ExpiresAt; !f.ExpiresAt.After(now) {
 			v.Add("offer.expires_at", "in_past", "must be in the future")
+		} else {
+			checkInstant(&v, "offer.expires_at", f.ExpiresAt)
 		}
 	}
 	if f.Seats != nil {

@@ -825,7 +825,7 @@ type BillType string
 
 // BillUpdate defines model for BillUpdate.
 type BillUpdate struct {
-	// DisablePenaltiesUntil No penalties before this moment; `null` removes the waiver.
+	// DisablePenaltiesUntil No penalties before this moment, from 2000-01-01T00:00:00-03:00 to 9999-12-31T23:59:59.999-03:00; `null` removes the waiver.
 	DisablePenaltiesUntil *time.Time `json:"disable_penalties_until"`
 }
 
@@ -1221,7 +1221,7 @@ type OfferInput struct {
 	// ExcludeFromCampaign Keeps the offer out of the company's and product's campaigns. Accepted and stored; has no effect yet.
 	ExcludeFromCampaign *bool `json:"exclude_from_campaign,omitempty"`
 
-	// ExpiresAt When the offer stops selling; in the future. Default `null` (no expiry).
+	// ExpiresAt When the offer stops selling; in the future, and not after 9999-12-31T23:59:59.999-03:00. Default `null` (no expiry).
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Name      string     `json:"name"`
 	ProductId string     `json:"product_id"`
@@ -1257,7 +1257,7 @@ type OfferUpdate struct {
 	// Availability Whether the resource can be used for new sales.
 	Availability *Availability `json:"availability,omitempty"`
 
-	// ExpiresAt In the future; `null` removes the expiry.
+	// ExpiresAt In the future, and not after 9999-12-31T23:59:59.999-03:00; `null` removes the expiry.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Name      *string    `json:"name,omitempty"`
 

@@ -418,3 +418,36 @@ func TestCountsAtTheirLimits(t *testing.T) {
 		}
 	})
 }
+
+// Instants the API could not write back as they were sent are refused: a
+// five-digit São Paulo year, or a date before 1914, whose São Paulo offset
+// had seconds.
+func TestInstantsAtTheirLimits(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		id := offer["id"].(string)
+		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "+10000-01-01T00:00:00Z": ""} {
+			r := b.call("PATCH", "/external_api/v1/offers/"+id, map[string]any{"offer": map[string]any{"expires_at": sent}})
+			if code == "" {
+				r.want(t, 400) // not an RFC 3339 timestamp at all
+				continue
+			}
+			if got := fieldCodes(t, r); got["offer.expires_at"] != code {
+				t.Fatalf("expires_at %s: %v", sent, got)
+			}
+		}
+		last := b.call("PATCH", "/external_api/v1/offers/"+id, map[string]any{"offer": map[string]any{"expires_at": "9999-12-31T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
+		if last["expires_at"] != "9999-12-31T23:59:59.999-03:00" {
+			t.Fatalf("the last instant read back as %v", last["expires_at"])
+		}
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+		bill := "/external_api/v1/bills/" + billIDs(charged)[1]
+		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "1900-01-01T00:00:00Z": "too_small"} {
+			if got := fieldCodes(t, b.call("PATCH", bill, map[string]any{"bill": map[string]any{"disable_penalties_until": sent}})); got["bill.disable_penalties_until"] != code {
+				t.Fatalf("disable_penalties_until %s: %v", sent, got)
+			}
+		}
+	})
+}
