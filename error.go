@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Error codes. Each maps to one HTTP status in server/problem.go, the only
@@ -155,4 +156,11 @@ func checkInstant(v *Validation, field string, t *time.Time) {
 	case t.After(latestInstant):
 		v.Add(field, "too_large", "must not be after 9999-12-31T23:59:59.999-03:00")
 	}
+}
+
+// tooLong tells whether s has more than n characters: the API's lengths
+// count characters (code points), as JSON Schema's maxLength does, not the
+// bytes of their UTF-8.
+func tooLong(s string, n int) bool {
+	return len(s) > n && utf8.RuneCountInString(s) > n
 }

@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -80,8 +81,8 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 			return ""
 		}
 		s := strings.TrimSpace(*p)
-		if len(s) > max {
-			v.Add(field, "too_long", "is too long")
+		if tooLong(s, max) {
+			v.Add(field, "too_long", fmt.Sprintf("must be at most %d characters", max))
 		} else if !checkText(&v, field, s, SingleLine) {
 			return ""
 		}

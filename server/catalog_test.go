@@ -451,3 +451,24 @@ func TestInstantsAtTheirLimits(t *testing.T) {
 		}
 	})
 }
+
+// Lengths count characters, as the API documents them (JSON Schema's
+// maxLength), not the bytes of their UTF-8: 255 accented letters are a
+// name, 256 are too long.
+func TestLengthsCountCharacters(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		body := productBody()
+		body["product"].(map[string]any)["name"] = strings.Repeat("é", 256)
+		if got := fieldCodes(t, b.call("POST", "/external_api/v1/products", body)); got["product.name"] != "too_long" {
+			t.Fatalf("256 characters: %v", got)
+		}
+		body["product"].(map[string]any)["name"] = strings.Repeat("é", 255)
+		product := b.call("POST", "/external_api/v1/products", body).want(t, 201).JSON(t)
+		offer := offerBody(product["id"].(string))
+		offer["offer"].(map[string]any)["name"] = strings.Repeat("ç", 255)
+		if got := b.call("POST", "/external_api/v1/offers", offer).want(t, 201).JSON(t); got["name"] != strings.Repeat("ç", 255) {
+			t.Fatalf("offer name read back as %q", got["name"])
+		}
+	})
+}
