@@ -1131,7 +1131,8 @@ type HealthStatus string
 // replay with the same body returns the first status and body with
 // `Idempotent-Replayed: true`; the same key with another body is 422
 // `idempotency_key_reused`; while the first request runs, 409
-// `idempotency_in_flight`. A key over 255 characters is 422
+// `idempotency_in_flight`. A key over 255 characters, or one that is
+// not UTF-8 text or holds a control character, is 422
 // `validation_failed`.
 type IdempotencyKey = string
 

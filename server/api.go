@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"parcela"
 )
@@ -36,7 +37,14 @@ func (s *Server) api(h apiFunc) http.Handler {
 			releaseBody(out)
 			return
 		}
-		if len(key) > 255 {
+		// A key is text, stored as such: bytes that are not UTF-8 (which
+		// HTTP lets through) or control characters are no key, and its
+		// length counts characters, as the API documents it.
+		if !parcela.ValidText(key, parcela.SingleLine) {
+			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must be UTF-8 text without control characters"))
+			return
+		}
+		if utf8.RuneCountInString(key) > 255 {
 			writeError(w, r, fieldErr("Idempotency-Key", "too_long", "must be at most 255 characters"))
 			return
 		}

@@ -381,6 +381,28 @@ func TestIdempotency(t *testing.T) {
 	})
 }
 
+// An Idempotency-Key is text, counted in characters as the API documents
+// it: a header of bytes that are not UTF-8 (HTTP lets a client send them)
+// is refused before it reaches the database, where PostgreSQL refused to
+// store it and the request answered 500; 255 accented letters are a key.
+func TestIdempotencyKeyIsText(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for _, key := range []string{"\xff\xfe", "a\tb", strings.Repeat("é", 256)} {
+			r := b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/products", productBody(), map[string]string{"Idempotency-Key": key})
+			if got := fieldCodes(t, r.want(t, 422)); got["Idempotency-Key"] == "" {
+				t.Fatalf("key %q: %s", key, r.Body)
+			}
+		}
+		key := map[string]string{"Idempotency-Key": strings.Repeat("é", 255)}
+		first := b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/products", productBody(), key).want(t, 201)
+		again := b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/products", productBody(), key).want(t, 201)
+		if string(first.Body) != string(again.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("a key of 255 characters was not kept:\n%s\n%s", first.Body, again.Body)
+		}
+	})
+}
+
 var _ = sqldb.SQLite
 
 // Counts are refused past what a product or an offer takes, alike on both
