@@ -32,9 +32,11 @@ func (s *Checkout) TakesCards(env Environment) bool { return s.acquirers.Serves(
 
 // PublicOffer finds an offer of env by its company's slug, with its
 // product, company and configurations. A slug or id of nothing here is
-// not_found, the same answer either way.
+// not_found, the same answer either way. Neither is looked up unless it
+// has the form of one: a path may carry any bytes, and PostgreSQL fails a
+// query given text that is not UTF-8 or holds NUL.
 func (s *Checkout) PublicOffer(ctx context.Context, env Environment, companySlug, offerID string) (*Offer, error) {
-	if !IsUUID(offerID) {
+	if !IsUUID(offerID) || !validSlug(companySlug) {
 		return nil, NotFound("offer")
 	}
 	return s.store.PublicOffer(ctx, env, companySlug, offerID)

@@ -135,6 +135,10 @@ func TestPayerLookups(t *testing.T) {
 			"another's slug": {string(parcela.Sandbox), other.Slug, b.offer.ID},
 			"no slug":        {string(parcela.Sandbox), "nobody-" + sqldbtest.Suffix(), b.offer.ID},
 			"not an id":      {string(parcela.Sandbox), b.c.Slug, "x' OR '1'='1"},
+			// A page's path may carry any bytes; PostgreSQL refused these
+			// in a query, and the page answered 500.
+			"slug not UTF-8": {string(parcela.Sandbox), "\xff", b.offer.ID},
+			"slug with NUL":  {string(parcela.Sandbox), b.c.Slug + "\x00", b.offer.ID},
 		} {
 			_, err := b.app.Checkout.PublicOffer(b.ctx, parcela.Environment(lookup[0]), lookup[1], lookup[2])
 			wantCode(t, what, err, parcela.ENOTFOUND)
