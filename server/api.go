@@ -14,9 +14,17 @@ import (
 // JSON) body and returns the status and value to render, or an error.
 type apiFunc func(r *http.Request, body []byte) (int, any, error)
 
-// api adapts an apiFunc: authentication, body limits, Idempotency-Key on
-// POST, JSON or problem rendering.
-func (s *Server) api(h apiFunc) http.Handler {
+// api adapts an apiFunc of an operation that takes a JSON body:
+// authentication, body limits, Idempotency-Key on POST, JSON or problem
+// rendering.
+func (s *Server) api(h apiFunc) http.Handler { return s.operation(h, true) }
+
+// apiNoBody adapts an apiFunc of an operation that takes no body, as api
+// does, except that a body sent is not read: the operation answers as
+// without it, never 400, 413 or 415, which its contract does not list.
+func (s *Server) apiNoBody(h apiFunc) http.Handler { return s.operation(h, false) }
+
+func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
 	return s.authenticate(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// No id but a UUID names anything: the rest are not looked up (a
 		// NUL byte, say, must not reach the database).
@@ -24,10 +32,13 @@ func (s *Server) api(h apiFunc) http.Handler {
 			writeError(w, r, parcela.NotFound(entityOf(r.Pattern)))
 			return
 		}
-		body, err := readBody(w, r)
-		if err != nil {
-			writeError(w, r, err)
-			return
+		var body []byte
+		if takesBody {
+			var err error
+			if body, err = readBody(w, r); err != nil {
+				writeError(w, r, err)
+				return
+			}
 		}
 		key := r.Header.Get("Idempotency-Key")
 		if r.Method != http.MethodPost || key == "" {
