@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -91,6 +92,9 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 			v.Add("url", "invalid", "must not contain control characters")
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil:
 			v.Add("url", "invalid", "must be an absolute http(s) URL without credentials")
+		case !validPort(u.Port()):
+			// No connection can reach it: every delivery would fail.
+			v.Add("url", "invalid", "must have a port from 1 to 65535, if it has one")
 		case w.Environment == Production && u.Scheme != "https":
 			v.Add("url", "invalid", "must use https in production")
 		case tooLong(w.URL, 2048):
@@ -134,6 +138,16 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		}
 	}
 	return v.Err()
+}
+
+// validPort reports whether a URL's port (digits, as url.Parse leaves
+// them) is absent or one a connection can use.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // WebhookForm is spec 2.9 with the enabled extension.

@@ -2767,7 +2767,8 @@ type ClientInterface interface {
 	// CreateWebhookWithBody Create a webhook
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-	// address (https only in production) that resolves to a public address;
+	// address (https only in production, a port, if any, from 1 to 65535)
+	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section). A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -2784,7 +2785,8 @@ type ClientInterface interface {
 	// CreateWebhook Create a webhook
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-	// address (https only in production) that resolves to a public address;
+	// address (https only in production, a port, if any, from 1 to 65535)
+	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section). A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -3662,7 +3664,8 @@ func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEdito
 // CreateWebhookWithBody Create a webhook
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-// address (https only in production) that resolves to a public address;
+// address (https only in production, a port, if any, from 1 to 65535)
+// that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section). A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -3689,7 +3692,8 @@ func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWeb
 // CreateWebhook Create a webhook
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-// address (https only in production) that resolves to a public address;
+// address (https only in production, a port, if any, from 1 to 65535)
+// that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section). A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -5995,7 +5999,8 @@ type ClientWithResponsesInterface interface {
 	// CreateWebhookWithBodyWithResponse Create a webhook
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-	// address (https only in production) that resolves to a public address;
+	// address (https only in production, a port, if any, from 1 to 65535)
+	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section). A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -6012,7 +6017,8 @@ type ClientWithResponsesInterface interface {
 	// CreateWebhookWithResponse Create a webhook
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-	// address (https only in production) that resolves to a public address;
+	// address (https only in production, a port, if any, from 1 to 65535)
+	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section). A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -11877,7 +11883,8 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 // CreateWebhookWithBodyWithResponse Create a webhook
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-// address (https only in production) that resolves to a public address;
+// address (https only in production, a port, if any, from 1 to 65535)
+// that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section). A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -11900,7 +11907,8 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 // CreateWebhookWithResponse Create a webhook
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
-// address (https only in production) that resolves to a public address;
+// address (https only in production, a port, if any, from 1 to 65535)
+// that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section). A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
