@@ -22,18 +22,26 @@ type offerForm struct {
 	Installments, DueDay, PlanDigest map[string]string
 }
 
-// maxInputLen bounds what one input keeps: the domain refuses anything
-// longer, and the page need not echo more.
+// maxInputLen bounds what one input keeps, in characters as the domain
+// counts its limits (255 at most): the domain refuses anything longer, and
+// the page need not echo more. Cut in bytes, it shortened valid accented
+// text and split a letter, which the domain then refused as not UTF-8.
 const maxInputLen = 300
 
-func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
-	v := func(name string) string {
-		s := r.PostFormValue(name)
-		if len(s) > maxInputLen {
-			s = s[:maxInputLen]
+// cutInput is s up to its first maxInputLen characters.
+func cutInput(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxInputLen {
+			return s[:i]
 		}
-		return s
+		n++
 	}
+	return s
+}
+
+func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
+	v := func(name string) string { return cutInput(r.PostFormValue(name)) }
 	f := offerForm{
 		Name: v("name"), CPF: v("cpf"), Birthdate: v("birthdate"), Email: v("email"), Phone: v("phone"),
 		CEP: v("cep"), Street: v("street"), Number: v("number"), Complement: v("complement"), Neighborhood: v("neighborhood"),

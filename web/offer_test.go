@@ -279,6 +279,24 @@ func TestBuyErrorsKeepValues(t *testing.T) {
 	}
 }
 
+// What the customer types is kept whole up to what the domain takes, in
+// characters: a name of 206 characters, 406 bytes of UTF-8, is the order's
+// name, not its first 300 bytes (which cut it, and split a letter in two).
+func TestBuyKeepsLongAccentedText(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath())
+	name, street := "Maria "+strings.Repeat("é", 200), "R"+strings.Repeat("ç", 160)
+	res := b.post(t, b.offerPath(), buyForm(t, page.body, testUpfront+":boleto", url.Values{"name": {name}, "street": {street}}))
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("status %d\n%s", res.status, res.body)
+	}
+	o := b.store.orderList()[0]
+	if o.CustomerName != name || o.Address.Street != street {
+		t.Fatalf("kept %q and %q", o.CustomerName, o.Address.Street)
+	}
+}
+
 func TestBuyTwoStepAddress(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
