@@ -186,6 +186,12 @@ func (c CardPayment) checkExpiry(v *Validation, now time.Time) {
 		v.Add("card.expiry", "invalid", "must be a month (1-12) and a year")
 		return
 	}
+	// Compared as years first: time.Date wraps a year past what it
+	// computes (a typed 2^40) around to the past, which read as expired.
+	if year > now.Year()+21 {
+		v.Add("card.expiry", "invalid", "is too far in the future")
+		return
+	}
 	end := time.Date(year, time.Month(c.ExpiryMonth)+1, 1, 0, 0, 0, 0, SaoPaulo)
 	switch {
 	case !now.Before(end):

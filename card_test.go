@@ -3,6 +3,7 @@ package parcela
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,10 @@ func TestCardPaymentCheck(t *testing.T) {
 		{"expired at the turn of the month", func(c *CardPayment) {}, now.Add(time.Minute), map[string]string{"card.expiry": "expired"}},
 		{"month out of range", func(c *CardPayment) { c.ExpiryMonth = 13 }, now, map[string]string{"card.expiry": "invalid"}},
 		{"too far ahead", func(c *CardPayment) { c.ExpiryYear = 2050 }, now, map[string]string{"card.expiry": "invalid"}},
+		// Years past what time.Date computes in wrapped round to the past,
+		// and read as expired.
+		{"a year past int32", func(c *CardPayment) { c.ExpiryYear = 1 << 40 }, now, map[string]string{"card.expiry": "invalid"}},
+		{"the largest year", func(c *CardPayment) { c.ExpiryYear = math.MaxInt }, now, map[string]string{"card.expiry": "invalid"}},
 		{"bad check digit", func(c *CardPayment) { c.Number = "4111111111111112" }, now, map[string]string{"card.number": "invalid"}},
 		{"letters", func(c *CardPayment) { c.Number = "4111 1111 1111 111a" }, now, map[string]string{"card.number": "invalid"}},
 		{"missing everything", func(c *CardPayment) { *c = CardPayment{} }, now, map[string]string{
