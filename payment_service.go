@@ -174,7 +174,12 @@ func (b *Bill) needsPayment() bool {
 	return true
 }
 
-// PublicPayment finds a payment of env by its unguessable id alone.
+// PublicPayment finds a payment of env by its unguessable id alone. An id
+// that is no UUID is not found without a query: a page's path may carry
+// any bytes, and PostgreSQL fails a query given text that is not UTF-8.
 func (s *Payments) PublicPayment(ctx context.Context, env Environment, id string) (*Payment, error) {
+	if !IsUUID(id) {
+		return nil, NotFound("payment")
+	}
 	return s.store.PublicPayment(ctx, env, id)
 }

@@ -173,6 +173,20 @@ func TestPayerLookups(t *testing.T) {
 		wantCode(t, "a bill with another bill's code", err, parcela.ENOTFOUND)
 		_, _, err = b.app.Checkout.BillForPayer(b.ctx, parcela.Production, first.ID, first.AuthenticationCode)
 		wantCode(t, "a bill of another environment", err, parcela.ENOTFOUND)
+
+		// A payment's page finds it by its id alone, in its environment;
+		// anything else, bytes PostgreSQL refuses included, is not found.
+		pay := first.Payments[0]
+		if got, err := b.app.Payments.PublicPayment(b.ctx, parcela.Sandbox, pay.ID); err != nil || got.ID != pay.ID {
+			t.Fatalf("payment by its id: %+v, %v", got, err)
+		}
+		for what, args := range map[string][2]string{
+			"another environment": {string(parcela.Production), pay.ID}, "not an id": {string(parcela.Sandbox), "nope"},
+			"not UTF-8": {string(parcela.Sandbox), "\xff"}, "a NUL": {string(parcela.Sandbox), pay.ID[:35] + "\x00"},
+		} {
+			_, err := b.app.Payments.PublicPayment(b.ctx, parcela.Environment(args[0]), args[1])
+			wantCode(t, "payment of "+what, err, parcela.ENOTFOUND)
+		}
 	})
 }
 
