@@ -170,19 +170,22 @@ func firstPayment(c *Company, bill *Bill, method string) paymentOrder {
 // installmentPayment is the boleto (with a Pix code for bolepix) that an
 // installment bill of a billing paid through pc needs at now.
 //
-// Before the bill is late it is due on the bill's due date, for what the
-// bill owes then. Once late (its earlier boleto expired unpaid), it is due
-// on the calendar day PaymentExpiryHours from now, for what the bill will
-// owe at the end of that day: late fine and interest to that day, less
-// what the bill's earlier payments received. A bill issued its first
-// payment only after its due date (the payer had nothing to pay with) is
-// not late: that payment carries the original amount, and the bill is late
-// only after it expires (Bill.lateFrom). Either way the boleto expires
-// after its last payable day and the company's grace.
+// Until its effective due date has passed it is due on the bill's due
+// date, for what the bill owes then. After it (its earlier boleto expired
+// unpaid, or none was issued in time), it is due on the calendar day
+// PaymentExpiryHours from now, for what the bill will owe at the end of
+// that day: late fine and interest to that day, less what the bill's
+// earlier payments received. A bill issued its first payment only after
+// its due date (the payer had nothing to pay with) is not late: that
+// payment carries the original amount, and the bill is late only after it
+// expires (Bill.lateFrom), so a boleto asked for meanwhile owes no penalty
+// either, but is still due days from now, never on the date already past.
+// Either way the boleto expires after its last payable day and the
+// company's grace.
 func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now time.Time) paymentOrder {
 	o := paymentOrder{company: c, bill: bill, method: MethodBoleto, due: bill.DueDate,
 		withPix: pc.FinancedType != nil && *pc.FinancedType == "bolepix"}
-	if now.After(bill.lateFrom()) {
+	if now.After(bill.EffectiveDueDate) {
 		o.due = EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour))
 	}
 	o.amount = bill.AmountCents - bill.received()

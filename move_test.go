@@ -429,6 +429,13 @@ func TestInstallmentPayment(t *testing.T) {
 			calEndOfDay(2027, 1, 16), 10000 + 200 + 17 - 4000, calEndOfDay(2027, 1, 19)},
 		{"first issued after its due date: the original amount, due in the company's expiry hours", calSP(2027, 1, 20, 10, 0, 0, 0), nil,
 			calEndOfDay(2027, 1, 23), 10000, calEndOfDay(2027, 1, 26)},
+		// A Pix asked for on the checkout after the due date made the bill
+		// late only once it expires; a boleto asked for meanwhile is still
+		// due days from now, not on the due date already past (it expired
+		// before it was issued).
+		{"after a Pix issued past its due date: due in the company's expiry hours", calSP(2027, 1, 21, 10, 0, 0, 0),
+			[]*Payment{{Method: MethodPix, Status: PaymentUnpaid, AmountCents: 10000, CreatedAt: calSP(2027, 1, 20, 10, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 25)}},
+			calEndOfDay(2027, 1, 24), 10000, calEndOfDay(2027, 1, 26)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

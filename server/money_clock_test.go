@@ -315,3 +315,41 @@ func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
 		}
 	})
 }
+
+// An installment issued nothing by its due date, then a Pix on its
+// checkout: a boleto asked for while that Pix is live is due days from
+// now (it used to be due on the date already past, and expired before it
+// was issued), for the original amount.
+func TestInstallmentBoletoAskedForAfterALatePix(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
+		body := offerBody(b.product()["id"].(string))
+		body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = []string{"boleto", "pix"}
+		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+		_, fin := configs(offer)
+		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+		charge := chargeBody(fin, "pix", 4)
+		charge["due_day"] = 1
+		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
+		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+		i1, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Three days past its effective due date (the end of 1 March), unissued.
+		b.clock.Set(time.Date(2027, 3, 4, 10, 0, 0, 0, parcela.SaoPaulo))
+		if _, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Hour)
+		boleto, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodBoleto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Due Sunday 7 March (72 hours on), payable Monday, expiring Tuesday.
+		if want := time.Date(2027, 3, 9, 23, 59, 59, 999e6, parcela.SaoPaulo); !boleto.ExpiresAt.Equal(want) || boleto.AmountCents != i1.AmountCents {
+			t.Fatalf("boleto: %d cents, expires %v; want %d cents, expiring %v", boleto.AmountCents, boleto.ExpiresAt, i1.AmountCents, want)
+		}
+	})
+}
