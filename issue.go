@@ -82,11 +82,17 @@ func (s *issuer) issue(ctx context.Context, o paymentOrder) (*Payment, error) {
 	if o.amount <= 0 {
 		return nil, Errorf(EINVALIDSTATE, "bill %s owes %d cents: there is no payment to issue", bill.ID, o.amount)
 	}
+	now := s.clock.Now()
+	if !o.expires.After(now) {
+		// Its time to pay is over (a first bill in its boleto's settlement
+		// grace): a code that expired as it was issued pays nothing.
+		return nil, Errorf(EINVALIDSTATE, "bill %s can no longer be paid with a new %s: it would expire at %s", bill.ID, o.method,
+			o.expires.In(SaoPaulo).Format(time.RFC3339))
+	}
 	nosso, err := s.intents.NextNossoNumero(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
 	p := &Payment{
 		ID: NewID(), CompanyID: bill.CompanyID, Environment: bill.Environment, BillID: bill.ID, Method: o.method, Status: PaymentUnpaid,
 		AmountCents: o.amount, ExpiresAt: o.expires.In(SaoPaulo), Installments: 1, CreatedAt: now, UpdatedAt: now,
@@ -159,12 +165,21 @@ func (s *issuer) void(ctx context.Context, env Environment, id string) (bool, er
 	return true, nil
 }
 
-// firstPayment is the payment a charge issues for its first bill: for the
-// bill's amount, due with it; a Pix charge expires at the due instant, a
-// boleto after its last payable day and the company's grace.
-func firstPayment(c *Company, bill *Bill, method string) paymentOrder {
-	return paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents, due: bill.DueDate,
+// firstPayment is the payment a charge issues for its first bill, or the
+// payer asks for on its checkout at now: for the bill's amount, due with
+// it; a Pix charge expires at the due instant, a boleto after its last
+// payable day and the company's grace. Past the due instant only a boleto
+// keeps the bill payable, through the end of its last payable day: a Pix
+// asked for then expires with that day (a Pix settles at once, so it needs
+// no grace), as it would otherwise have expired before it was issued.
+func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentOrder {
+	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents, due: bill.DueDate,
 		expires: PaymentExpiry(method, bill.DueDate, c.BoletoGraceBusinessDays)}
+	if method == MethodPix && !now.Before(bill.DueDate) {
+		o.expires = BoletoPayableUntil(bill.DueDate)
+		o.due = o.expires
+	}
+	return o
 }
 
 // installmentPayment is the boleto (with a Pix code for bolepix) that an

@@ -55,28 +55,36 @@ func TestIssueSteps(t *testing.T) {
 		amount    int64
 		issueErr  error
 		startErr  error
+		expired   bool // the payment would expire as it is issued
 		wantCode  string
 		wantSteps []string
 	}{
-		{"issued", func(l *intentLog) PaymentProvider { return l }, Sandbox, 100, nil, nil, "",
+		{"issued", func(l *intentLog) PaymentProvider { return l }, Sandbox, 100, nil, nil, false, "",
 			[]string{"record issuing", "issue sandbox"}},
-		{"a failed call is voided", func(l *intentLog) PaymentProvider { return l }, Sandbox, 100, refused, nil, EUNAVAILABLE,
+		{"a failed call is voided", func(l *intentLog) PaymentProvider { return l }, Sandbox, 100, refused, nil, false, EUNAVAILABLE,
 			[]string{"record issuing", "issue sandbox", "start void", "cancel sandbox", "finish void"}},
 		{"an intent stored meanwhile is not canceled", func(l *intentLog) PaymentProvider { return l }, Sandbox, 100, refused,
-			&Conflict{Entity: "payment intent"}, EUNAVAILABLE, []string{"record issuing", "issue sandbox", "start void"}},
-		{"nothing owed", func(l *intentLog) PaymentProvider { return l }, Sandbox, 0, nil, nil, EINVALIDSTATE, nil},
+			&Conflict{Entity: "payment intent"}, false, EUNAVAILABLE, []string{"record issuing", "issue sandbox", "start void"}},
+		{"nothing owed", func(l *intentLog) PaymentProvider { return l }, Sandbox, 0, nil, nil, false, EINVALIDSTATE, nil},
+		{"expired as it is issued", func(l *intentLog) PaymentProvider { return l }, Sandbox, 100, nil, nil, true, EINVALIDSTATE, nil},
 		{"no provider for production", func(l *intentLog) PaymentProvider { return ProvidersByEnvironment{Sandbox: l} }, Production, 100, nil, nil,
-			EUNAVAILABLE, nil},
+			false, EUNAVAILABLE, nil},
 		{"each environment its provider", func(l *intentLog) PaymentProvider { return ProvidersByEnvironment{Production: l} }, Production, 100, nil, nil,
-			"", []string{"record issuing", "issue production"}},
-		{"no provider at all", func(*intentLog) PaymentProvider { return nil }, Sandbox, 100, nil, nil, EUNAVAILABLE, nil},
+			false, "", []string{"record issuing", "issue production"}},
+		{"no provider at all", func(*intentLog) PaymentProvider { return nil }, Sandbox, 100, nil, nil, false, EUNAVAILABLE, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &intentLog{issueErr: tt.issueErr, startErr: tt.startErr}
 			s := &issuer{intents: l, provider: tt.provider(l), clock: NewTestClock(moveNow)}
 			bill := &Bill{ID: "bill", CompanyID: c.ID, Environment: tt.env, AmountCents: tt.amount}
-			p, err := s.issue(context.Background(), paymentOrder{company: c, bill: bill, method: MethodPix, amount: tt.amount, due: moveNow, expires: moveNow})
+			// A payment expiring at the instant it is issued is one the
+			// payer could never pay.
+			expires := moveNow.Add(time.Millisecond)
+			if tt.expired {
+				expires = moveNow
+			}
+			p, err := s.issue(context.Background(), paymentOrder{company: c, bill: bill, method: MethodPix, amount: tt.amount, due: expires, expires: expires})
 			if ErrorCode(err) != tt.wantCode {
 				t.Fatalf("err %v, want %q", err, tt.wantCode)
 			}

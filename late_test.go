@@ -48,7 +48,7 @@ func TestFirstBillOwesNoPenalty(t *testing.T) {
 	c := NewCompany("Escola", "11222333000181", "escola")
 	due := time.Date(2026, time.November, 27, 15, 30, 0, 0, SaoPaulo) // a Pix down payment's due instant, a Friday
 	bill := &Bill{Type: BillTypeDownPayment, Status: BillPending, AmountCents: 30000, DueDate: due, EffectiveDueDate: due}
-	o := firstPayment(&c, bill, MethodBoleto)
+	o := firstPayment(&c, bill, MethodBoleto, due.Add(-time.Hour))
 	issued := time.Date(2026, time.November, 27, 10, 0, 0, 0, SaoPaulo)
 	bill.Payments = []*Payment{{Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: o.amount, CreatedAt: issued, ExpiresAt: o.expires}}
 	for _, now := range []time.Time{due.Add(time.Millisecond), time.Date(2026, time.November, 30, 10, 0, 0, 0, SaoPaulo), o.expires} {

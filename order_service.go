@@ -146,7 +146,7 @@ func (s *Orders) charge(ctx context.Context, a Auth, id string, req ChargeReques
 			}
 		}
 		if first := billing.Bills[0]; !byCard {
-			p, err := s.issuer.issue(ctx, firstPayment(c, first, plan.Method))
+			p, err := s.issuer.issue(ctx, firstPayment(c, first, plan.Method, now))
 			if err != nil {
 				return err
 			}

@@ -316,6 +316,38 @@ func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
 	})
 }
 
+// A down payment charged by boleto due on a Saturday afternoon stays
+// payable all Monday. A Pix asked for on its checkout on Sunday is good
+// until Monday's end (it used to expire at Saturday's due instant, before
+// it was issued); in Tuesday's settlement grace none is issued, and the
+// bill does not lapse until the boleto expires.
+func TestFirstBillPixAskedForAfterItsDueInstant(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		_, ids := b.chargedNearMonthEnd(t, 24, "boleto") // due Saturday 30 January 2027, 15:30
+		first, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Set(time.Date(2027, 1, 31, 10, 0, 0, 0, parcela.SaoPaulo))
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, first.ID, first.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Date(2027, 2, 1, 23, 59, 59, 999e6, parcela.SaoPaulo); !pix.ExpiresAt.Equal(want) || pix.AmountCents != first.AmountCents {
+			t.Fatalf("Pix asked for on Sunday: %d cents, expires %v; want %d cents, expiring %v", pix.AmountCents, pix.ExpiresAt, first.AmountCents, want)
+		}
+		b.clock.Set(time.Date(2027, 2, 2, 10, 0, 0, 0, parcela.SaoPaulo))
+		if _, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, first.ID, first.AuthenticationCode, parcela.MethodPix); parcela.ErrorCode(err) != parcela.EINVALIDSTATE {
+			t.Fatalf("Pix asked for in the boleto's grace: %v, want invalid_state", err)
+		}
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.LapseFirstBills)
+		if got := b.bill(t, ids[0]); got["status"] != "pending" || got["billing"].(map[string]any)["status"] != "waiting_payment" {
+			t.Fatalf("in the boleto's grace: bill %v, billing %v", got["status"], got["billing"])
+		}
+	})
+}
+
 // An installment issued nothing by its due date, then a Pix on its
 // checkout: a boleto asked for while that Pix is live is due days from
 // now (it used to be due on the date already past, and expired before it
