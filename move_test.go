@@ -110,6 +110,7 @@ func TestPayDecisions(t *testing.T) {
 			extra := &Payment{ID: "extra", BillID: bill.ID, Status: PaymentUnpaid}
 			bill.Payments = append(bill.Payments, extra)
 			wasBilling := b.Status
+			bill.Payments[0].ExpiresAt = moveNow.Add(time.Hour) // still live
 			m := newMover(Auth{CompanyID: c.ID, Environment: Sandbox}, moveNow, Links{PublicURL: "https://p.test"})
 			if err := m.pay(o, b, bill, bill.Payments[0], c, Settlement{}); err != nil {
 				t.Fatal(err)
@@ -188,7 +189,11 @@ func TestSettlementMustMatch(t *testing.T) {
 		{"by default the rest is paid", 4000, Settlement{}, nil, true, 10000, BillingActive},
 		{"paid when it was issued", 0, Settlement{PaidAt: &issued}, nil, true, 10000, BillingActive},
 		{"paid before it was issued", 0, Settlement{PaidAt: at(-48*time.Hour - time.Millisecond)}, []string{"paid_at"}, false, 0, BillingWaitingPayment},
-		{"paid in the future", 0, Settlement{PaidAt: at(time.Second)}, []string{"paid_at"}, false, 0, BillingWaitingPayment},
+		{"paid in the future", 0, Settlement{PaidAt: at(time.Hour + time.Second)}, []string{"paid_at"}, false, 0, BillingWaitingPayment},
+		// Paid up to the last millisecond before it expired, the notice
+		// arriving after: kept.
+		{"paid just before it expired", 0, Settlement{PaidAt: at(-time.Millisecond)}, nil, true, 10000, BillingActive},
+		{"paid as it expired", 0, Settlement{PaidAt: at(0)}, []string{"paid_at"}, false, 0, BillingWaitingPayment},
 		{"no money", 0, Settlement{PaidAmountCents: cents(0)}, []string{"paid_amount_cents"}, false, 0, BillingWaitingPayment},
 		{"an amount that would overflow", 4000, Settlement{PaidAmountCents: cents(math.MaxInt64)}, []string{"paid_amount_cents"}, false, 4000, BillingWaitingPayment},
 	}
@@ -199,7 +204,10 @@ func TestSettlementMustMatch(t *testing.T) {
 			bill := b.Bills[0]
 			p := bill.Payments[0]
 			p.CreatedAt, p.PaidAmountCents = issued, tt.before
-			m := newMover(Auth{CompanyID: c.ID}, moveNow, Links{})
+			m := newMover(Auth{CompanyID: c.ID}, moveNow.Add(time.Hour), Links{}) // the bank's notice, an hour after
+			if tt.s.PaidAt == nil {
+				m = newMover(Auth{CompanyID: c.ID}, moveNow.Add(-time.Millisecond), Links{})
+			}
 			err := m.pay(o, b, bill, p, c, tt.s)
 			if tt.wantErr != nil {
 				e, ok := err.(*Error)
@@ -470,5 +478,43 @@ func TestMoverRefusesIllegalMoves(t *testing.T) {
 	}
 	if m.change() != nil {
 		t.Error("refused moves left a change")
+	}
+}
+
+// A Pix or boleto is payable only before its expires_at: the bank takes no
+// money for it from then, so a settlement at or after it (the sweep not
+// having expired the payment yet) is refused like one of an expired
+// payment, and a down payment past it does not start the plan. A card
+// attempt is settled as it is made, at its own expiry.
+func TestNoSettlementPastTheExpiry(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		now      time.Time
+		wantCode string
+	}{
+		{"the last millisecond", moveNow.Add(-time.Millisecond), ""},
+		{"at its expiry", moveNow, EINVALIDSTATE},
+		{"a minute after, before the sweep", moveNow.Add(time.Minute), EINVALIDSTATE},
+	} {
+		o, c := chargedOrder(3) // the down payment's Pix expires at moveNow
+		b := o.Billings[0]
+		p := b.Bills[0].Payments[0]
+		p.Method, p.CreatedAt = MethodPix, moveNow.Add(-time.Hour)
+		m := newMover(Auth{CompanyID: c.ID}, tt.now, Links{})
+		err := m.pay(o, b, b.Bills[0], p, c, Settlement{})
+		if ErrorCode(err) != tt.wantCode {
+			t.Fatalf("%s: %v, want %q", tt.name, err, tt.wantCode)
+		}
+		if paid := p.Status == PaymentPaid; paid != (tt.wantCode == "") || (tt.wantCode != "" && (m.change() != nil || b.Status != BillingWaitingPayment)) {
+			t.Fatalf("%s: payment %s, billing %s", tt.name, p.Status, b.Status)
+		}
+	}
+	o, c := chargedOrder(3)
+	b := o.Billings[0]
+	attempt := newCardAttempt(b.Bills[0], CardSummary{Brand: BrandVisa, LastFour: "1111"}, 1, 10000, moveNow)
+	m := newMover(Auth{CompanyID: c.ID}, moveNow, Links{})
+	if void, err := m.recordCard(o, b, b.Bills[0], attempt, c, CardDecision{Approved: true}); err != nil || void || attempt.Status != PaymentPaid {
+		t.Fatalf("card approved as it expires: %s, void %v, %v", attempt.Status, void, err)
 	}
 }

@@ -66,6 +66,9 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	paidAt := m.c.At
 	if s.PaidAt != nil {
 		paidAt = *s.PaidAt
+	} else if !p.settlesAt(paidAt) {
+		// Expired, though no sweep has moved it yet: as if it had.
+		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(time.RFC3339))
 	}
 	amount := max(p.AmountCents-p.PaidAmountCents, bill.owed(paidAt, c))
 	if s.PaidAmountCents != nil {
@@ -108,13 +111,24 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	return m.advance(o, b)
 }
 
+// settlesAt tells whether money paid at t can settle p: a Pix or boleto
+// only before its expires_at (the bank takes nothing for it from then,
+// whether or not the expiry sweep has moved it yet); a card attempt is
+// settled as it is made, the instant it expires.
+func (p *Payment) settlesAt(t time.Time) bool {
+	return p.Method == MethodCreditCard || t.Before(p.ExpiresAt)
+}
+
 // checkSettlement refuses a settlement that cannot have happened: paid
-// before the payment was issued or after now, or of no money.
+// before the payment was issued, once it had expired or after now, or of
+// no money.
 func checkSettlement(p *Payment, paidAt time.Time, amount int64, now time.Time) error {
 	var v Validation
 	switch {
 	case paidAt.Before(p.CreatedAt):
 		v.Add("paid_at", "invalid", "must not be before the payment was issued ("+p.CreatedAt.In(SaoPaulo).Format(time.RFC3339)+")")
+	case !p.settlesAt(paidAt):
+		v.Add("paid_at", "invalid", "must be before the payment expired ("+p.ExpiresAt.In(SaoPaulo).Format(time.RFC3339)+")")
 	case paidAt.After(now):
 		v.Add("paid_at", "invalid", "must not be in the future")
 	}

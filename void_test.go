@@ -3,6 +3,7 @@ package parcela
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 // voidIDs are the payment ids a change voids at the provider, each with
@@ -56,7 +57,8 @@ func TestPayVoidsTheBillsOtherPayments(t *testing.T) {
 			o, c := chargedOrder(3)
 			b := o.Billings[0]
 			other := withMethods(o, 0, tt.method, tt.status)
-			m := newMover(Auth{CompanyID: c.ID, Environment: Production}, moveNow, Links{})
+			// Paid the last millisecond before the Pix expires.
+			m := newMover(Auth{CompanyID: c.ID, Environment: Production}, moveNow.Add(-time.Millisecond), Links{})
 			if err := m.pay(o, b, b.Bills[0], b.Bills[0].Payments[0], c, tt.s); err != nil {
 				t.Fatal(err)
 			}

@@ -2702,12 +2702,16 @@ type ClientInterface interface {
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
 	// written; the next settlement adds to it. `paid_at` before the
-	// payment's `created_at`, or in the future, is 422 on `paid_at`.
+	// payment's `created_at`, at or after its `expires_at` (the bank
+	// takes nothing for it from then), or in the future, is 422 on
+	// `paid_at`.
 	//
 	// Paying a payment that is already `paid` answers 200 with its bill and
 	// changes nothing (no second settlement, no event), so a retry is
 	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`.
+	// bill is no longer open, is 409 `invalid_state`; so is one past its
+	// `expires_at` paid without a `paid_at`, even before the expiry job
+	// has moved it to `expired`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2729,12 +2733,16 @@ type ClientInterface interface {
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
 	// written; the next settlement adds to it. `paid_at` before the
-	// payment's `created_at`, or in the future, is 422 on `paid_at`.
+	// payment's `created_at`, at or after its `expires_at` (the bank
+	// takes nothing for it from then), or in the future, is 422 on
+	// `paid_at`.
 	//
 	// Paying a payment that is already `paid` answers 200 with its bill and
 	// changes nothing (no second settlement, no event), so a retry is
 	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`.
+	// bill is no longer open, is 409 `invalid_state`; so is one past its
+	// `expires_at` paid without a `paid_at`, even before the expiry job
+	// has moved it to `expired`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3549,12 +3557,16 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
 // written; the next settlement adds to it. `paid_at` before the
-// payment's `created_at`, or in the future, is 422 on `paid_at`.
+// payment's `created_at`, at or after its `expires_at` (the bank
+// takes nothing for it from then), or in the future, is 422 on
+// `paid_at`.
 //
 // Paying a payment that is already `paid` answers 200 with its bill and
 // changes nothing (no second settlement, no event), so a retry is
 // harmless. An `expired`, `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`.
+// bill is no longer open, is 409 `invalid_state`; so is one past its
+// `expires_at` paid without a `paid_at`, even before the expiry job
+// has moved it to `expired`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3586,12 +3598,16 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
 // written; the next settlement adds to it. `paid_at` before the
-// payment's `created_at`, or in the future, is 422 on `paid_at`.
+// payment's `created_at`, at or after its `expires_at` (the bank
+// takes nothing for it from then), or in the future, is 422 on
+// `paid_at`.
 //
 // Paying a payment that is already `paid` answers 200 with its bill and
 // changes nothing (no second settlement, no event), so a retry is
 // harmless. An `expired`, `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`.
+// bill is no longer open, is 409 `invalid_state`; so is one past its
+// `expires_at` paid without a `paid_at`, even before the expiry job
+// has moved it to `expired`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5928,12 +5944,16 @@ type ClientWithResponsesInterface interface {
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
 	// written; the next settlement adds to it. `paid_at` before the
-	// payment's `created_at`, or in the future, is 422 on `paid_at`.
+	// payment's `created_at`, at or after its `expires_at` (the bank
+	// takes nothing for it from then), or in the future, is 422 on
+	// `paid_at`.
 	//
 	// Paying a payment that is already `paid` answers 200 with its bill and
 	// changes nothing (no second settlement, no event), so a retry is
 	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`.
+	// bill is no longer open, is 409 `invalid_state`; so is one past its
+	// `expires_at` paid without a `paid_at`, even before the expiry job
+	// has moved it to `expired`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5955,12 +5975,16 @@ type ClientWithResponsesInterface interface {
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
 	// written; the next settlement adds to it. `paid_at` before the
-	// payment's `created_at`, or in the future, is 422 on `paid_at`.
+	// payment's `created_at`, at or after its `expires_at` (the bank
+	// takes nothing for it from then), or in the future, is 422 on
+	// `paid_at`.
 	//
 	// Paying a payment that is already `paid` answers 200 with its bill and
 	// changes nothing (no second settlement, no event), so a retry is
 	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`.
+	// bill is no longer open, is 409 `invalid_state`; so is one past its
+	// `expires_at` paid without a `paid_at`, even before the expiry job
+	// has moved it to `expired`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11782,12 +11806,16 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
 // written; the next settlement adds to it. `paid_at` before the
-// payment's `created_at`, or in the future, is 422 on `paid_at`.
+// payment's `created_at`, at or after its `expires_at` (the bank
+// takes nothing for it from then), or in the future, is 422 on
+// `paid_at`.
 //
 // Paying a payment that is already `paid` answers 200 with its bill and
 // changes nothing (no second settlement, no event), so a retry is
 // harmless. An `expired`, `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`.
+// bill is no longer open, is 409 `invalid_state`; so is one past its
+// `expires_at` paid without a `paid_at`, even before the expiry job
+// has moved it to `expired`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11815,12 +11843,16 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
 // written; the next settlement adds to it. `paid_at` before the
-// payment's `created_at`, or in the future, is 422 on `paid_at`.
+// payment's `created_at`, at or after its `expires_at` (the bank
+// takes nothing for it from then), or in the future, is 422 on
+// `paid_at`.
 //
 // Paying a payment that is already `paid` answers 200 with its bill and
 // changes nothing (no second settlement, no event), so a retry is
 // harmless. An `expired`, `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`.
+// bill is no longer open, is 409 `invalid_state`; so is one past its
+// `expires_at` paid without a `paid_at`, even before the expiry job
+// has moved it to `expired`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
