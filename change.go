@@ -17,7 +17,8 @@ type Change struct {
 	Payments    []PaymentMove
 	NewBilling  *Billing   // with its bills
 	NewPayments []*Payment // issued before the change was applied
-	// SeatOf is the offer a charge takes a seat of.
+	// SeatOf is the offer a charge takes a seat of; it must still be
+	// sellable at At when the change is applied.
 	SeatOf *Offer
 	Events []Event
 	// Voids are the issued payments the change cancels, to be voided at

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"parcela"
 )
@@ -62,7 +63,7 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 			return err
 		}
 		if c.SeatOf != nil {
-			if err := takeSeat(ctx, p, tx.db, c.SeatOf); err != nil {
+			if err := takeSeat(ctx, p, tx.db, c.SeatOf, c.At); err != nil {
 				return err
 			}
 		}
@@ -74,26 +75,34 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 }
 
 // takeSeat counts a sold seat on an offer with a seat limit; none left is a
-// conflict (the charge reads the offer again and finds it sold out).
+// conflict (the charge reads the offer again and finds it sold out). The
+// offer must still be sellable as the charge decided at its time: a PATCH
+// that disabled it (or moved its expiry) since it was read makes a
+// conflict too, so no charge commits after the PATCH that stopped sales
+// answered.
 // Offers without a limit (most) keep no count, so their charges never
 // queue on the offer's row: PostgreSQL would hold its lock from the UPDATE
-// to the commit. They only share-lock it, so that a PATCH giving the offer
-// a limit waits for them and then counts every seat (UpdateOffer). SQLite
-// serializes writes anyway.
-func takeSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer) error {
+// to the commit. They only share-lock it, so that a PATCH (which locks it
+// for update) waits for them, and they for it: one giving the offer a
+// limit then counts every seat (UpdateOffer). SQLite serializes writes
+// anyway.
+func takeSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer, at time.Time) error {
 	if offer.Seats != nil {
-		return p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1 WHERE id = ? AND seats_taken < seats`,
-			offer.ID)
+		return p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1
+			WHERE id = ? AND seats_taken < seats AND availability = ? AND (expires_at IS NULL OR expires_at > ?)`,
+			offer.ID, "enabled", ms64(at))
 	}
 	return p.queryRow(ctx, func(row rowScanner) error {
-		var seats sql.NullInt64
-		if err := row.Scan(&seats); err != nil {
+		var seats, expires sql.NullInt64
+		var availability string
+		if err := row.Scan(&seats, &availability, &expires); err != nil {
 			return err
 		}
-		if seats.Valid {
-			// A PATCH gave the offer a limit since it was read.
+		if seats.Valid || availability != "enabled" || (expires.Valid && expires.Int64 <= ms64(at)) {
+			// A PATCH gave the offer a limit, or stopped its sales, since
+			// it was read.
 			return &parcela.Conflict{Entity: "offer", ID: offer.ID}
 		}
 		return nil
-	}, `SELECT seats FROM offers WHERE id = ?`+db.lockRows("SHARE"), offer.ID)
+	}, `SELECT seats, availability, expires_at FROM offers WHERE id = ?`+db.lockRows("SHARE"), offer.ID)
 }

@@ -1,0 +1,147 @@
+package sqldb_test
+
+import (
+	"context"
+	"testing"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// Charges racing for an offer's seats, and an offer's PATCH racing a
+// charge.
+
+// pendingOrder creates another pending order of the round's offer.
+func (r *raceRound) pendingOrder(offerID string) *parcela.Order {
+	r.t.Helper()
+	o, err := r.app.Orders.CreateOrder(r.ctx, r.a, fromJSON[parcela.OrderRequest](r.t, `{"order": {"offer_id": "`+offerID+`",
+		"customer_name": "Maria da Silva", "customer_birthdate": "1990-05-17", "customer_document": "52998224725",
+		"email": "maria@example.com", "phone": "11987654321", "address": {"zipcode": "01310100", "street": "Avenida Paulista",
+		"number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return o
+}
+
+func (r *raceRound) patchOffer(id, body string) error {
+	_, err := r.app.Catalog.UpdateOffer(r.ctx, r.a, id, fromJSON[parcela.OfferFields](r.t, body))
+	return err
+}
+
+// sold counts the billings charged from the offer and reads its seats.
+func (r *raceRound) sold(offerID string) (billings int, offer *parcela.Offer) {
+	r.t.Helper()
+	n, err := r.db.SeatsSold(r.ctx, r.a, offerID)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if offer, err = r.db.Offer(r.ctx, r.a, offerID); err != nil {
+		r.t.Fatal(err)
+	}
+	return n, offer
+}
+
+// The last seat, bought by two orders at once, is sold once: one charge
+// succeeds, the other is told the offer is sold out.
+func TestRaceLastSeat(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 3, true)
+		offer := r.order.Offer
+		if err := r.patchOffer(offer.ID, `{"seats": 1}`); err != nil {
+			t.Fatal(err)
+		}
+		other := r.pendingOrder(offer.ID)
+		charge := func(o *parcela.Order) func() error {
+			return func() error {
+				_, err := r.app.Orders.ChargeOrder(r.ctx, r.a, o.ID, r.chargeRequest(offer, 3))
+				return err
+			}
+		}
+		errs := race(charge(r.order), charge(other))
+		won := 0
+		for _, err := range errs {
+			switch parcela.ErrorCode(err) {
+			case "":
+				won++
+			case parcela.EINVALID, parcela.EINVALIDSTATE: // sold out
+			default:
+				t.Fatalf("charge: %v", err)
+			}
+		}
+		n, got := r.sold(offer.ID)
+		if won != 1 || n != 1 || got.SeatsTaken != 1 {
+			t.Fatalf("%d charges succeeded, %d billings, %d seats taken; want one of each (%v)", won, n, got.SeatsTaken, errs)
+		}
+	})
+}
+
+// A seat limit given to an offer while it sells counts every charge,
+// whichever commits first: the seats taken are the billings sold.
+func TestRaceChargeAndSeatLimit(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 3, true)
+		offer := r.order.Offer
+		other := r.pendingOrder(offer.ID)
+		charge := func(o *parcela.Order) func() error {
+			return func() error {
+				_, err := r.app.Orders.ChargeOrder(r.ctx, r.a, o.ID, r.chargeRequest(offer, 3))
+				return err
+			}
+		}
+		errs := race(charge(r.order), charge(other), func() error { return r.patchOffer(offer.ID, `{"seats": 5}`) })
+		for i, err := range errs {
+			if !r.ok("charge or patch", err) {
+				t.Fatalf("request %d refused: %v", i, err)
+			}
+		}
+		if n, got := r.sold(offer.ID); n != 2 || got.Seats == nil || got.SeatsTaken != n {
+			t.Fatalf("%d billings sold, offer seats %v taken %d", n, got.Seats, got.SeatsTaken)
+		}
+	})
+}
+
+// pausingStore is the store, except that Apply first runs before once: a
+// charge's change is applied only after what before does has committed,
+// as when a request's decision loses the race to another's commit.
+type pausingStore struct {
+	*sqldb.DB
+	before func()
+}
+
+func (s *pausingStore) Apply(ctx context.Context, c *parcela.Change) error {
+	if f := s.before; f != nil {
+		s.before = nil
+		f()
+	}
+	return s.DB.Apply(ctx, c)
+}
+
+// An offer disabled while a charge of it is being decided is not sold
+// after the PATCH that disabled it answered: the charge reads the offer
+// again and is refused.
+func TestRaceChargeAndDisableOffer(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		for _, seats := range []string{`null`, `10`} {
+			r := newRound(t, db, 3, true)
+			offer := r.order.Offer
+			if err := r.patchOffer(offer.ID, `{"seats": `+seats+`}`); err != nil {
+				t.Fatal(err)
+			}
+			var patched error
+			store := &pausingStore{DB: db, before: func() { patched = r.patchOffer(offer.ID, `{"availability": "disabled"}`) }}
+			app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
+			_, err := app.Orders.ChargeOrder(r.ctx, r.a, r.order.ID, r.chargeRequest(offer, 3))
+			if patched != nil {
+				t.Fatal(patched)
+			}
+			if parcela.ErrorCode(err) != parcela.EINVALID {
+				t.Fatalf("seats %s: a charge applied after its offer was disabled: %v, want 422", seats, err)
+			}
+			if n, got := r.sold(offer.ID); n != 0 || got.SeatsTaken != 0 {
+				t.Fatalf("seats %s: %d billings, %d seats taken of a disabled offer", seats, n, got.SeatsTaken)
+			}
+		}
+	})
+}
