@@ -250,12 +250,25 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 	return stored, nil
 }
 
-// voidCard releases a card attempt that no change recorded: its approval
-// at the acquirer, and its intent. It is best effort, on its own deadline
-// even when ctx is gone: what it leaves undone, the intents' recovery does.
+// voidCard releases a card attempt that no change recorded: it claims the
+// attempt's intent, then voids its approval at the acquirer and the
+// intent. The claim comes first: a change that committed although the
+// store reported a failure (a connection lost during the COMMIT) deleted
+// the intent, and the bill it paid keeps its money. It is best effort, on
+// its own deadline even when ctx is gone: what it leaves undone (a claim
+// the store could not make, a void that failed), the intents' recovery
+// does.
 func (s *Checkout) voidCard(ctx context.Context, acquirer CardAcquirer, attempt *Payment, d CardDecision) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cardTimeout)
 	defer cancel()
-	_ = acquirer.Void(vctx, CardVoid{PaymentID: attempt.ID, AuthorizationID: d.AuthorizationID})
-	s.issuer.abandon(ctx, attempt)
+	if err := s.store.StartVoid(vctx, attempt.ID, s.clock.Now()); err != nil {
+		return // recorded (a conflict), or left to the recovery
+	}
+	if err := acquirer.Void(vctx, CardVoid{PaymentID: attempt.ID, AuthorizationID: d.AuthorizationID}); err != nil {
+		return
+	}
+	if err := s.issuer.provider.Cancel(vctx, CancelRequest{PaymentID: attempt.ID, Environment: attempt.Environment}); err != nil {
+		return
+	}
+	_ = s.store.FinishVoid(vctx, attempt.ID, s.clock.Now())
 }

@@ -3,6 +3,7 @@ package sqldb_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -476,6 +477,53 @@ func TestCardAttemptsAreIntents(t *testing.T) {
 		}
 		if len(acq.voided) != 1 || acq.voided[0] != died.ID {
 			t.Fatalf("voided at the acquirer: %v, want %s", acq.voided, died.ID)
+		}
+	})
+}
+
+// lostAnswerStore is the store, except that a change recording a card
+// attempt commits and then reports a failure, as when the connection is
+// lost (or the payer's request canceled) while the COMMIT is under way:
+// the use case cannot tell whether it committed.
+type lostAnswerStore struct{ *sqldb.DB }
+
+func (s lostAnswerStore) Apply(ctx context.Context, c *parcela.Change) error {
+	if err := s.DB.Apply(ctx, c); err != nil {
+		return err
+	}
+	for _, p := range c.NewPayments {
+		if p.Method == parcela.MethodCreditCard {
+			return &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the connection was lost during the commit"}
+		}
+	}
+	return nil
+}
+
+// A card approval whose change committed is never released, even when the
+// store could not confirm the commit: the bill shows it paid, so the money
+// must stay with the seller. Only an attempt nothing recorded is voided.
+func TestCardApprovalCommittedIsNotVoided(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		acq := &countingAcquirer{}
+		b.app = parcela.NewServices(lostAnswerStore{b.db}, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		first := b.charge(3, parcela.MethodPix).Billings[0].Bills[0]
+		_, err := b.payByCard(first, card("4111111111111111", "123"))
+		wantCode(t, "card", err, parcela.EUNAVAILABLE)
+		got := b.bill(first.ID)
+		var paid *parcela.Payment
+		for _, p := range got.Payments {
+			if p.Method == parcela.MethodCreditCard && p.Status == parcela.PaymentPaid {
+				paid = p
+			}
+		}
+		if got.Status != parcela.BillPaid || paid == nil {
+			t.Fatalf("bill %s without a paid card payment: the change did not commit", got.Status)
+		}
+		if slices.Contains(acq.voided, paid.ID) {
+			t.Fatalf("the approval of card payment %s, recorded as paying bill %s, was voided at the acquirer", paid.ID, got.ID)
+		}
+		if left, err := b.db.PaymentIntents(b.ctx, b.a); err != nil || len(left) != 0 {
+			t.Fatalf("intents left: %v %v", left, err)
 		}
 	})
 }
