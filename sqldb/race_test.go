@@ -403,3 +403,47 @@ func TestRaceChargeAndCancelOrder(t *testing.T) {
 		}
 	})
 }
+
+// Two settlements of one payment with different amounts, at once: both
+// are counted, whichever commits first, until the payment is paid; one
+// that finds it paid changes nothing, as a settlement of a paid payment
+// does. The bill is paid once.
+func TestRacePartialSettlements(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 3, false)
+		p := r.unpaid(0)
+		a, b := p.AmountCents/4, p.AmountCents/3 // together short of the amount
+		c := p.AmountCents - a - b               // pays it with either
+		received := func() (int64, *parcela.Bill) {
+			bill := r.bill(0)
+			return bill.Payments[0].PaidAmountCents, bill
+		}
+		settle := func(amount int64) func() error {
+			return func() error {
+				_, _, err := r.app.Payments.PayPayment(r.ctx, r.a, p.ID, parcela.Settlement{PaidAmountCents: &amount})
+				return err
+			}
+		}
+		errs := race(settle(a), settle(b))
+		if !r.ok("settle", errs[0]) || !r.ok("settle", errs[1]) {
+			t.Fatalf("settlements refused: %v", errs)
+		}
+		r.raceInvariants()
+		if got, bill := received(); got != a+b || bill.Status != parcela.BillPending || bill.Payments[0].Status != parcela.PaymentUnpaid {
+			t.Fatalf("received %d, want %d; bill %s, payment %s", got, a+b, bill.Status, bill.Payments[0].Status)
+		}
+		errs = race(settle(c), settle(b))
+		if !r.ok("settle", errs[0]) || !r.ok("settle", errs[1]) {
+			t.Fatalf("settlements refused: %v", errs)
+		}
+		r.raceInvariants()
+		// c first pays it, and b finds it paid; or b, then c.
+		if got, bill := received(); (got != a+b+c && got != a+2*b+c) || bill.Status != parcela.BillPaid {
+			t.Fatalf("received %d, want %d or %d; bill %s", got, a+b+c, a+2*b+c, bill.Status)
+		}
+		events, err := db.Events(r.ctx, r.a, p.BillID)
+		if err != nil || len(events) != 2 || events[1].Event != parcela.BillPaid {
+			t.Fatalf("bill events %v %v, want pending and one paid", eventNames(events), err)
+		}
+	})
+}
