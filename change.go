@@ -84,12 +84,14 @@ func IsConflict(err error) bool {
 const maxDecisions = 8
 
 // decideAndApply runs attempt (read, decide, apply) until it does not
-// conflict.
+// conflict. Giving up is ECONFLICT, not EINVALIDSTATE: nothing was done
+// and a retry may succeed, so the answer is not stored under an
+// Idempotency-Key (a retry replaying it would never run).
 func decideAndApply(what string, attempt func() error) error {
 	for range maxDecisions {
 		if err := attempt(); !IsConflict(err) {
 			return err
 		}
 	}
-	return Errorf(EINVALIDSTATE, "the %s kept changing under concurrent requests; retry", what)
+	return Errorf(ECONFLICT, "the %s kept changing under concurrent requests; nothing was done; retry", what)
 }

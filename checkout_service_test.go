@@ -90,7 +90,7 @@ func TestPayByCardFailures(t *testing.T) {
 		{name: "the acquirer does not answer", env: Sandbox, acquirerErr: errors.New("dial tcp: timeout"), code: EUNAVAILABLE, authorized: 1, voided: true},
 		// An approval no change could record is released.
 		{name: "the store fails", env: Sandbox, applyErr: errors.New("disk full"), code: EINTERNAL, authorized: 1, voided: true},
-		{name: "the billing never stops changing", env: Sandbox, applyErr: &Conflict{Entity: "billing"}, code: EINVALIDSTATE, authorized: 1, voided: true},
+		{name: "the billing never stops changing", env: Sandbox, applyErr: &Conflict{Entity: "billing"}, code: ECONFLICT, authorized: 1, voided: true},
 		{name: "approved and stored", env: Sandbox, authorized: 1},
 	}
 	for _, tt := range tests {

@@ -9,7 +9,7 @@
 //     request;
 //   - every POST carries an Idempotency-Key (a fresh one unless the caller
 //     sets its own), so a POST can be retried without doing its work twice;
-//   - answers 409 idempotency_in_flight, 429 and 5xx, and lost connections,
+//   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections,
 //     are retried a bounded number of times, honouring Retry-After and the
 //     request's context;
 //   - an error answer becomes an error of type *Problem (errors.As), so the

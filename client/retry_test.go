@@ -95,7 +95,7 @@ func createProduct(c *client.Client) error {
 // wait Retry-After asks for.
 func TestRetriesKeepTheKeyAndHonourRetryAfter(t *testing.T) {
 	t.Parallel()
-	f, c := newFlaky(t, problem(429, "rate_limited", "Retry-After", "1"), problem(409, "idempotency_in_flight"), created)
+	f, c := newFlaky(t, problem(429, "rate_limited", "Retry-After", "1"), problem(409, "idempotency_in_flight"), problem(409, "conflict"), created)
 	began := time.Now()
 	if err := createProduct(c); err != nil {
 		t.Fatal(err)
@@ -103,8 +103,8 @@ func TestRetriesKeepTheKeyAndHonourRetryAfter(t *testing.T) {
 	if elapsed := time.Since(began); elapsed < time.Second {
 		t.Errorf("retried after %v, before Retry-After's second", elapsed)
 	}
-	if f.count() != 3 {
-		t.Fatalf("%d attempts, want 3", f.count())
+	if f.count() != 4 {
+		t.Fatalf("%d attempts, want 4", f.count())
 	}
 	key := f.received[0].Header.Get("Idempotency-Key")
 	for i, r := range f.received {
@@ -122,8 +122,8 @@ func TestRetriesKeepTheKeyAndHonourRetryAfter(t *testing.T) {
 	if _, err := c.ListBillsWithResponse(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if f.received[3].Header.Get("Idempotency-Key") == key || f.received[4].Header.Get("Idempotency-Key") != "" {
-		t.Errorf("keys %q then %q", f.received[3].Header.Get("Idempotency-Key"), f.received[4].Header.Get("Idempotency-Key"))
+	if f.received[4].Header.Get("Idempotency-Key") == key || f.received[5].Header.Get("Idempotency-Key") != "" {
+		t.Errorf("keys %q then %q", f.received[4].Header.Get("Idempotency-Key"), f.received[5].Header.Get("Idempotency-Key"))
 	}
 }
 

@@ -103,7 +103,9 @@ func replayable(req *http.Request) error {
 func retryable(p *Problem) bool {
 	switch {
 	case p.Status == http.StatusConflict:
-		return p.Code == "idempotency_in_flight"
+		// conflict: concurrent requests won every round, and nothing was
+		// done (the server stores no answer, so the retry runs).
+		return p.Code == "idempotency_in_flight" || p.Code == "conflict"
 	case p.Status == http.StatusTooManyRequests:
 		return true
 	case p.Status >= 500:

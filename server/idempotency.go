@@ -64,8 +64,9 @@ func (f *inFlight) release(k inFlightKey) {
 // the same request is replayed byte for byte; otherwise the request runs
 // with a parcela.IdempotentRequest in its context, and the response its
 // writes committed with is the one written. A request that wrote nothing
-// has its response stored on its own, unless it failed (5xx) or its client
-// left: then nothing is kept and a retry runs for real.
+// has its response stored on its own, unless it failed (5xx), lost to
+// concurrent requests (409 conflict) or its client left: then nothing is
+// kept and a retry runs for real.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, body []byte, key string) {
 	// The answer leaves only after the key is released: a client that
 	// retries the moment it has the answer must find the stored response,
@@ -104,7 +105,9 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 		return
 	}
 	status, out := render(r, status, v, err)
-	if status >= 500 || r.Context().Err() != nil {
+	// A conflict (concurrent requests kept moving what it needed) did
+	// nothing and asks for a retry, which must then run, not replay it.
+	if status >= 500 || parcela.ErrorCode(err) == parcela.ECONFLICT || r.Context().Err() != nil {
 		writeRaw(w, status, out)
 		return
 	}

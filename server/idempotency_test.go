@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"parcela"
@@ -213,6 +214,50 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 			if string(again.Body) != charged {
 				t.Fatalf("the replay differs from the charge")
 			}
+		}
+	})
+}
+
+// stormStore is the store, except that its next storms changes conflict,
+// as under a storm of concurrent requests on one order.
+type stormStore struct {
+	*sqldb.DB
+	storms atomic.Int32
+}
+
+func (s *stormStore) Apply(ctx context.Context, c *parcela.Change) error {
+	if s.storms.Add(-1) >= 0 {
+		return &parcela.Conflict{Entity: "order", ID: "storm"}
+	}
+	return s.DB.Apply(ctx, c)
+}
+
+// A request that gave up because concurrent requests kept moving its order
+// did nothing, and its answer says to retry: a retry under the same
+// Idempotency-Key runs it for real instead of replaying that answer.
+func TestIdempotentRetryAfterAStormRuns(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		store := &stormStore{DB: b.db}
+		app := parcela.NewServices(store, b.app.Provider, nil, b.clock, sqldbtest.Links)
+		srv := httptest.NewServer(server.New(server.ServicesOf(app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(srv.Close)
+		_, order := b.order()
+		path := v1 + "/orders/" + order["id"].(string) + "/cancel"
+		key := map[string]string{"Idempotency-Key": "storm-" + sqldbtest.Suffix()}
+		store.storms.Store(1 << 10)
+		first := b.send(srv.URL, b.token, "POST", path, nil, key).want(t, 409)
+		if code := first.JSON(t)["code"]; code != "conflict" {
+			t.Fatalf("a request that lost every round: %s %s", code, first.Body)
+		}
+		store.storms.Store(0)
+		again := b.send(srv.URL, b.token, "POST", path, nil, key).want(t, 200)
+		if again.Header.Get("Idempotent-Replayed") != "" || again.JSON(t)["status"] != "canceled" {
+			t.Fatalf("the retry: %s %s", again.Header.Get("Idempotent-Replayed"), again.Body)
+		}
+		if replay := b.send(srv.URL, b.token, "POST", path, nil, key).want(t, 200); string(replay.Body) != string(again.Body) {
+			t.Fatalf("the replay differs from the retry that ran")
 		}
 	})
 }
