@@ -261,14 +261,7 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 func (s *Checkout) voidCard(ctx context.Context, acquirer CardAcquirer, attempt *Payment, d CardDecision) {
 	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cardTimeout)
 	defer cancel()
-	if err := s.store.StartVoid(vctx, attempt.ID, s.clock.Now()); err != nil {
-		return // recorded (a conflict), or left to the recovery
-	}
-	if err := acquirer.Void(vctx, CardVoid{PaymentID: attempt.ID, AuthorizationID: d.AuthorizationID}); err != nil {
-		return
-	}
-	if err := s.issuer.provider.Cancel(vctx, CancelRequest{PaymentID: attempt.ID, Environment: attempt.Environment}); err != nil {
-		return
-	}
-	_ = s.store.FinishVoid(vctx, attempt.ID, s.clock.Now())
+	_, _ = s.issuer.voidClaimed(vctx, attempt.Environment, attempt.ID, func(ctx context.Context) error {
+		return acquirer.Void(ctx, CardVoid{PaymentID: attempt.ID, AuthorizationID: d.AuthorizationID})
+	})
 }

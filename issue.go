@@ -151,10 +151,23 @@ func (s *issuer) abandon(ctx context.Context, p *Payment) {
 // It reports whether it voided the intent (false: it was stored, or voided
 // already).
 func (s *issuer) void(ctx context.Context, env Environment, id string) (bool, error) {
+	return s.voidClaimed(ctx, env, id, nil)
+}
+
+// voidClaimed is void with release, when not nil, run between the claim
+// and the provider's cancel: what only the caller knows how to release
+// (a card approval by its authorization id) is released only once no
+// change can store the payment.
+func (s *issuer) voidClaimed(ctx context.Context, env Environment, id string, release func(context.Context) error) (bool, error) {
 	if err := s.intents.StartVoid(ctx, id, s.clock.Now()); IsConflict(err) {
 		return false, nil
 	} else if err != nil {
 		return false, err
+	}
+	if release != nil {
+		if err := release(ctx); err != nil {
+			return false, err
+		}
 	}
 	if err := s.provider.Cancel(ctx, CancelRequest{PaymentID: id, Environment: env}); err != nil {
 		return false, fmt.Errorf("cancel payment %s at the provider: %w", id, err)
