@@ -1,0 +1,187 @@
+package jobs
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+	"parcela/webhook"
+)
+
+// hookRig is a delivery worker over a real store, run by hand: each
+// work() is one run of a delivery's job, as River would start it, so a test
+// walks the retry schedule without waiting for it.
+type hookRig struct {
+	t      *testing.T
+	db     *sqldb.DB
+	app    *parcela.Services
+	clock  *parcela.TestClock
+	a      parcela.Auth
+	worker *deliverWorker
+
+	mu       sync.Mutex
+	received []http.Header // every request the receiver got, in order
+	bodies   [][]byte
+	answer   func(n int, w http.ResponseWriter) // the receiver's answer to its n-th request (from 1)
+	srv      *httptest.Server
+}
+
+func newHookRig(t *testing.T, e sqldb.Dialect) *hookRig {
+	t.Helper()
+	enq, err := NewEnqueuer("webhooks_" + sqldbtest.Suffix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := parcela.NewTestClock(time.Date(2026, 11, 21, 15, 30, 0, 0, parcela.SaoPaulo))
+	db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: enq})
+	r := &hookRig{t: t, db: db, app: sqldbtest.Services(db, clock), clock: clock,
+		a: parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.received = append(r.received, req.Header.Clone())
+		r.bodies = append(r.bodies, body)
+		n, answer := len(r.received), r.answer
+		r.mu.Unlock()
+		if answer != nil {
+			answer(n, w)
+		}
+	}))
+	t.Cleanup(r.srv.Close)
+	policy, err := webhook.NewAddressPolicy("127.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.worker = &deliverWorker{deliveries: r.app.Deliveries, clock: clock, sender: webhook.NewSender(policy, 2*time.Second),
+		metrics: newDeliveryMetrics(nil, r.app.Deliveries), shares: newCompanyShares(10, 100, false), slots: newAttemptSlots(100),
+		startBudget: batchStartBudget}
+	return r
+}
+
+// hook subscribes the receiver's path to the order's in_progress.
+func (r *hookRig) hook(path, verb string) *parcela.Webhook {
+	r.t.Helper()
+	name, url, entity, events := "orders", r.srv.URL+path, "order", []string{"in_progress"}
+	h, err := r.app.Webhooks.CreateWebhook(context.Background(), r.a, parcela.WebhookRequest{Name: &name, URL: &url, Entity: &entity, Events: &events, Verb: &verb})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return h
+}
+
+// event writes an order's in_progress event and returns the delivery it
+// made for h.
+func (r *hookRig) event(h *parcela.Webhook) *parcela.Delivery {
+	r.t.Helper()
+	e := parcela.Event{ID: parcela.NewID(), CompanyID: r.a.CompanyID, Environment: r.a.Environment, Entity: "order", EntityID: parcela.NewID(),
+		Event: "in_progress", Data: []byte(`{"status":"in_progress"}`), CreatedAt: r.clock.Now()}
+	if err := r.db.WriteEvents(context.Background(), []parcela.Event{e}); err != nil {
+		r.t.Fatal(err)
+	}
+	for _, d := range r.deliveries(h) {
+		if d.EventID == e.ID {
+			return d
+		}
+	}
+	r.t.Fatalf("no delivery of event %s to webhook %s", e.ID, h.ID)
+	return nil
+}
+
+func (r *hookRig) deliveries(h *parcela.Webhook) []*parcela.Delivery {
+	r.t.Helper()
+	ds, _, err := r.app.Webhooks.Deliveries(context.Background(), r.a, h.ID, parcela.Page{Page: 1, PerPage: 100})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return ds
+}
+
+func (r *hookRig) delivery(id string) *parcela.Delivery {
+	r.t.Helper()
+	d, err := r.db.Delivery(context.Background(), r.a, id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return d
+}
+
+// work runs the job of the delivery's current generation once.
+func (r *hookRig) work(id string) {
+	r.t.Helper()
+	d := r.delivery(id)
+	if err := r.worker.Work(context.Background(), &river.Job[DeliveryArgs]{Args: DeliveryArgs{DeliveryID: id, Generation: d.Generation}}); err != nil {
+		r.t.Fatalf("job of delivery %s: %v", id, err)
+	}
+}
+
+func (r *hookRig) requests() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.received)
+}
+
+func (r *hookRig) webhook(id string) *parcela.Webhook {
+	r.t.Helper()
+	h, err := r.app.Webhooks.Webhook(context.Background(), r.a, id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return h
+}
+
+func failWith(status int) func(int, http.ResponseWriter) {
+	return func(_ int, w http.ResponseWriter) { w.WriteHeader(status) }
+}
+
+// A failing delivery is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
+// and 10 h, each with at most 10% of jitter, then fails: eight attempts.
+func TestDeliveryWalksTheRetrySchedule(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			r.answer = failWith(500)
+			// The most jitter allowed, so the upper bound is what is checked.
+			r.worker.jitter = func(limit time.Duration) time.Duration { return limit }
+			h := r.hook("/down", "post")
+			d := r.event(h)
+			want := []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+			for i, delay := range want {
+				r.work(d.ID)
+				got := r.delivery(d.ID)
+				if got.Status != parcela.DeliveryRetrying || len(got.Attempts) != i+1 || got.NextAttemptAt == nil {
+					t.Fatalf("after attempt %d: status %s, %d attempts, next %v", i+1, got.Status, len(got.Attempts), got.NextAttemptAt)
+				}
+				// The retry is due the delay plus its jitter after the attempt
+				// began, plus the attempt's own length (well under a second
+				// against a local receiver).
+				wait := got.NextAttemptAt.Sub(got.Attempts[i].AttemptedAt)
+				if lo, hi := delay+delay/10, delay+delay/10+time.Second; wait < lo || wait > hi {
+					t.Fatalf("retry %d due %v after its attempt, want %v plus 10%%", i+1, wait, delay)
+				}
+			}
+			r.work(d.ID)
+			if got := r.delivery(d.ID); got.Status != parcela.DeliveryFailed || len(got.Attempts) != 8 || got.NextAttemptAt != nil {
+				t.Fatalf("after the last attempt: status %s, %d attempts, next %v", got.Status, len(got.Attempts), got.NextAttemptAt)
+			}
+			if n := r.requests(); n != 8 {
+				t.Fatalf("the receiver got %d requests, want 8", n)
+			}
+			// A settled delivery's stray job sends nothing.
+			r.work(d.ID)
+			if n := r.requests(); n != 8 {
+				t.Fatalf("a failed delivery was sent again: %d requests", n)
+			}
+		})
+	}
+}
