@@ -197,7 +197,8 @@ type WebhookStore interface {
 	Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error)
 	Delivery(ctx context.Context, a Auth, id string) (*Delivery, error)
 	// RetryDelivery queues d again as its next generation, at at, if it is
-	// still at d.Generation (a *Conflict otherwise).
+	// still at d.Generation (a *Conflict otherwise), with its retry
+	// schedule started over.
 	RetryDelivery(ctx context.Context, d *Delivery, at time.Time) error
 }
 

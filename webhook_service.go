@@ -133,10 +133,10 @@ func (s *Webhooks) RetryDelivery(ctx context.Context, a Auth, id string) (*Deliv
 			return Errorf(EINVALIDSTATE, "the webhook is disabled; enable it with PATCH /webhooks/%s first", w.ID)
 		}
 		// The delivery as the store leaves it: pending again, as its next
-		// generation, with no retry scheduled.
+		// generation, with no retry scheduled and its schedule from the start.
 		now := s.clock.Now()
 		queued := *d
-		queued.Status, queued.Generation, queued.NextAttemptAt, queued.UpdatedAt = DeliveryPending, d.Generation+1, nil, now
+		queued.Status, queued.Generation, queued.AttemptCount, queued.NextAttemptAt, queued.UpdatedAt = DeliveryPending, d.Generation+1, 0, nil, now
 		retried = &queued
 		return s.store.RetryDelivery(answering(ctx, retried), d, now)
 	})

@@ -2759,8 +2759,9 @@ type ClientInterface interface {
 	// RetryWebhookDelivery Retry a delivery
 	//
 	// Schedules a new attempt of the delivery now, with the same
-	// `webhook-id` and body. The attempt is added to `attempts`; automatic
-	// retries continue if it fails.
+	// `webhook-id` and body. The attempt is added to `attempts`; if it
+	// fails, the delivery is retried on the whole schedule again (5 s,
+	// 5 min, … 10 h), even one that had used up its attempts.
 	//
 	// Corresponds with POST /external_api/v1/webhook_deliveries/{id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, id DeliveryId, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3644,8 +3645,9 @@ func (c *RawClient) ListWebhookDeliveries(ctx context.Context, params *ListWebho
 // RetryWebhookDelivery Retry a delivery
 //
 // Schedules a new attempt of the delivery now, with the same
-// `webhook-id` and body. The attempt is added to `attempts`; automatic
-// retries continue if it fails.
+// `webhook-id` and body. The attempt is added to `attempts`; if it
+// fails, the delivery is retried on the whole schedule again (5 s,
+// 5 min, … 10 h), even one that had used up its attempts.
 //
 // Corresponds with POST /external_api/v1/webhook_deliveries/{id}/retry (the `RetryWebhookDelivery` operationId).
 func (c *RawClient) RetryWebhookDelivery(ctx context.Context, id DeliveryId, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6003,8 +6005,9 @@ type ClientWithResponsesInterface interface {
 	// RetryWebhookDeliveryWithResponse Retry a delivery
 	//
 	// Schedules a new attempt of the delivery now, with the same
-	// `webhook-id` and body. The attempt is added to `attempts`; automatic
-	// retries continue if it fails.
+	// `webhook-id` and body. The attempt is added to `attempts`; if it
+	// fails, the delivery is retried on the whole schedule again (5 s,
+	// 5 min, … 10 h), even one that had used up its attempts.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11883,8 +11886,9 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // RetryWebhookDeliveryWithResponse Retry a delivery
 //
 // Schedules a new attempt of the delivery now, with the same
-// `webhook-id` and body. The attempt is added to `attempts`; automatic
-// retries continue if it fails.
+// `webhook-id` and body. The attempt is added to `attempts`; if it
+// fails, the delivery is retried on the whole schedule again (5 s,
+// 5 min, … 10 h), even one that had used up its attempts.
 //
 // Returns a wrapper object for the known response body format(s).
 //

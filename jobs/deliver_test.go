@@ -185,3 +185,43 @@ func TestDeliveryWalksTheRetrySchedule(t *testing.T) {
 		})
 	}
 }
+
+// A manual retry of a delivery that used up its attempts is sent again with
+// the same webhook-id, and, when it fails, is retried on the schedule again,
+// as the API documents ("automatic retries continue if it fails").
+func TestManualRetryOfAFailedDeliveryIsRetried(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			r.answer = failWith(500)
+			h := r.hook("/down", "post")
+			d := r.event(h)
+			for range webhook.MaxAttempts {
+				r.work(d.ID)
+			}
+			if got := r.delivery(d.ID); got.Status != parcela.DeliveryFailed {
+				t.Fatalf("status %s after every attempt", got.Status)
+			}
+			if _, err := r.app.Webhooks.RetryDelivery(context.Background(), r.a, d.ID); err != nil {
+				t.Fatal(err)
+			}
+			r.work(d.ID)
+			got := r.delivery(d.ID)
+			if got.Status != parcela.DeliveryRetrying || got.NextAttemptAt == nil || len(got.Attempts) != webhook.MaxAttempts+1 {
+				t.Fatalf("a failed replay: status %s, next %v, %d attempts; want retrying", got.Status, got.NextAttemptAt, len(got.Attempts))
+			}
+			if wait := got.NextAttemptAt.Sub(got.Attempts[webhook.MaxAttempts].AttemptedAt); wait < 5*time.Second || wait > 6*time.Second {
+				t.Fatalf("the replay's retry is due %v after it, want the schedule's first 5 s", wait)
+			}
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			for _, hd := range r.received {
+				if hd.Get("webhook-id") != d.EventID {
+					t.Fatalf("webhook-id %q, want the event id %q on every attempt", hd.Get("webhook-id"), d.EventID)
+				}
+			}
+		})
+	}
+}

@@ -265,11 +265,14 @@ func (db *DB) Delivery(ctx context.Context, a parcela.Auth, id string) (*parcela
 }
 
 // RetryDelivery queues a delivery again as its next generation, if it is
-// still at the generation it was read at.
+// still at the generation it was read at. The generation's attempts count
+// from zero, so a replay that fails is retried on the whole schedule, even
+// after the delivery had used up its attempts (attempt_count only paces
+// the schedule; the log keeps every attempt).
 func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Time) error {
 	return failed("retry delivery", db.inTx(ctx, func(tx *Tx) error {
-		if err := tx.r.guarded(ctx, "delivery", d.ID, `UPDATE webhook_deliveries SET status = ?, generation = ?, next_attempt_at = NULL, updated_at = ?
-			WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
+		if err := tx.r.guarded(ctx, "delivery", d.ID, `UPDATE webhook_deliveries SET status = ?, generation = ?, attempt_count = 0, next_attempt_at = NULL,
+			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
 			return err
 		}
 		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Generation: d.Generation + 1})
