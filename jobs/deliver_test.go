@@ -31,6 +31,7 @@ type hookRig struct {
 	mu       sync.Mutex
 	received []http.Header // every request the receiver got, in order
 	bodies   [][]byte
+	methods  []string
 	answer   func(n int, w http.ResponseWriter) // the receiver's answer to its n-th request (from 1)
 	srv      *httptest.Server
 }
@@ -50,6 +51,7 @@ func newHookRig(t *testing.T, e sqldb.Dialect) *hookRig {
 		r.mu.Lock()
 		r.received = append(r.received, req.Header.Clone())
 		r.bodies = append(r.bodies, body)
+		r.methods = append(r.methods, req.Method)
 		n, answer := len(r.received), r.answer
 		r.mu.Unlock()
 		if answer != nil {
@@ -221,6 +223,196 @@ func TestManualRetryOfAFailedDeliveryIsRetried(t *testing.T) {
 				if hd.Get("webhook-id") != d.EventID {
 					t.Fatalf("webhook-id %q, want the event id %q on every attempt", hd.Get("webhook-id"), d.EventID)
 				}
+			}
+		})
+	}
+}
+
+// Every attempt is signed over the exact bytes sent, with the event's id
+// as webhook-id, by every secret current at the attempt: after a rotation,
+// a retry of an event from before it verifies with the new secret and, for
+// 24 hours, with the old one too.
+func TestRetriesAreSignedWithTheSecretsOfTheirAttempt(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			r := newHookRig(t, e)
+			r.answer = failWith(503)
+			h := r.hook("/hooks", "put")
+			old := h.Secret
+			d := r.event(h)
+			r.work(d.ID)
+			rotated, err := r.app.Webhooks.RotateWebhookSecret(ctx, r.a, h.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.work(d.ID)
+			r.clock.Advance(parcela.SecretOverlap)
+			r.work(d.ID)
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if len(r.received) != 3 {
+				t.Fatalf("%d requests, want 3", len(r.received))
+			}
+			verifies := func(i int, secret string) bool {
+				return webhook.Verify(secret, r.received[i], r.bodies[i], time.Now(), webhook.DefaultTolerance) == nil
+			}
+			for i, want := range []struct{ old, new bool }{{true, false}, {true, true}, {false, true}} {
+				if verifies(i, old) != want.old || verifies(i, rotated.Secret) != want.new {
+					t.Errorf("attempt %d: verifies with the old secret %v, the new %v; want %v, %v", i+1,
+						verifies(i, old), verifies(i, rotated.Secret), want.old, want.new)
+				}
+				if id := r.received[i].Get("webhook-id"); id != d.EventID {
+					t.Errorf("attempt %d: webhook-id %q, want %q", i+1, id, d.EventID)
+				}
+				if r.methods[i] != http.MethodPut {
+					t.Errorf("attempt %d: %s, want the webhook's verb PUT", i+1, r.methods[i])
+				}
+				if string(r.bodies[i]) != string(r.bodies[0]) {
+					t.Errorf("attempt %d sent another body:\n%s\n%s", i+1, r.bodies[i], r.bodies[0])
+				}
+			}
+		})
+	}
+}
+
+// A webhook whose attempts have all failed for five days is disabled by
+// the first failure at or past that mark, not before; a delivery in
+// between starts the count again.
+func TestWebhookDisabledAfterFiveDaysOfFailuresExactly(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			fail := true
+			r.answer = func(_ int, w http.ResponseWriter) {
+				if fail {
+					w.WriteHeader(500)
+				}
+			}
+			h := r.hook("/hooks", "post")
+			t0 := r.clock.Now()
+			r.work(r.event(h).ID)
+			r.clock.Set(t0.Add(parcela.FailingLimit - time.Millisecond))
+			r.work(r.event(h).ID)
+			if !r.webhook(h.ID).Enabled {
+				t.Fatal("disabled before five days of failures")
+			}
+			r.clock.Set(t0.Add(parcela.FailingLimit))
+			pending := r.event(h)
+			r.work(r.event(h).ID)
+			got := r.webhook(h.ID)
+			if got.Enabled || got.DisabledReason == nil {
+				t.Fatalf("still enabled after five days of failures: %+v", got)
+			}
+			// A disabled webhook gets no delivery of a new event, and a
+			// delivery already queued is not sent.
+			e := parcela.Event{ID: parcela.NewID(), CompanyID: r.a.CompanyID, Environment: r.a.Environment, Entity: "order", EntityID: parcela.NewID(),
+				Event: "in_progress", Data: []byte(`{}`), CreatedAt: r.clock.Now()}
+			if err := r.db.WriteEvents(context.Background(), []parcela.Event{e}); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range r.deliveries(h) {
+				if d.EventID == e.ID {
+					t.Fatal("a disabled webhook got a delivery")
+				}
+			}
+			sent := r.requests()
+			r.work(pending.ID)
+			if r.requests() != sent {
+				t.Fatal("a disabled webhook's queued delivery was sent")
+			}
+			if d := r.delivery(pending.ID); d.Status != parcela.DeliveryFailed {
+				t.Fatalf("a disabled webhook's queued delivery is %s", d.Status)
+			}
+
+			// Enabled again, it starts from nothing: a success clears the count.
+			enabled := true
+			if _, err := r.app.Webhooks.UpdateWebhook(context.Background(), r.a, h.ID, parcela.WebhookRequest{Enabled: &enabled}); err != nil {
+				t.Fatal(err)
+			}
+			t1 := r.clock.Now()
+			r.work(r.event(h).ID)
+			fail = false
+			r.clock.Set(t1.Add(time.Hour))
+			r.work(r.event(h).ID)
+			fail = true
+			r.clock.Set(t1.Add(parcela.FailingLimit + time.Hour))
+			r.work(r.event(h).ID)
+			if !r.webhook(h.ID).Enabled {
+				t.Fatal("disabled although a delivery succeeded within the five days")
+			}
+		})
+	}
+}
+
+// Retry-After on 429 and 503 puts the next attempt off by at least that
+// long (at most a day); a shorter one, or one on another status, leaves
+// the schedule's delay. A 3xx is a failure, not followed. A 410 fails the
+// delivery at once and disables the webhook, whose other queued
+// deliveries are then not sent.
+func TestDeliveryAnswers(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			h := r.hook("/hooks", "patch")
+			for _, c := range []struct {
+				status     int
+				retryAfter string
+				wait       time.Duration
+			}{
+				{429, "3600", time.Hour},
+				{503, time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat), 2 * time.Hour},
+				{503, "1", 5 * time.Second},
+				{503, "-30", 5 * time.Second},
+				{503, "Sun, 01 Mar 2026 11:00:00 GMT", 5 * time.Second},
+				{429, "99999999999", 24 * time.Hour},
+				{500, "3600", 5 * time.Second},
+				{302, "3600", 5 * time.Second},
+			} {
+				r.answer = func(_ int, w http.ResponseWriter) {
+					w.Header().Set("Retry-After", c.retryAfter)
+					w.Header().Set("Location", "/elsewhere")
+					w.WriteHeader(c.status)
+				}
+				d := r.event(h)
+				r.work(d.ID)
+				got := r.delivery(d.ID)
+				if got.Status != parcela.DeliveryRetrying || got.NextAttemptAt == nil {
+					t.Fatalf("%d Retry-After %q: status %s", c.status, c.retryAfter, got.Status)
+				}
+				// Within the attempt's length (and an HTTP-date's second).
+				if wait := got.NextAttemptAt.Sub(got.Attempts[0].AttemptedAt); wait < c.wait-time.Second || wait > c.wait+time.Second {
+					t.Errorf("%d Retry-After %q: next attempt %v later, want %v", c.status, c.retryAfter, wait, c.wait)
+				}
+			}
+			r.mu.Lock()
+			for i, m := range r.methods {
+				if m != http.MethodPatch {
+					t.Errorf("request %d: %s, want the webhook's verb PATCH", i+1, m)
+				}
+			}
+			r.mu.Unlock()
+
+			queued := r.event(h)
+			r.answer = failWith(http.StatusGone)
+			gone := r.event(h)
+			r.work(gone.ID)
+			if d := r.delivery(gone.ID); d.Status != parcela.DeliveryFailed || d.NextAttemptAt != nil {
+				t.Fatalf("after 410 the delivery is %s, next %v", d.Status, d.NextAttemptAt)
+			}
+			if w := r.webhook(h.ID); w.Enabled || w.DisabledReason == nil {
+				t.Fatalf("after 410 the webhook is %+v", w)
+			}
+			sent := r.requests()
+			r.work(queued.ID)
+			if r.requests() != sent {
+				t.Fatal("a webhook disabled by 410 was sent a queued delivery")
 			}
 		})
 	}

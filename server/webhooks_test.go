@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"parcela"
 	"parcela/jobs"
 	"parcela/webhook"
 )
@@ -395,5 +397,75 @@ func TestWebhookDisabledAfterFiveDaysOfFailures(t *testing.T) {
 			w := b.call("GET", "/external_api/v1/webhooks/"+h["id"].(string), nil).want(t, 200).JSON(t)
 			return w["enabled"] == false && strings.Contains(w["disabled_reason"].(string), "5 days")
 		})
+	})
+}
+
+// An event subscribed by two webhooks of a company goes to both; the
+// delivery log pages through a company's own deliveries, newest first in a
+// stable order, and neither it nor a retry reaches another company's or the
+// other environment's deliveries.
+func TestDeliveryLogIsTheCompanysOwn(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		h1 := b.hook(t, "https://one.example.com/hooks", "order", "in_progress")
+		h2 := b.hook(t, "https://two.example.com/hooks", "order", "in_progress", "canceled")
+		b.hook(t, "https://three.example.com/hooks", "order", "finished")
+		// Another company's webhook and the production one see nothing of it.
+		other := b.send(b.sandbox.URL, b.otherToken, "POST", "/external_api/v1/webhooks", map[string]any{"name": "other",
+			"url": "https://other.example.com/hooks", "entity": "order", "events": []string{"in_progress"}, "verb": "post"}, nil).want(t, 201).JSON(t)
+		prod := b.send(b.production.URL, b.prodToken, "POST", "/external_api/v1/webhooks", map[string]any{"name": "prod",
+			"url": "https://prod.example.com/hooks", "entity": "order", "events": []string{"in_progress"}, "verb": "post"}, nil).want(t, 201).JSON(t)
+		offer, order := b.order()
+		up, _ := configs(offer)
+		b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "pix", 1)).want(t, 200)
+
+		all := b.call("GET", "/external_api/v1/webhook_deliveries", nil).want(t, 200).JSON(t)
+		if all["total_items"] != float64(2) {
+			t.Fatalf("the company's log: %v", all)
+		}
+		var ids []string
+		for _, h := range []map[string]any{h1, h2} {
+			ds := b.call("GET", "/external_api/v1/webhook_deliveries?webhook_id="+h["id"].(string), nil).want(t, 200).JSON(t)["results"].([]any)
+			if len(ds) != 1 || ds[0].(map[string]any)["event"] != "in_progress" {
+				t.Fatalf("webhook %s got %v", h["url"], ds)
+			}
+			ids = append(ids, ds[0].(map[string]any)["id"].(string))
+		}
+		for _, c := range []struct{ base, token, hook string }{{b.sandbox.URL, b.otherToken, other["id"].(string)}, {b.production.URL, b.prodToken, prod["id"].(string)}} {
+			if got := b.send(c.base, c.token, "GET", "/external_api/v1/webhook_deliveries", nil, nil).want(t, 200).JSON(t); got["total_items"] != float64(0) {
+				t.Fatalf("another company or environment sees %v", got)
+			}
+			if got := b.send(c.base, c.token, "GET", "/external_api/v1/webhook_deliveries?webhook_id="+c.hook, nil, nil).want(t, 200).JSON(t); got["total_items"] != float64(0) {
+				t.Fatalf("another company's or environment's webhook got %v", got)
+			}
+			b.send(c.base, c.token, "GET", "/external_api/v1/webhook_deliveries?webhook_id="+h1["id"].(string), nil, nil).want(t, 404)
+			b.send(c.base, c.token, "POST", "/external_api/v1/webhook_deliveries/"+ids[0]+"/retry", nil, nil).want(t, 404)
+		}
+		b.call("POST", "/external_api/v1/webhook_deliveries/not-a-uuid/retry", nil).want(t, 404)
+		b.call("POST", "/external_api/v1/webhook_deliveries/"+parcela.NewID()+"/retry", nil).want(t, 404)
+
+		// Pages of one, in the same order on every read.
+		var paged []string
+		for page := 1; page <= 3; page++ {
+			got := b.call("GET", fmt.Sprintf("/external_api/v1/webhook_deliveries?page=%d&per_page=1", page), nil).want(t, 200).JSON(t)
+			if got["total_items"] != float64(2) || got["total_pages"] != float64(2) {
+				t.Fatalf("page %d: %v", page, got)
+			}
+			for _, d := range got["results"].([]any) {
+				paged = append(paged, d.(map[string]any)["id"].(string))
+			}
+		}
+		var listed []string
+		for _, d := range all["results"].([]any) {
+			listed = append(listed, d.(map[string]any)["id"].(string))
+		}
+		if !slices.Equal(paged, listed) {
+			t.Fatalf("pages %v, list %v", paged, listed)
+		}
+		for _, q := range []string{"page=0", "per_page=0", "per_page=1001", "page=100001", "page=x"} {
+			if r := b.call("GET", "/external_api/v1/webhook_deliveries?"+q, nil); r.Status != 422 && r.Status != 400 {
+				t.Errorf("%s: %d", q, r.Status)
+			}
+		}
 	})
 }

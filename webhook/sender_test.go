@@ -308,3 +308,69 @@ func TestSendNeverPanics(t *testing.T) {
 		t.Errorf("canceled context: %+v", res)
 	}
 }
+
+// A 2xx that comes after the attempt's time is a time-out, not a delivery.
+func TestSendLateSuccessIsAFailure(t *testing.T) {
+	release := make(chan struct{})
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	defer close(release)
+	res := localSender(t, 200*time.Millisecond).Send(context.Background(), request(srv.URL, newSecret(t)))
+	if res.Outcome != OutcomeRetry || res.StatusCode != 0 || !strings.Contains(res.Error, "timed out") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// A 2xx whose body never ends is delivered: the answer came in time. The
+// attempt reads only a bounded part of it and ends within its time limit.
+func TestSendEndlessBodyIsBounded(t *testing.T) {
+	var written atomic.Int64
+	release := make(chan struct{})
+	defer close(release)
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		chunk := bytes.Repeat([]byte("x"), 32<<10)
+		for {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+			select {
+			case <-release:
+				return
+			default:
+			}
+		}
+	})
+	res := localSender(t, 2*time.Second).Send(context.Background(), request(srv.URL, newSecret(t)))
+	if res.Outcome != OutcomeDelivered || res.StatusCode != 200 || len(res.ResponseBody) != maxResponseBody {
+		t.Fatalf("outcome %s, status %d, body %d bytes", res.Outcome, res.StatusCode, len(res.ResponseBody))
+	}
+	// Whatever the sockets' buffers held, far less than the sender would
+	// have read had it read on.
+	if n := written.Load(); n > 64<<20 {
+		t.Fatalf("the receiver wrote %d bytes before the sender hung up", n)
+	}
+
+	// A body that stalls after its first bytes ends the attempt at its
+	// time limit, still delivered.
+	stalled := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "ok")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	res = localSender(t, 300*time.Millisecond).Send(context.Background(), request(stalled.URL, newSecret(t)))
+	if res.Outcome != OutcomeDelivered || res.ResponseBody != "ok" {
+		t.Fatalf("stalled body: %+v", res)
+	}
+}
