@@ -191,7 +191,13 @@ type WebhookStore interface {
 	CreateWebhook(ctx context.Context, w *Webhook, limit int) error
 	Webhooks(ctx context.Context, a Auth) ([]*Webhook, error)
 	Webhook(ctx context.Context, a Auth, id string) (*Webhook, error)
-	UpdateWebhook(ctx context.Context, w *Webhook) error
+	// UpdateWebhook writes w's settings (name, url, events, verb), and its
+	// state (enabled, why not, failing since) only if state; never its
+	// secrets.
+	UpdateWebhook(ctx context.Context, w *Webhook, state bool) error
+	// RotateWebhookSecret writes w's secrets if its secret is still from
+	// (a *Conflict otherwise).
+	RotateWebhookSecret(ctx context.Context, w *Webhook, from string) error
 	// DeleteWebhook marks a webhook deleted at at (not found if it was).
 	DeleteWebhook(ctx context.Context, a Auth, id string, at time.Time) error
 	Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error)

@@ -60,6 +60,10 @@ func (s *Webhooks) Webhook(ctx context.Context, a Auth, id string) (*Webhook, er
 }
 
 // UpdateWebhook patches a webhook; enabling it clears its failure record.
+// Only what the request sets is written, and the webhook is answered as
+// stored: the delivery worker (a 410, five days of failures, a success)
+// and a rotation may have changed it since it was read, and writing back
+// what was read would undo them.
 func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req WebhookRequest) (*Webhook, error) {
 	w, err := s.store.Webhook(ctx, a, id)
 	if err != nil {
@@ -69,10 +73,10 @@ func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req Web
 		return nil, err
 	}
 	w.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateWebhook(ctx, w); err != nil {
+	if err := s.store.UpdateWebhook(ctx, w, req.Enabled != nil); err != nil {
 		return nil, err
 	}
-	return w, nil
+	return s.store.Webhook(ctx, a, id)
 }
 
 // DeleteWebhook removes a webhook; its delivery log is kept.
@@ -81,23 +85,30 @@ func (s *Webhooks) DeleteWebhook(ctx context.Context, a Auth, id string) error {
 }
 
 // RotateWebhookSecret issues a new secret; the old one signs alongside it
-// for SecretOverlap.
+// for SecretOverlap. The rotation is guarded by the secret it replaces, so
+// of two at once the later rotates the earlier's secret: each secret
+// answered still signs.
 func (s *Webhooks) RotateWebhookSecret(ctx context.Context, a Auth, id string) (*Webhook, error) {
 	secret, err := webhook.NewSecret()
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.store.Webhook(ctx, a, id)
+	var rotated *Webhook
+	err = decideAndApply("webhook", func() error {
+		w, err := s.store.Webhook(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		until, old := now.Add(SecretOverlap), w.Secret
+		w.Secret, w.PreviousSecret, w.PreviousSecretUntil, w.UpdatedAt = secret, &old, &until, now
+		rotated = w
+		return s.store.RotateWebhookSecret(answering(ctx, w), w, old)
+	})
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
-	until, old := now.Add(SecretOverlap), w.Secret
-	w.Secret, w.PreviousSecret, w.PreviousSecretUntil, w.UpdatedAt = secret, &old, &until, now
-	if err := s.store.UpdateWebhook(answering(ctx, w), w); err != nil {
-		return nil, err
-	}
-	return w, nil
+	return rotated, nil
 }
 
 // Deliveries lists the caller's deliveries, newest first, optionally of one

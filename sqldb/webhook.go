@@ -74,14 +74,30 @@ func (db *DB) Webhook(ctx context.Context, a parcela.Auth, id string) (*parcela.
 	return w, failed("read webhook", notFound(err, "webhook"))
 }
 
-// UpdateWebhook writes a webhook's fields and secrets; a deleted one is not found.
-func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook) error {
+// UpdateWebhook writes a webhook's settings, and its state only if state;
+// a deleted one is not found. The columns left out are others' to write
+// (the delivery worker's failure record, a rotation's secrets): a PATCH
+// read before they changed must not put back what it read.
+func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, state bool) error {
+	q, args := `UPDATE webhooks SET name = ?, url = ?, events = ?, verb = ?, updated_at = ?`,
+		[]any{w.Name, w.URL, strings.Join(w.Events, ","), w.Verb, ms64(w.UpdatedAt)}
+	if state {
+		q += `, enabled = ?, disabled_reason = ?, failing_since = ?`
+		args = append(args, w.Enabled, w.DisabledReason, msPtr(w.FailingSince))
+	}
 	return failed("update webhook", db.inTx(ctx, func(tx *Tx) error {
-		res, err := tx.r.exec(ctx, `UPDATE webhooks SET name = ?, url = ?, events = ?, verb = ?, enabled = ?, disabled_reason = ?, failing_since = ?,
-			secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL`,
-			w.Name, w.URL, strings.Join(w.Events, ","), w.Verb, w.Enabled, w.DisabledReason, msPtr(w.FailingSince),
-			w.Secret, w.PreviousSecret, msPtr(w.PreviousSecretUntil), ms64(w.UpdatedAt), w.ID)
+		res, err := tx.r.exec(ctx, q+` WHERE id = ? AND deleted_at IS NULL`, append(args, w.ID)...)
 		return oneRow(res, err, "webhook")
+	}))
+}
+
+// RotateWebhookSecret writes a webhook's secrets if its secret is still
+// from; otherwise (rotated meanwhile, or deleted) it is a conflict, and the
+// rotation reads again.
+func (db *DB) RotateWebhookSecret(ctx context.Context, w *parcela.Webhook, from string) error {
+	return failed("rotate webhook secret", db.inTx(ctx, func(tx *Tx) error {
+		return tx.r.guarded(ctx, "webhook", w.ID, `UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?
+			WHERE id = ? AND secret = ? AND deleted_at IS NULL`, w.Secret, w.PreviousSecret, msPtr(w.PreviousSecretUntil), ms64(w.UpdatedAt), w.ID, from)
 	}))
 }
 

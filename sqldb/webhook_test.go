@@ -1,0 +1,147 @@
+package sqldb_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// interleaved is the store with one write slipped in right after the next
+// read of a webhook: a change that commits between a request's read and
+// its write.
+type interleaved struct {
+	*sqldb.DB
+	between func()
+}
+
+func (s *interleaved) Webhook(ctx context.Context, a parcela.Auth, id string) (*parcela.Webhook, error) {
+	w, err := s.DB.Webhook(ctx, a, id)
+	if f := s.between; f != nil {
+		s.between = nil
+		f()
+	}
+	return w, err
+}
+
+// A PATCH or a rotation writes what it changes and nothing it read before
+// another change committed: a webhook the worker disabled meanwhile stays
+// disabled, a success's cleared failure record stays cleared, a rotation
+// stays rotated, and two rotations at once leave both answered secrets
+// signing.
+func TestWebhookWritesKeepConcurrentChanges(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+			app := sqldbtest.Services(db, clock)
+			a := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
+			store := &interleaved{DB: db}
+			hooks := parcela.NewWebhooks(store, clock)
+			hook, err := hooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "post", "entity": "order", "events": ["in_progress"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// attempt records an attempt of a new delivery to hook.
+			attempt := func(r parcela.AttemptResult) {
+				t.Helper()
+				ev := parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "order", EntityID: parcela.NewID(),
+					Event: "in_progress", Data: []byte(`{}`), CreatedAt: clock.Now()}
+				if err := db.WriteEvents(ctx, []parcela.Event{ev}); err != nil {
+					t.Fatal(err)
+				}
+				ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 1})
+				if err != nil || len(ds) != 1 || ds[0].EventID != ev.ID {
+					t.Fatalf("delivery of %s: %v %v", ev.ID, ds, err)
+				}
+				w, err := app.Deliveries.DeliveryWork(ctx, ds[0].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.At = clock.Now()
+				if err := app.Deliveries.RecordAttempt(ctx, w, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rename := func(name string) *parcela.Webhook {
+				t.Helper()
+				w, err := hooks.UpdateWebhook(ctx, a, hook.ID, parcela.WebhookRequest{Name: &name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			read := func() *parcela.Webhook {
+				t.Helper()
+				w, err := db.Webhook(ctx, a, hook.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+
+			// A failure starts the failure record; a success clears it while
+			// a PATCH is between its read and its write.
+			msg := "receiver answered 500"
+			attempt(parcela.AttemptResult{Error: &msg})
+			if read().FailingSince == nil {
+				t.Fatal("a failure started no failure record")
+			}
+			ok := 204
+			store.between = func() { attempt(parcela.AttemptResult{Status: &ok, Delivered: true}) }
+			rename("renamed while delivered")
+			if w := read(); w.FailingSince != nil || w.Name != "renamed while delivered" {
+				t.Fatalf("after a success during a PATCH: failing since %v, name %q", w.FailingSince, w.Name)
+			}
+
+			// The receiver answers 410 while a PATCH is between its read and
+			// its write.
+			gone := 410
+			store.between = func() { attempt(parcela.AttemptResult{Status: &gone, Gone: true}) }
+			answered := rename("renamed while gone")
+			if w := read(); w.Enabled || w.DisabledReason == nil || w.Name != "renamed while gone" {
+				t.Fatalf("after 410 during a PATCH: enabled %v, reason %v, name %q", w.Enabled, w.DisabledReason, w.Name)
+			}
+			if answered.Enabled {
+				t.Fatal("the PATCH answered the webhook enabled; it is disabled")
+			}
+
+			// A rotation commits while a PATCH is between its read and its write.
+			var rotated *parcela.Webhook
+			store.between = func() {
+				if rotated, err = hooks.RotateWebhookSecret(ctx, a, hook.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rename("renamed while rotated")
+			if w := read(); w.Secret != rotated.Secret || w.PreviousSecret == nil || *w.PreviousSecret != hook.Secret {
+				t.Fatal("a PATCH undid a rotation that committed during it")
+			}
+
+			// Two rotations at once: both answered secrets sign afterwards.
+			var first *parcela.Webhook
+			store.between = func() {
+				if first, err = hooks.RotateWebhookSecret(ctx, a, hook.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			second, err := hooks.RotateWebhookSecret(ctx, a, hook.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			signing := read().Secrets(clock.Now())
+			for _, s := range []string{first.Secret, second.Secret} {
+				if !slices.Contains(signing, s) {
+					t.Fatalf("a secret answered by a rotation does not sign: %d secrets sign", len(signing))
+				}
+			}
+		})
+	}
+}
