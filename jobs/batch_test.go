@@ -28,7 +28,7 @@ func TestDeliveryParamsBatchFirstAttempts(t *testing.T) {
 	for i := range maxBatch + 2 {
 		jobs = append(jobs, sqldb.DeliveryJob{DeliveryID: "d" + string(rune('A'+i%26)) + string(rune('a'+i/26))})
 	}
-	jobs = append(jobs, sqldb.DeliveryJob{DeliveryID: "retry", Generation: 0, At: &at}, sqldb.DeliveryJob{DeliveryID: "manual", Generation: 2})
+	jobs = append(jobs, sqldb.DeliveryJob{DeliveryID: "retry", Generation: 0, Attempt: 3, At: &at}, sqldb.DeliveryJob{DeliveryID: "manual", Generation: 2, Attempt: 1})
 	params := deliveryParams("q", jobs)
 	if len(params) != 4 {
 		t.Fatalf("%d jobs, want 4 (a full batch, a batch of 2, a retry, a manual retry)", len(params))
@@ -38,10 +38,10 @@ func TestDeliveryParamsBatchFirstAttempts(t *testing.T) {
 	if len(first.Batch) != maxBatch || len(second.Batch) != 2 || first.DeliveryID != "" || second.Batch[1] != jobs[maxBatch+1].DeliveryID {
 		t.Fatalf("batches %v, %v", first, second)
 	}
-	if r := params[1]; !reflect.DeepEqual(r.Args, DeliveryArgs{DeliveryID: "retry"}) || !r.InsertOpts.ScheduledAt.Equal(at) {
+	if r := params[1]; !reflect.DeepEqual(r.Args, DeliveryArgs{DeliveryID: "retry", Attempt: 3}) || !r.InsertOpts.ScheduledAt.Equal(at) {
 		t.Fatalf("retry %+v %+v", r.Args, r.InsertOpts)
 	}
-	if m := params[2].Args.(DeliveryArgs); m.DeliveryID != "manual" || m.Generation != 2 || m.Batch != nil {
+	if m := params[2].Args.(DeliveryArgs); m.DeliveryID != "manual" || m.Generation != 2 || m.Attempt != 1 || m.Batch != nil {
 		t.Fatalf("manual retry %+v", m)
 	}
 	for _, p := range params {
@@ -49,8 +49,8 @@ func TestDeliveryParamsBatchFirstAttempts(t *testing.T) {
 			t.Fatalf("queue %q", p.InsertOpts.Queue)
 		}
 	}
-	// A lone first attempt is an ordinary job.
-	if p := deliveryParams("q", []sqldb.DeliveryJob{{DeliveryID: "one"}}); len(p) != 1 || !reflect.DeepEqual(p[0].Args, DeliveryArgs{DeliveryID: "one"}) {
+	// A lone first attempt is an ordinary job, of the delivery's first attempt.
+	if p := deliveryParams("q", []sqldb.DeliveryJob{{DeliveryID: "one", Attempt: 1}}); len(p) != 1 || !reflect.DeepEqual(p[0].Args, DeliveryArgs{DeliveryID: "one", Attempt: 1}) {
 		t.Fatalf("%+v", p)
 	}
 }

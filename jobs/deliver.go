@@ -18,7 +18,10 @@ import (
 
 // DeliveryArgs is the River job that makes one attempt of one delivery, or
 // the first attempts of a batch of them. Generation must match the
-// delivery's, so a superseded job stands down.
+// delivery's, so a superseded job stands down; and Attempt (the attempt of
+// the generation it makes, from 1) must be the delivery's next, so a job
+// run again after its attempt was recorded sends nothing more and queues
+// no second retry.
 //
 // A batch (the new deliveries of one transaction, up to maxBatch) costs
 // River one fetch and one completion for all of them: per delivery, those
@@ -26,6 +29,9 @@ import (
 type DeliveryArgs struct {
 	DeliveryID string `json:"delivery_id,omitempty"`
 	Generation int    `json:"generation,omitempty"`
+	// Attempt is 0 in the jobs queued before it was written: they attempt
+	// whatever the delivery's next attempt is, as they always did.
+	Attempt int `json:"attempt,omitempty"`
 	// Batch holds deliveries at generation 0 to attempt for the first time.
 	Batch []string `json:"batch,omitempty"`
 }
@@ -130,19 +136,20 @@ func appendJSONString(b []byte, s string) []byte {
 type deliveryItem struct {
 	id         string
 	generation int
-	// first marks an item of a batch: its delivery's first attempt, which
-	// a run of the job that finds the delivery already attempted (a job
-	// snoozed or retried after some of its items went out) skips.
-	first bool
+	// attempt is the attempt of the generation the item makes (0: any), which
+	// a run of the job that finds it made (a job snoozed or retried after
+	// some of its items went out, or rescued) skips. A batch's items make
+	// their deliveries' first.
+	attempt int
 }
 
 func (a DeliveryArgs) items() []deliveryItem {
 	if len(a.Batch) == 0 {
-		return []deliveryItem{{id: a.DeliveryID, generation: a.Generation}}
+		return []deliveryItem{{id: a.DeliveryID, generation: a.Generation, attempt: a.Attempt}}
 	}
 	items := make([]deliveryItem, len(a.Batch))
 	for i, id := range a.Batch {
-		items[i] = deliveryItem{id: id, first: true}
+		items[i] = deliveryItem{id: id, attempt: 1}
 	}
 	return items
 }
@@ -245,8 +252,9 @@ func (w *deliverWorker) Work(ctx context.Context, job *river.Job[DeliveryArgs]) 
 // so that a batch's attempts go on while earlier ones are written.
 func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parcela.DeliveryWork) (time.Duration, func() error) {
 	d := work.Delivery
-	if d.Generation != it.generation || d.Status == parcela.DeliveryDelivered || d.Status == parcela.DeliveryFailed || (it.first && d.AttemptCount > 0) {
-		return 0, nil // superseded by a manual retry, already settled, or (a batch's) already attempted
+	if d.Generation != it.generation || d.Status == parcela.DeliveryDelivered || d.Status == parcela.DeliveryFailed ||
+		(it.attempt > 0 && d.AttemptCount+1 != it.attempt) {
+		return 0, nil // superseded by a manual retry, already settled, or this attempt already made
 	}
 	now := time.Now()
 	if work.Deleted || !work.Webhook.Enabled {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ type hookRig struct {
 	clock  *parcela.TestClock
 	a      parcela.Auth
 	worker *deliverWorker
+	tape   *jobTape
 
 	mu       sync.Mutex
 	received []http.Header // every request the receiver got, in order
@@ -36,15 +38,43 @@ type hookRig struct {
 	srv      *httptest.Server
 }
 
+// jobTape is an enqueuer that keeps the delivery jobs it is given, as
+// River would get them, for a test to run by hand.
+type jobTape struct {
+	mu   sync.Mutex
+	jobs []DeliveryArgs
+}
+
+func (j *jobTape) EnqueueDeliveries(_ context.Context, _ *sqldb.Tx, jobs []sqldb.DeliveryJob) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, p := range deliveryParams("q", jobs) {
+		j.jobs = append(j.jobs, p.Args.(DeliveryArgs))
+	}
+	return nil
+}
+
+func (j *jobTape) EnqueueVoids(context.Context, *sqldb.Tx, []parcela.CancelRequest) error { return nil }
+
+// of returns the jobs queued for delivery id, oldest first.
+func (j *jobTape) of(id string) []DeliveryArgs {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []DeliveryArgs
+	for _, a := range j.jobs {
+		if a.DeliveryID == id || slices.Contains(a.Batch, id) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 func newHookRig(t *testing.T, e sqldb.Dialect) *hookRig {
 	t.Helper()
-	enq, err := NewEnqueuer("webhooks_" + sqldbtest.Suffix())
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := parcela.NewTestClock(time.Date(2026, 11, 21, 15, 30, 0, 0, parcela.SaoPaulo))
-	db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: enq})
-	r := &hookRig{t: t, db: db, app: sqldbtest.Services(db, clock), clock: clock,
+	tape := &jobTape{}
+	db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: tape})
+	r := &hookRig{t: t, db: db, app: sqldbtest.Services(db, clock), clock: clock, tape: tape,
 		a: parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
@@ -116,12 +146,21 @@ func (r *hookRig) delivery(id string) *parcela.Delivery {
 	return d
 }
 
-// work runs the job of the delivery's current generation once.
+// work runs the delivery's last queued job once.
 func (r *hookRig) work(id string) {
 	r.t.Helper()
-	d := r.delivery(id)
-	if err := r.worker.Work(context.Background(), &river.Job[DeliveryArgs]{Args: DeliveryArgs{DeliveryID: id, Generation: d.Generation}}); err != nil {
-		r.t.Fatalf("job of delivery %s: %v", id, err)
+	jobs := r.tape.of(id)
+	if len(jobs) == 0 {
+		r.t.Fatalf("no job queued for delivery %s", id)
+	}
+	r.run(jobs[len(jobs)-1])
+}
+
+// run runs one job as River would.
+func (r *hookRig) run(args DeliveryArgs) {
+	r.t.Helper()
+	if err := r.worker.Work(context.Background(), &river.Job[DeliveryArgs]{Args: args}); err != nil {
+		r.t.Fatalf("job %+v: %v", args, err)
 	}
 }
 
@@ -413,6 +452,52 @@ func TestDeliveryAnswers(t *testing.T) {
 			r.work(queued.ID)
 			if r.requests() != sent {
 				t.Fatal("a webhook disabled by 410 was sent a queued delivery")
+			}
+		})
+	}
+}
+
+// A delivery job that runs again after its attempt was recorded (River
+// retries a job whose record answered an error though it committed; the
+// rescuer frees a job it took for dead) sends nothing more and queues no
+// second retry: the schedule goes on as one chain, and a delivery is not
+// sent twice for one step of it.
+func TestDeliveryJobRunAgainStandsDown(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			r.answer = failWith(500)
+			h := r.hook("/down", "post")
+			d := r.event(h)
+			first := r.tape.of(d.ID)
+			if len(first) != 1 {
+				t.Fatalf("%d jobs queued for a new delivery", len(first))
+			}
+			r.run(first[0])
+			r.run(first[0])
+			retries := r.tape.of(d.ID)[1:]
+			if n := r.requests(); n != 1 || len(retries) != 1 {
+				t.Fatalf("the first attempt's job run twice sent %d requests and queued %d retries; want 1 and 1", n, len(retries))
+			}
+			r.run(retries[0])
+			r.run(retries[0])
+			if n, queued := r.requests(), len(r.tape.of(d.ID)); n != 2 || queued != 3 {
+				t.Fatalf("a retry's job run twice: %d requests, %d jobs queued; want 2 and 3", n, queued)
+			}
+			if got := r.delivery(d.ID); got.Status != parcela.DeliveryRetrying || len(got.Attempts) != 2 {
+				t.Fatalf("status %s with %d attempts, want retrying with 2", got.Status, len(got.Attempts))
+			}
+			// So is a manual retry's job.
+			if _, err := r.app.Webhooks.RetryDelivery(context.Background(), r.a, d.ID); err != nil {
+				t.Fatal(err)
+			}
+			manual := r.tape.of(d.ID)[3]
+			r.run(manual)
+			r.run(manual)
+			if n := r.requests(); n != 3 {
+				t.Fatalf("a manual retry's job run twice: %d requests, want 3", n)
 			}
 		})
 	}

@@ -91,7 +91,7 @@ func deliveryParams(queue string, jobs []sqldb.DeliveryJob) []river.InsertManyPa
 		switch len(batch) {
 		case 0:
 		case 1:
-			params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: batch[0]}, InsertOpts: &river.InsertOpts{Queue: queue}})
+			params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: batch[0], Attempt: 1}, InsertOpts: &river.InsertOpts{Queue: queue}})
 		default:
 			params = append(params, river.InsertManyParams{Args: DeliveryArgs{Batch: batch}, InsertOpts: &river.InsertOpts{Queue: queue}})
 		}
@@ -108,7 +108,7 @@ func deliveryParams(queue string, jobs []sqldb.DeliveryJob) []river.InsertManyPa
 		if j.At != nil {
 			opts.ScheduledAt = *j.At
 		}
-		params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: j.DeliveryID, Generation: j.Generation}, InsertOpts: opts})
+		params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: j.DeliveryID, Generation: j.Generation, Attempt: j.Attempt}, InsertOpts: opts})
 	}
 	flush()
 	return params

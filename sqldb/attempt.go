@@ -166,10 +166,10 @@ func (db *DB) writeAttemptBatch(ctx context.Context, batch []*pendingAttempt) er
 		}
 		var w attemptWrites
 		for _, r := range recs {
-			if !moved[r] {
+			if moved[r] == 0 {
 				continue // superseded by a manual retry
 			}
-			if err := recordAttempt(ctx, tx, r, &w); err != nil {
+			if err := recordAttempt(ctx, tx, r, moved[r], &w); err != nil {
 				return err
 			}
 		}
@@ -186,11 +186,13 @@ func insertAttempts(ctx context.Context, tx *Tx, w *attemptWrites) error {
 
 // moveDeliveries moves each record's delivery to its next state if the
 // delivery is still at the record's generation (a manual retry supersedes
-// an attempt otherwise), and returns the records whose delivery moved.
-// The deliveries of distinct records move in one statement per maxParams
-// of them, not one each: on PostgreSQL every statement is a round trip.
-func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) (map[*parcela.AttemptRecord]bool, error) {
-	moved := make(map[*parcela.AttemptRecord]bool, len(recs))
+// an attempt otherwise), and returns the records whose delivery moved,
+// each with its delivery's attempts since then (its retry's job makes the
+// next). The deliveries of distinct records move in one statement per
+// maxParams of them, not one each: on PostgreSQL every statement is a
+// round trip.
+func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) (map[*parcela.AttemptRecord]int, error) {
+	moved := make(map[*parcela.AttemptRecord]int, len(recs))
 	byID := make(map[string]*parcela.AttemptRecord, len(recs))
 	for _, r := range recs {
 		if byID[r.DeliveryID] != nil {
@@ -223,15 +225,28 @@ func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) 
 			b.WriteString(`(?, ?, CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT))`)
 			args = append(args, r.DeliveryID, r.Status, r.Generation, msPtr(r.RetryAt), ms64(r.At))
 		}
-		b.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.generation = v.column3 RETURNING webhook_deliveries.id`)
-		ids, err := collect(ctx, tx.r, scanString, b.String(), args...)
+		b.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.generation = v.column3
+			RETURNING webhook_deliveries.id, webhook_deliveries.attempt_count`)
+		counts, err := collect(ctx, tx.r, scanAttemptCount, b.String(), args...)
 		if err != nil {
 			return nil, err
 		}
-		for _, id := range ids {
-			moved[byID[id]] = true
+		for _, c := range counts {
+			moved[byID[c.id]] = c.attempts
 		}
 		recs = recs[n:]
 	}
 	return moved, nil
+}
+
+// attemptCount is a delivery's count of attempts, as an update left it.
+type attemptCount struct {
+	id       string
+	attempts int
+}
+
+func scanAttemptCount(row rowScanner) (attemptCount, error) {
+	var c attemptCount
+	err := row.Scan(&c.id, &c.attempts)
+	return c, err
 }

@@ -35,7 +35,7 @@ func fanOut(ctx context.Context, tx *Tx, events []parcela.Event) error {
 		return err
 	}
 	for _, id := range ids {
-		tx.enqueueDelivery(DeliveryJob{DeliveryID: id})
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: id, Attempt: 1})
 	}
 	return nil
 }
@@ -140,12 +140,12 @@ type attemptWrites struct {
 }
 
 // recordAttempt adds an attempt whose delivery moved on (moveDeliveries)
-// to w, and moves its webhook on in tx.
-func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, w *attemptWrites) error {
+// to its attempts-th attempt to w, and moves its webhook on in tx.
+func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, attempts int, w *attemptWrites) error {
 	a := r.Attempt
 	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
 	if r.RetryAt != nil {
-		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, At: r.RetryAt})
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, Attempt: attempts + 1, At: r.RetryAt})
 	}
 	h := r.Webhook
 	if h.Skip {
@@ -275,7 +275,7 @@ func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Ti
 			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
 			return err
 		}
-		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Generation: d.Generation + 1})
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Generation: d.Generation + 1, Attempt: 1})
 		return nil
 	}))
 }

@@ -26,10 +26,15 @@ type Enqueuer interface {
 
 // DeliveryJob asks for one attempt of a delivery at At (nil: now).
 // Generation must still be the delivery's when it runs, or the job stands
-// down: a manual retry superseded it.
+// down: a manual retry superseded it. So must Attempt, the attempt of the
+// generation the job makes (1 for its first): a job that runs again once
+// its attempt is recorded (River retries a job whose record answered an
+// error; the rescuer frees one it took for dead) stands down rather than
+// send again and queue a second retry.
 type DeliveryJob struct {
 	DeliveryID string
 	Generation int
+	Attempt    int
 	At         *time.Time
 }
 
