@@ -323,3 +323,29 @@ func TestPenaltyWaiverAndBillingCancel(t *testing.T) {
 		b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/billings/"+billingID, nil, nil).want(t, 404)
 	})
 }
+
+// A bill turns overdue once, however often the sweeps run over it (its
+// boleto expiring and re-issued meanwhile); canceling the order then
+// cancels its open bills and its billing, each with its event.
+func TestOverdueOnceThenOrderCanceled(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		oid := order["id"].(string)
+		bills := billIDs(b.call("POST", "/external_api/v1/orders/"+oid+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t))
+		b.pay(t, openPayment(t, b.bill(t, bills[0]))["id"].(string))
+		for _, at := range []string{"2027-01-01 08:00", "2027-01-12 10:00", "2027-01-12 11:00", "2027-01-13 00:10", "2027-01-14 09:00", "2027-01-20 09:00"} {
+			b.at(t, at)
+		}
+		if got := b.bill(t, bills[1]); got["status"] != "overdue" {
+			t.Fatalf("installment 1 is %v", got["status"])
+		}
+		b.call("POST", "/external_api/v1/orders/"+oid+"/cancel", map[string]any{"cancelation_reason": "customer_dropout"}).want(t, 200)
+		want := []string{"order:in_progress", "billing:waiting_payment", "bill:pending", "bill:pending", "bill:pending",
+			"bill:paid", "billing:active", "bill:overdue", "bill:canceled", "bill:canceled", "billing:canceled", "order:canceled"}
+		if got := b.eventLog(t); !slices.Equal(got, want) {
+			t.Fatalf("events:\n got %v\nwant %v", got, want)
+		}
+	})
+}
