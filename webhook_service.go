@@ -60,10 +60,10 @@ func (s *Webhooks) Webhook(ctx context.Context, a Auth, id string) (*Webhook, er
 }
 
 // UpdateWebhook patches a webhook; enabling it clears its failure record.
-// Only what the request sets is written, and the webhook is answered as
-// stored: the delivery worker (a 410, five days of failures, a success)
-// and a rotation may have changed it since it was read, and writing back
-// what was read would undo them.
+// Its settings are written, its state only when the request sets enabled,
+// its secrets never, and it is answered as stored: the delivery worker (a
+// 410, five days of failures, a success) and a rotation may have changed it
+// since it was read, and writing back what was read would undo them.
 func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req WebhookRequest) (*Webhook, error) {
 	w, err := s.store.Webhook(ctx, a, id)
 	if err != nil {

@@ -139,8 +139,9 @@ type attemptWrites struct {
 	marked map[string]bool
 }
 
-// recordAttempt adds an attempt whose delivery moved on (moveDeliveries)
-// to its attempts-th attempt to w, and moves its webhook on in tx.
+// recordAttempt adds to w an attempt whose delivery moved on
+// (moveDeliveries), which left the delivery with attempts attempts, and
+// moves its webhook on in tx.
 func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, attempts int, w *attemptWrites) error {
 	a := r.Attempt
 	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
