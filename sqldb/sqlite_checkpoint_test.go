@@ -37,12 +37,21 @@ func TestCheckpointerKeepsTheLogShort(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond) // at least one checkpoint tick
 	}
-	st, err := os.Stat(path + "-wal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if written := int64(rounds * perRound * len(chunk)); st.Size() > written/4 {
-		t.Fatalf("the log holds %d bytes after %d written: it is not being checkpointed", st.Size(), written)
+	// The checkpointer ticks every 250 ms, but on a loaded machine its tick
+	// can come late: the log must be short again within seconds, not at
+	// an instant (it stays long only if nothing checkpoints it).
+	written := int64(rounds * perRound * len(chunk))
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() <= written/4 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log holds %d bytes after %d written: it is not being checkpointed", st.Size(), written)
+		}
 	}
 }
 
