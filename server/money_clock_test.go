@@ -276,21 +276,7 @@ func TestInstallmentWithoutAPaymentIsNotLate(t *testing.T) {
 func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
-		body := offerBody(b.product()["id"].(string))
-		body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = []string{"boleto", "credit_card"}
-		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
-		_, fin := configs(offer)
-		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-		charge := chargeBody(fin, "pix", 4)
-		charge["due_day"] = 1
-		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
-		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
-		auth := parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}
-		i1, _, err := b.db.Bill(context.Background(), auth, ids[1])
-		if err != nil {
-			t.Fatal(err)
-		}
+		i1 := b.firstInstallment(t, "boleto", "credit_card")
 
 		// Three days past its effective due date (the end of 1 March), unissued.
 		b.clock.Set(time.Date(2027, 3, 4, 23, 59, 59, 999e6, parcela.SaoPaulo))
@@ -355,20 +341,7 @@ func TestFirstBillPixAskedForAfterItsDueInstant(t *testing.T) {
 func TestInstallmentBoletoAskedForAfterALatePix(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
-		body := offerBody(b.product()["id"].(string))
-		body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = []string{"boleto", "pix"}
-		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
-		_, fin := configs(offer)
-		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-		charge := chargeBody(fin, "pix", 4)
-		charge["due_day"] = 1
-		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
-		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
-		i1, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[1])
-		if err != nil {
-			t.Fatal(err)
-		}
+		i1 := b.firstInstallment(t, "boleto", "pix")
 		// Three days past its effective due date (the end of 1 March), unissued.
 		b.clock.Set(time.Date(2027, 3, 4, 10, 0, 0, 0, parcela.SaoPaulo))
 		if _, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix); err != nil {
@@ -384,4 +357,27 @@ func TestInstallmentBoletoAskedForAfterALatePix(t *testing.T) {
 			t.Fatalf("boleto: %d cents, expires %v; want %d cents, expiring %v", boleto.AmountCents, boleto.ExpiresAt, i1.AmountCents, want)
 		}
 	})
+}
+
+// firstInstallment charges, on 29 January 2027, a financed order of an
+// offer whose financed configuration takes methods (4 payments, due on
+// the 1st, the down payment by Pix), pays the down payment, and returns
+// the first installment (due 1 March), nothing issued for it yet.
+func (b *bundle) firstInstallment(t *testing.T, methods ...string) *parcela.Bill {
+	t.Helper()
+	b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
+	body := offerBody(b.product()["id"].(string))
+	body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = methods
+	offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+	_, fin := configs(offer)
+	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+	charge := chargeBody(fin, "pix", 4)
+	charge["due_day"] = 1
+	ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
+	b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+	i1, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i1
 }
