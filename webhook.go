@@ -128,7 +128,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 			v.Add("verb", "invalid", "must be post, put or patch")
 		}
 	}
-	if req.Enabled != nil && !creating {
+	if !creating && w.patchesState(req) {
 		w.Enabled = *req.Enabled
 		if w.Enabled {
 			w.DisabledReason, w.FailingSince = nil, nil
@@ -148,6 +148,14 @@ func validPort(p string) bool {
 	}
 	n, err := strconv.Atoi(p)
 	return err == nil && n >= 1 && n <= 65535
+}
+
+// patchesState tells whether req changes w's state (enabled, why not,
+// failing since). enabled: true sent to an enabled webhook (a client
+// sending every field back) does not: it must not restart the five days
+// of failures after which the webhook is disabled.
+func (w *Webhook) patchesState(req WebhookRequest) bool {
+	return req.Enabled != nil && !(*req.Enabled && w.Enabled)
 }
 
 // WebhookForm is spec 2.9 with the enabled extension.

@@ -60,8 +60,8 @@ func (s *Webhooks) Webhook(ctx context.Context, a Auth, id string) (*Webhook, er
 }
 
 // UpdateWebhook patches a webhook; enabling it clears its failure record.
-// Its settings are written, its state only when the request sets enabled,
-// its secrets never, and it is answered as stored: the delivery worker (a
+// Its settings are written, its state only when the request changes it
+// (patchesState), its secrets never, and it is answered as stored: the delivery worker (a
 // 410, five days of failures, a success) and a rotation may have changed it
 // since it was read, and writing back what was read would undo them.
 func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req WebhookRequest) (*Webhook, error) {
@@ -69,11 +69,12 @@ func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req Web
 	if err != nil {
 		return nil, err
 	}
+	state := w.patchesState(req)
 	if err := w.Apply(req, false); err != nil {
 		return nil, err
 	}
 	w.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateWebhook(ctx, w, req.Enabled != nil); err != nil {
+	if err := s.store.UpdateWebhook(ctx, w, state); err != nil {
 		return nil, err
 	}
 	return s.store.Webhook(ctx, a, id)

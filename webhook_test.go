@@ -106,6 +106,22 @@ func TestWebhookApplyCreateSetsFields(t *testing.T) {
 	}
 }
 
+// A PATCH that sends enabled: true to a webhook that is enabled (a client
+// sending every field back) changes nothing: a webhook failing for 3 days
+// keeps its failure clock, and is still disabled at 5 days.
+func TestWebhookEnabledAgainKeepsItsFailureClock(t *testing.T) {
+	t.Parallel()
+	failing := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	w := &Webhook{ID: "w1", CompanyID: "c1", Environment: Production, Name: "ERP", URL: "https://hooks.example.com/p",
+		Entity: "billing", Events: []string{"active"}, Verb: "post", Secret: "s1", Enabled: true, FailingSince: &failing}
+	if err := w.Apply(WebhookRequest{Enabled: pointerTo(true)}, false); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Enabled || w.DisabledReason != nil || w.FailingSince == nil || !w.FailingSince.Equal(failing) {
+		t.Errorf("enabled %v, reason %v, failing since %v; want enabled, still failing since %v", w.Enabled, w.DisabledReason, w.FailingSince, failing)
+	}
+}
+
 func TestWebhookApplyPatch(t *testing.T) {
 	t.Parallel()
 	failing := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)

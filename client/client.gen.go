@@ -1897,7 +1897,7 @@ type TakeRateType string
 type Webhook struct {
 	CreatedAt time.Time `json:"created_at"`
 
-	// DisabledReason Extension. Why the server disabled the webhook (an answer 410, 5 days of failures); `null` while enabled or when disabled with PATCH.
+	// DisabledReason Extension. Why the webhook is disabled: the server's reason (an answer 410, 5 days of failures), or `disabled by the company` after a PATCH with `enabled: false`; `null` while enabled.
 	DisabledReason *string `json:"disabled_reason"`
 
 	// Enabled Extension. Disabled webhooks receive nothing.
@@ -1956,7 +1956,7 @@ type WebhookVerb string
 type WebhookWithSecret struct {
 	CreatedAt time.Time `json:"created_at"`
 
-	// DisabledReason Extension. Why the server disabled the webhook (an answer 410, 5 days of failures); `null` while enabled or when disabled with PATCH.
+	// DisabledReason Extension. Why the webhook is disabled: the server's reason (an answer 410, 5 days of failures), or `disabled by the company` after a PATCH with `enabled: false`; `null` while enabled.
 	DisabledReason *string `json:"disabled_reason"`
 
 	// Enabled Extension. Disabled webhooks receive nothing.
@@ -2824,7 +2824,9 @@ type ClientInterface interface {
 	// UpdateWebhookWithBody Update a webhook
 	//
 	// Changes the fields sent; the entity cannot change. `enabled: true`
-	// re-enables a disabled webhook and clears `disabled_reason`;
+	// re-enables a disabled webhook and clears `disabled_reason` and its
+	// failure record; sent to an enabled webhook it changes nothing (its
+	// five days of failures, if it is failing, go on counting).
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes any type of body and a specified content type.
@@ -2835,7 +2837,9 @@ type ClientInterface interface {
 	// UpdateWebhook Update a webhook
 	//
 	// Changes the fields sent; the entity cannot change. `enabled: true`
-	// re-enables a disabled webhook and clears `disabled_reason`;
+	// re-enables a disabled webhook and clears `disabled_reason` and its
+	// failure record; sent to an enabled webhook it changes nothing (its
+	// five days of failures, if it is failing, go on counting).
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes a body of the `application/json` content type.
@@ -3770,7 +3774,9 @@ func (c *RawClient) GetWebhook(ctx context.Context, id WebhookId, reqEditors ...
 // UpdateWebhookWithBody Update a webhook
 //
 // Changes the fields sent; the entity cannot change. `enabled: true`
-// re-enables a disabled webhook and clears `disabled_reason`;
+// re-enables a disabled webhook and clears `disabled_reason` and its
+// failure record; sent to an enabled webhook it changes nothing (its
+// five days of failures, if it is failing, go on counting).
 // `enabled: false` stops its deliveries.
 //
 // Takes any type of body and a specified content type.
@@ -3791,7 +3797,9 @@ func (c *RawClient) UpdateWebhookWithBody(ctx context.Context, id WebhookId, con
 // UpdateWebhook Update a webhook
 //
 // Changes the fields sent; the entity cannot change. `enabled: true`
-// re-enables a disabled webhook and clears `disabled_reason`;
+// re-enables a disabled webhook and clears `disabled_reason` and its
+// failure record; sent to an enabled webhook it changes nothing (its
+// five days of failures, if it is failing, go on counting).
 // `enabled: false` stops its deliveries.
 //
 // Takes a body of the `application/json` content type.
@@ -6078,7 +6086,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateWebhookWithBodyWithResponse Update a webhook
 	//
 	// Changes the fields sent; the entity cannot change. `enabled: true`
-	// re-enables a disabled webhook and clears `disabled_reason`;
+	// re-enables a disabled webhook and clears `disabled_reason` and its
+	// failure record; sent to an enabled webhook it changes nothing (its
+	// five days of failures, if it is failing, go on counting).
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6089,7 +6099,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateWebhookWithResponse Update a webhook
 	//
 	// Changes the fields sent; the entity cannot change. `enabled: true`
-	// re-enables a disabled webhook and clears `disabled_reason`;
+	// re-enables a disabled webhook and clears `disabled_reason` and its
+	// failure record; sent to an enabled webhook it changes nothing (its
+	// five days of failures, if it is failing, go on counting).
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -11995,7 +12007,9 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, id Web
 // UpdateWebhookWithBodyWithResponse Update a webhook
 //
 // Changes the fields sent; the entity cannot change. `enabled: true`
-// re-enables a disabled webhook and clears `disabled_reason`;
+// re-enables a disabled webhook and clears `disabled_reason` and its
+// failure record; sent to an enabled webhook it changes nothing (its
+// five days of failures, if it is failing, go on counting).
 // `enabled: false` stops its deliveries.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -12012,7 +12026,9 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 // UpdateWebhookWithResponse Update a webhook
 //
 // Changes the fields sent; the entity cannot change. `enabled: true`
-// re-enables a disabled webhook and clears `disabled_reason`;
+// re-enables a disabled webhook and clears `disabled_reason` and its
+// failure record; sent to an enabled webhook it changes nothing (its
+// five days of failures, if it is failing, go on counting).
 // `enabled: false` stops its deliveries.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
