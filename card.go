@@ -150,7 +150,7 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 	switch {
 	case name == "":
 		v.Add("card.holder_name", "required", "is required")
-	case tooLong(name, 64):
+	case TooLong(name, 64):
 		v.Add("card.holder_name", "too_long", "must be at most 64 characters")
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
 		v.Add("card.holder_name", "invalid", "must not contain control characters")

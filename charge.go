@@ -112,7 +112,7 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 		}
 		if ua := req.Signature.UserAgent; ua == nil || strings.TrimSpace(*ua) == "" {
 			v.Add("signature.user_agent", "required", "is required")
-		} else if p.UserAgent = *ua; tooLong(p.UserAgent, 1024) {
+		} else if p.UserAgent = *ua; TooLong(p.UserAgent, 1024) {
 			v.Add("signature.user_agent", "too_long", "must be at most 1024 characters")
 		} else {
 			checkText(&v, "signature.user_agent", p.UserAgent, SingleLine)

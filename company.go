@@ -104,7 +104,7 @@ func (c *Company) Validate() error {
 	switch name := strings.TrimSpace(c.Name); {
 	case name == "":
 		v.Add("name", "required", "is required")
-	case tooLong(name, 255):
+	case TooLong(name, 255):
 		v.Add("name", "too_long", "must be at most 255 characters")
 	default:
 		checkText(&v, "name", c.Name, SingleLine)

@@ -158,9 +158,9 @@ func checkInstant(v *Validation, field string, t *time.Time) {
 	}
 }
 
-// tooLong tells whether s has more than n characters: the API's lengths
+// TooLong tells whether s has more than n characters: the API's lengths
 // count characters (code points), as JSON Schema's maxLength does, not the
 // bytes of their UTF-8.
-func tooLong(s string, n int) bool {
+func TooLong(s string, n int) bool {
 	return len(s) > n && utf8.RuneCountInString(s) > n
 }

@@ -15,7 +15,7 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 		switch o.Name = strings.TrimSpace(*f.Name); {
 		case o.Name == "":
 			v.Add("offer.name", "required", "must not be empty")
-		case tooLong(o.Name, 255):
+		case TooLong(o.Name, 255):
 			v.Add("offer.name", "too_long", "must be at most 255 characters")
 		default:
 			checkText(&v, "offer.name", o.Name, SingleLine)

@@ -81,7 +81,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 			return ""
 		}
 		s := strings.TrimSpace(*p)
-		if tooLong(s, max) {
+		if TooLong(s, max) {
 			v.Add(field, "too_long", fmt.Sprintf("must be at most %d characters", max))
 		} else if !checkText(&v, field, s, SingleLine) {
 			return ""

@@ -142,14 +142,14 @@ func (p *Product) validate(v *Validation) {
 	switch {
 	case p.Name == "":
 		v.Add("product.name", "required", "is required")
-	case tooLong(p.Name, 255):
+	case TooLong(p.Name, 255):
 		v.Add("product.name", "too_long", "must be at most 255 characters")
 	default:
 		checkText(v, "product.name", p.Name, SingleLine)
 	}
 	checkAmount(v, "product.full_amount_cents", p.FullAmountCents, 1)
 	if p.Description != nil {
-		if tooLong(*p.Description, 10000) {
+		if TooLong(*p.Description, 10000) {
 			v.Add("product.description", "too_long", "must be at most 10000 characters")
 		} else {
 			checkText(v, "product.description", *p.Description, FreeText)
@@ -158,7 +158,7 @@ func (p *Product) validate(v *Validation) {
 	for _, pixel := range []struct{ field, code string }{
 		{"product.google_pixel_code", p.GooglePixelCode}, {"product.meta_pixel_code", p.MetaPixelCode},
 	} {
-		if tooLong(pixel.code, 255) {
+		if TooLong(pixel.code, 255) {
 			v.Add(pixel.field, "too_long", "must be at most 255 characters")
 		} else {
 			checkText(v, pixel.field, pixel.code, SingleLine)
@@ -193,7 +193,7 @@ func (p *Product) validate(v *Validation) {
 	if p.BannerURL != nil {
 		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !ValidText(*p.BannerURL, SingleLine) {
 			v.Add("product.banner_url", "invalid", "must be an absolute http(s) URL")
-		} else if tooLong(*p.BannerURL, 2048) {
+		} else if TooLong(*p.BannerURL, 2048) {
 			v.Add("product.banner_url", "too_long", "must be at most 2048 characters")
 		}
 	}

@@ -37,6 +37,20 @@ func ValidText(s string, kind TextKind) bool {
 	return true
 }
 
+// CutText is s up to its first n characters, never a piece of one: the
+// API's lengths count characters (TooLong), and a cut in a character's
+// bytes would leave text that is not UTF-8.
+func CutText(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
 // checkText adds a field error when s holds a character kind does not allow.
 func checkText(v *Validation, field, s string, kind TextKind) bool {
 	if ValidText(s, kind) {

@@ -64,3 +64,18 @@ func TestIsUUID(t *testing.T) {
 		}
 	}
 }
+
+func TestCutText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""}, {"abc", 3, "abc"}, {"abcd", 3, "abc"}, {"açúcar", 3, "açú"}, {"ção", 0, ""}, {"日本語", 2, "日本"},
+	} {
+		if got := CutText(tt.s, tt.n); got != tt.want {
+			t.Errorf("CutText(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

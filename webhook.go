@@ -78,7 +78,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		v.Add("entity", "not_allowed", "cannot be changed; create another webhook")
 	}
 	if req.Name != nil {
-		if w.Name = strings.TrimSpace(*req.Name); w.Name == "" || tooLong(w.Name, 255) {
+		if w.Name = strings.TrimSpace(*req.Name); w.Name == "" || TooLong(w.Name, 255) {
 			v.Add("name", "invalid", "must be 1 to 255 characters")
 		} else {
 			checkText(&v, "name", w.Name, SingleLine)
@@ -97,7 +97,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 			v.Add("url", "invalid", "must have a port from 1 to 65535, if it has one")
 		case w.Environment == Production && u.Scheme != "https":
 			v.Add("url", "invalid", "must use https in production")
-		case tooLong(w.URL, 2048):
+		case TooLong(w.URL, 2048):
 			v.Add("url", "too_long", "must be at most 2048 characters")
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"parcela"
 )
@@ -55,7 +54,7 @@ func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
 			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must be UTF-8 text without control characters"))
 			return
 		}
-		if utf8.RuneCountInString(key) > 255 {
+		if parcela.TooLong(key, 255) {
 			writeError(w, r, fieldErr("Idempotency-Key", "too_long", "must be at most 255 characters"))
 			return
 		}

@@ -28,20 +28,8 @@ type offerForm struct {
 // text and split a letter, which the domain then refused as not UTF-8.
 const maxInputLen = 300
 
-// cutInput is s up to its first maxInputLen characters.
-func cutInput(s string) string {
-	n := 0
-	for i := range s {
-		if n == maxInputLen {
-			return s[:i]
-		}
-		n++
-	}
-	return s
-}
-
 func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
-	v := func(name string) string { return cutInput(r.PostFormValue(name)) }
+	v := func(name string) string { return parcela.CutText(r.PostFormValue(name), maxInputLen) }
 	f := offerForm{
 		Name: v("name"), CPF: v("cpf"), Birthdate: v("birthdate"), Email: v("email"), Phone: v("phone"),
 		CEP: v("cep"), Street: v("street"), Number: v("number"), Complement: v("complement"), Neighborhood: v("neighborhood"),
