@@ -194,11 +194,13 @@ func isJSONNumber(s string) bool {
 	return i == len(s)
 }
 
+// truncateText is s, or its first n characters and an ellipsis, to quote
+// in an error message.
 func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if cut := CutText(s, n); cut != s {
+		return cut + "…"
 	}
-	return s[:n] + "…"
+	return s
 }
 
 // checkRate adds a field error unless r is a fraction in [0, max] with at

@@ -3,6 +3,7 @@ package parcela
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestValidText(t *testing.T) {
@@ -77,5 +78,19 @@ func TestCutText(t *testing.T) {
 		if got := CutText(tt.s, tt.n); got != tt.want {
 			t.Errorf("CutText(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
+	}
+}
+
+// A value quoted in an error message is cut at characters: cut in a
+// letter's bytes, the message would not be UTF-8.
+func TestTruncateTextKeepsLetters(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("ç", 40) // 80 bytes
+	got := truncateText(long, 32)
+	if !utf8.ValidString(got) || got != strings.Repeat("ç", 32)+"…" {
+		t.Errorf("truncateText = %q", got)
+	}
+	if got := truncateText("pix", 32); got != "pix" {
+		t.Errorf("short text changed: %q", got)
 	}
 }
