@@ -114,6 +114,9 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	return db, nil
 }
 
+// readerCacheKiB is each SQLite reader's page cache.
+const readerCacheKiB = 16000
+
 func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if dir := filepath.Dir(path); dir != "." {
 		if _, err := os.Stat(dir); err != nil {
@@ -124,6 +127,10 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// temp_store(memory): a multi-row insert's statement journal (bills with
 	// their indexes and count trigger) outgrows 64 KB and would spill to a
 	// temporary file inside the writer's transaction.
+	n := max(4, runtime.GOMAXPROCS(0)*2)
+	// The readers' caches, the writer's and the checkpointer's (SQLite's
+	// default 2 MB each).
+	setupPagePool(n*readerCacheKiB + 2*2000)
 	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(" + strconv.Itoa(walLimit) + ")&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
@@ -133,14 +140,14 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	// 16 MB of page cache per reader (SQLite's default is 2 MB) keeps hot
-	// index pages in memory at millions of bills, within the RSS budget.
-	read, err := sql.Open("sqlite", base+"&_pragma=query_only(1)&_pragma=cache_size(-16000)")
+	// readerCacheKiB of page cache per reader (SQLite's default is 2 MB)
+	// keeps hot index pages in memory at millions of bills, within the RSS
+	// budget.
+	read, err := sql.Open("sqlite", base+"&_pragma=query_only(1)&_pragma=cache_size(-"+strconv.Itoa(readerCacheKiB)+")")
 	if err != nil {
 		write.Close()
 		return nil, err
 	}
-	n := max(4, runtime.GOMAXPROCS(0)*2)
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
