@@ -222,3 +222,23 @@ func TestDemandPaymentFirstBillPixAfterItsDueInstant(t *testing.T) {
 		t.Errorf("boleto due %v, expires %v", o.due, o.expires)
 	}
 }
+
+// A first bill whose boleto received part of its amount (a partial
+// settlement) owes only the rest: a Pix asked for on its checkout (or a
+// boleto, once none is live) is for the rest, as a card attempt is, so
+// the part received is not paid twice.
+func TestDemandPaymentFirstBillOwesWhatItDidNotReceive(t *testing.T) {
+	t.Parallel()
+	c := NewCompany("Escola", "11222333000181", "escola")
+	pc := &PaymentConfiguration{PaymentType: Financed, AllowedDownPaymentMethods: []string{MethodBoleto, MethodPix}}
+	due := calSP(2026, time.March, 10, 14, 0, 0, 0)
+	now := calSP(2026, time.March, 9, 9, 0, 0, 0)
+	bill := &Bill{Type: BillTypeDownPayment, Status: BillPending, AmountCents: 30000, DueDate: due, EffectiveDueDate: due}
+	bill.Payments = []*Payment{{ID: "boleto", Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: 30000, PaidAmountCents: 12345,
+		CreatedAt: now.Add(-24 * time.Hour), ExpiresAt: BoletoExpiry(due, c.BoletoGraceBusinessDays)}}
+	for _, method := range []string{MethodPix, MethodBoleto} {
+		if o := demandPayment(&c, pc, bill, method, now); o.amount != 30000-12345 {
+			t.Errorf("%s of %d cents for a bill of 30000 that received 12345", method, o.amount)
+		}
+	}
+}

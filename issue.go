@@ -179,14 +179,16 @@ func (s *issuer) voidClaimed(ctx context.Context, env Environment, id string, re
 }
 
 // firstPayment is the payment a charge issues for its first bill, or the
-// payer asks for on its checkout at now: for the bill's amount, due with
-// it; a Pix charge expires at the due instant, a boleto after its last
-// payable day and the company's grace. Past the due instant only a boleto
-// keeps the bill payable, through the end of its last payable day: a Pix
-// asked for then expires with that day (a Pix settles at once, so it needs
-// no grace), as it would otherwise have expired before it was issued.
+// payer asks for on its checkout at now: for what the bill has not
+// received (its amount less an earlier payment's partial settlement), due
+// with it; a Pix charge expires at the due instant, a boleto after its
+// last payable day and the company's grace. Past the due instant only a
+// boleto keeps the bill payable, through the end of its last payable day:
+// a Pix asked for then expires with that day (a Pix settles at once, so
+// it needs no grace), as it would otherwise have expired before it was
+// issued.
 func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentOrder {
-	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents, due: bill.DueDate,
+	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents - bill.received(), due: bill.DueDate,
 		expires: PaymentExpiry(method, bill.DueDate, c.BoletoGraceBusinessDays)}
 	if method == MethodPix && !now.Before(bill.DueDate) {
 		o.expires = BoletoPayableUntil(bill.DueDate)
