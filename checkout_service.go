@@ -195,7 +195,7 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 	if err != nil {
 		return nil, err
 	}
-	attempt := newCardAttempt(bill, summary, card.Installments, bill.Penalty(now, c).Total(bill.AmountCents)-bill.received(), now)
+	attempt := newCardAttempt(bill, summary, card.Installments, bill.Outstanding(now, c), now)
 	// The attempt is an intent, committed before the acquirer is asked:
 	// the change that records the attempt completes it, and one that a
 	// crash left is voided by the intents' recovery, at the acquirer too

@@ -188,7 +188,7 @@ func (s *issuer) voidClaimed(ctx context.Context, env Environment, id string, re
 // it needs no grace), as it would otherwise have expired before it was
 // issued.
 func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentOrder {
-	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents - bill.received(), due: bill.DueDate,
+	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents - bill.Received(), due: bill.DueDate,
 		expires: PaymentExpiry(method, bill.DueDate, c.BoletoGraceBusinessDays)}
 	if method == MethodPix && !now.Before(bill.DueDate) {
 		o.expires = BoletoPayableUntil(bill.DueDate)
@@ -218,7 +218,7 @@ func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now ti
 	if now.After(bill.EffectiveDueDate) {
 		o.due = EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour))
 	}
-	o.amount = bill.AmountCents - bill.received()
+	o.amount = bill.AmountCents - bill.Received()
 	if bill.firstIssued() != nil {
 		o.amount = bill.owed(o.due, c)
 	}

@@ -63,9 +63,9 @@ func (b *Bill) penaltyAt(t time.Time, c *Company) Penalty {
 	return LatePenalty(b.AmountCents, b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
 }
 
-// received is what the bill's payments received without paying it in
+// Received is what the bill's payments received without paying it in
 // full: settlements below a payment's amount (PayPayment).
-func (b *Bill) received() int64 {
+func (b *Bill) Received() int64 {
 	var sum int64
 	for _, p := range b.Payments {
 		if p.Status != PaymentPaid {
@@ -78,5 +78,12 @@ func (b *Bill) received() int64 {
 // owed is what the bill still owes at t: its original amount with the
 // penalty at t, less what it received.
 func (b *Bill) owed(t time.Time, c *Company) int64 {
-	return b.penaltyAt(t, c).Total(b.AmountCents) - b.received()
+	return b.penaltyAt(t, c).Total(b.AmountCents) - b.Received()
+}
+
+// Outstanding is what the payer is asked for at now: the bill's current
+// amount (its Penalty at now included) less what it received. A card
+// attempt charges it, and the checkout page shows it.
+func (b *Bill) Outstanding(now time.Time, c *Company) int64 {
+	return b.Penalty(now, c).Total(b.AmountCents) - b.Received()
 }

@@ -21,7 +21,8 @@ type checkoutPage struct {
 	Class     string
 	Penalty   parcela.Penalty
 	LateSince time.Time
-	Current   int64
+	Received  int64 // what the bill's payments received without paying it
+	Current   int64 // what is asked for now: what a card attempt charges
 	// Why nothing is offered, when the bill cannot be paid.
 	NotPayable string
 	Methods    []string
@@ -227,8 +228,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	now, c := h.d.Clock.Now(), offer.Product.Company
 	v := checkoutPage{Bill: b, Offer: offer, Label: billLabel(b, b.Billing), Status: billStatus[b.Status], Class: statusClass(b.Status),
 		Code: code, Notice: notice, Actions: map[string]string{}, Product: offer.Product}
-	v.Penalty = b.Penalty(now, c)
-	v.Current = v.Penalty.Total(b.AmountCents)
+	v.Penalty, v.Received, v.Current = b.Penalty(now, c), b.Received(), b.Outstanding(now, c)
 	v.LateSince = b.LateSince()
 	if reason := b.NotPayableAt(now); reason != "" {
 		v.NotPayable = notPayableMessages[reason]

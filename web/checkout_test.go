@@ -311,3 +311,30 @@ func TestCheckoutLapsedFirstBill(t *testing.T) {
 		t.Fatalf("lapsed:\n%s", page.body)
 	}
 }
+
+// A bill whose payment received part of its amount asks for the rest: the
+// page shows what was received, and its total, the card's button and its
+// installments are what a card attempt charges.
+func TestCheckoutAfterAPartialSettlement(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	b.store.mu.Lock()
+	b.store.payments[bill.Payments[0].ID].PaidAmountCents = 50_000 // of 199_000
+	b.store.mu.Unlock()
+	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
+	body := html.UnescapeString(b.get(t, checkout).body)
+	for _, want := range []string{"Valor original</th><td class=\"num\">R$\u00a01.990,00", "Já recebido</th><td class=\"num\">−R$\u00a0500,00",
+		"Total</th><td class=\"num total\">R$\u00a01.490,00", "Pagar R$\u00a01.490,00 no cartão", "1× de R$\u00a01.490,00 (à vista)",
+		"2× de R$\u00a0745,00 sem juros"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checkout lacks %q", want)
+		}
+	}
+	b.postCheckout(t, checkout, "card", card("4111111111111111", "123", 2))
+	paid := b.onlyOrder(t).Billings[0].Bills[0]
+	if last := paid.Payments[len(paid.Payments)-1]; paid.Status != parcela.BillPaid || last.Method != parcela.MethodCreditCard || last.AmountCents != 149_000 {
+		t.Fatalf("bill %s, card payment %+v", paid.Status, last)
+	}
+}

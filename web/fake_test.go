@@ -159,7 +159,7 @@ func (s *fakeStore) IssuePayment(ctx context.Context, env parcela.Environment, i
 	if !due.After(now) {
 		due = now.Add(72 * time.Hour)
 	}
-	amount := b.Penalty(now, s.companies[b.CompanyID]).Total(b.AmountCents)
+	amount := b.Outstanding(now, s.companies[b.CompanyID])
 	p, err := s.issue(b, method, amount, due, pc.FinancedType != nil && *pc.FinancedType == "bolepix" && method == parcela.MethodBoleto)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (s *fakeStore) PayByCard(ctx context.Context, env parcela.Environment, id, 
 		return nil, err
 	}
 	p := &parcela.Payment{ID: s.id(), CompanyID: b.CompanyID, Environment: b.Environment, BillID: b.ID, Method: parcela.MethodCreditCard,
-		Status: parcela.PaymentUnpaid, AmountCents: b.Penalty(now, c).Total(b.AmountCents), ExpiresAt: now, Installments: card.Installments, CreatedAt: now}
+		Status: parcela.PaymentUnpaid, AmountCents: b.Outstanding(now, c), ExpiresAt: now, Installments: card.Installments, CreatedAt: now}
 	d, err := s.acquirer.Authorize(ctx, parcela.CardAuthorization{PaymentID: p.ID, AmountCents: p.AmountCents, Installments: card.Installments, Card: card, MerchantName: c.Name})
 	if err != nil {
 		return nil, err
