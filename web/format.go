@@ -42,10 +42,12 @@ func date(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006
 // dateTime writes the São Paulo date and time: 10/12/2026 às 15:04.
 func dateTime(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006 às 15:04") }
 
-// percent writes a rate as a percentage with a decimal comma, to at most
-// two places: 0.0199 → 1,99%, 0.2 → 20%.
+// percent writes a rate as a percentage with a decimal comma and every
+// place it has (a rate has at most six): 0.0199 → 1,99%, 0.2 → 20%,
+// 0.000001 → 0,0001%. Rounded, the page would disclose another rate than
+// the plan charges, or none at all.
 func percent(r parcela.Rate) string {
-	s := r.Decimal().Shift(2).Round(2).String()
+	s := r.Decimal().Shift(2).String()
 	return strings.Replace(s, ".", ",", 1) + "%"
 }
 

@@ -44,3 +44,17 @@ func TestFormatsWriteWhatFmtWrote(t *testing.T) {
 		t.Errorf("digest %s, want %s", got, want)
 	}
 }
+
+// A rate is shown with every place it has: the offer page discloses the
+// interest the plan charges and its CET, and a rate rounded to two places
+// of percent would show a configuration's 0.000001 (0.0001% a month) as
+// no interest at all.
+func TestPercentShowsTheRateExactly(t *testing.T) {
+	t.Parallel()
+	for rate, want := range map[string]string{"0": "0%", "0.2": "20%", "0.0199": "1,99%", "0.10": "10%", "1": "100%",
+		"0.000001": "0,0001%", "0.012345": "1,2345%", "0.029999": "2,9999%", "0.426380": "42,638%"} {
+		if got := percent(parcela.MustRate(rate)); got != want {
+			t.Errorf("percent(%s) = %q, want %q", rate, got, want)
+		}
+	}
+}
