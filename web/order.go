@@ -121,12 +121,13 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 	return v
 }
 
-// newDueBill shows the bill to pay now at its current amount (late
-// penalties included when the company is known).
+// newDueBill shows the bill to pay now at what it asks for (late
+// penalties included when the company is known), less what its payments
+// received.
 func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time) *dueBill {
-	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents, DueDate: b.DueDate, CheckoutURL: row.CheckoutURL}
+	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents - b.Received(), DueDate: b.DueDate, CheckoutURL: row.CheckoutURL}
 	if c != nil {
-		d.AmountCents = b.Penalty(now, c).Total(b.AmountCents)
+		d.AmountCents = b.Outstanding(now, c)
 	}
 	for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 		if p := b.LivePayment(m, now); p != nil {

@@ -184,3 +184,27 @@ func withCode(form url.Values, u *url.URL) url.Values {
 
 // logTimes matches the fields every log line holds whatever the request was.
 var logTimes = regexp.MustCompile(`"time":"[^"]*",|"duration_ms":[0-9.e+-]+,?`)
+
+// The bill due now, without a live payment to show, is shown at what it
+// asks for: its amount less what its payments received, as its checkout
+// shows it and a card attempt charges it.
+func TestOrderPageDueBillAfterAPartialSettlement(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	orderPath := b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+	second := o.Billings[0].Bills[1]
+	b.clock.Set(second.DueDate.AddDate(0, 0, -10))
+	b.store.mu.Lock()
+	p, err := b.store.issue(b.store.bills[second.ID], parcela.MethodBoleto, second.AmountCents, second.DueDate, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.PaidAmountCents, p.Status = 10_000, parcela.PaymentExpired // part of it, then its boleto lapsed
+	b.store.mu.Unlock()
+	body := html.UnescapeString(b.get(t, orderPath).body)
+	if want := `<p class="pay-amount">` + brl(second.AmountCents-10_000) + "</p>"; !strings.Contains(body, want) {
+		t.Fatalf("order page lacks %q:\n%s", want, body)
+	}
+}
