@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -124,6 +125,9 @@ func malformed(err error) error {
 		kind := typ.Type.Kind().String()
 		if typ.Field == "" {
 			return parcela.Errorf(parcela.EMALFORMED, "the body must be a JSON object")
+		}
+		if typ.Type == reflect.TypeFor[parcela.Rate]() {
+			kind = "float64" // a rate is a JSON number
 		}
 		if n := strings.TrimPrefix(typ.Value, "number "); isInteger(kind) && integerLiteral(n) {
 			code, msg := "too_large", "must be an integer that fits in 64 bits"

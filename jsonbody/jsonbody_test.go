@@ -56,7 +56,9 @@ func TestDecode(t *testing.T) {
 		{"an integer past int64", `{"offer": {"amount_cents": 9223372036854775808}}`, parcela.EINVALID, "offer.amount_cents"},
 		{"an integer far past int64", `{"offer": {"amount_cents": -99999999999999999999999999}}`, parcela.EINVALID, "offer.amount_cents"},
 		{"an int past int64", `{"payment_configurations": [{"max_installments": 99999999999999999999}]}`, parcela.EINVALID, "payment_configurations.max_installments"},
-		{"a string for a rate", `{"payment_configurations": [{"interest_rate": "0.02"}]}`, parcela.EMALFORMED, ""},
+		{"a string for a rate", `{"payment_configurations": [{"interest_rate": "0.02"}]}`, parcela.EMALFORMED, "payment_configurations.interest_rate"},
+		{"null for a rate", `{"payment_configurations": [{"down_payment_value": null}]}`, "", ""},
+		{"an object for a rate", `{"payment_configurations": [{"registration_fee": {"value": 0.02}}]}`, parcela.EMALFORMED, "payment_configurations.registration_fee"},
 	}
 	for _, tt := range tests {
 		var req parcela.OfferRequest
@@ -75,6 +77,14 @@ func TestDecode(t *testing.T) {
 		if tt.field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != tt.field) {
 			t.Errorf("%s: fields %+v, want %s", tt.name, e.Fields, tt.field)
 		}
+	}
+	// A rate of the wrong type is named, and said to be a number, as an
+	// integer of the wrong type is said to be an integer.
+	var req parcela.OfferRequest
+	e, _ := Decode([]byte(`{"payment_configurations": [{"interest_rate": "0.02"}]}`), &req).(*parcela.Error)
+	if want := (parcela.FieldError{Field: "payment_configurations.interest_rate", Code: "invalid_type", Message: "must be a number"}); e == nil ||
+		len(e.Fields) != 1 || e.Fields[0] != want || e.Message != "payment_configurations.interest_rate must be a number" {
+		t.Errorf("a string for a rate: %+v, want %+v", e, want)
 	}
 }
 
