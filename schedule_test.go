@@ -412,6 +412,59 @@ func TestScheduleProperties(t *testing.T) {
 	t.Logf("%d random schedules checked, %d refused for a 0-cent bill, a principal under 1 real per installment or a CET beyond the maximum", runs-refused, refused)
 }
 
+// The schedule's invariants at the limits of its input: amounts from 1 cent
+// to MaxAmountCents, rates from a millionth to 100% a month, fees up to
+// the whole amount, 2 to MaxInstallments bills, down payments of 0, the
+// whole amount and a cent short of it. A schedule is built or refused
+// with EINVALID, never a panic or a wrapped-around amount.
+func TestSchedulePropertiesAtTheLimits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(2026, 11))
+	start := time.Date(2024, time.January, 1, 0, 0, 0, 0, time.UTC).Unix()
+	amounts := []int64{1, 2, 99, 100, 500, 12_345, 100_000_000, MaxAmountCents - 1, MaxAmountCents}
+	rates := []string{"0", "0.000001", "0.01", "0.0499", "0.1", "0.5", "0.999999", "1"}
+	fees := []string{"0", "0.000001", "0.05", "1"}
+	counts := []int{1, 2, 3, 12, 60, MaxInstallments - 1, MaxInstallments}
+	built := 0
+	for run := range 3000 {
+		in := ScheduleInput{
+			AmountCents:     amounts[rng.IntN(len(amounts))],
+			RegistrationFee: MustRate(fees[rng.IntN(len(fees))]),
+			InterestRate:    MustRate(rates[rng.IntN(len(rates))]),
+			Installments:    counts[rng.IntN(len(counts))],
+			DueDay:          1 + rng.IntN(31),
+			ChargedAt:       time.Unix(start+rng.Int64N(4*365*24*3600), 0),
+			ExpiresIn:       time.Duration(1+rng.IntN(720)) * time.Hour,
+		}
+		if rng.IntN(3) == 0 {
+			in.AmountCents = 1 + rng.Int64N(MaxAmountCents)
+		}
+		in.Upfront = in.Installments == 1
+		switch rng.IntN(4) {
+		case 0:
+			in.DownPaymentType, in.DownPaymentValue = DownPaymentPercentage, MustRate([]string{"0", "0.000001", "0.5", "0.999999", "1"}[rng.IntN(5)])
+		case 1:
+			in.DownPaymentType, in.DownPaymentValue = DownPaymentAbsolute, RateFromInt(rng.Int64N(in.AmountCents+1))
+		default:
+			in.DownPaymentType, in.DownPaymentValue = DownPaymentAbsolute, RateFromInt([]int64{0, in.AmountCents - 1, in.AmountCents}[rng.IntN(3)])
+		}
+		s, err := BuildSchedule(in)
+		if err != nil {
+			if ErrorCode(err) != EINVALID || in.Upfront && in.AmountCents+in.RegistrationFee.MulCents(in.AmountCents) <= MaxAmountCents {
+				t.Fatalf("run %d: %+v: %v", run, in, err)
+			}
+			continue
+		}
+		built++
+		if msg := schedCheck(in, s); msg != "" {
+			t.Fatalf("run %d: %+v: %s", run, in, msg)
+		}
+	}
+	if built < 1000 {
+		t.Errorf("only %d of 3000 schedules at the limits were built", built)
+	}
+}
+
 // schedCheckRefusal reports why refusing in was wrong, or "" when the plan
 // would have a bill of 0 cents or a principal under 100 cents per installment.
 func schedCheckRefusal(in ScheduleInput) string {
@@ -501,8 +554,11 @@ func schedCheck(in ScheduleInput, s Schedule) string {
 	if in.Upfront {
 		return ""
 	}
-	if s.CETAnnualRate == nil || s.CETAnnualRate.IsNegative() || (in.InterestRate.IsZero() && fee == 0) != s.CETAnnualRate.IsZero() {
-		return "CET missing, negative, or zero exactly when the credit is not free"
+	if s.CETAnnualRate == nil || s.CETAnnualRate.IsNegative() || (s.TotalInterestCents == 0 && fee == 0) && !s.CETAnnualRate.IsZero() {
+		return "CET missing, negative, or not zero for a free credit"
+	}
+	if s.CETAnnualRate.IsZero() && !schedCostRoundsToZero(s.PrincipalCents, s.TotalInterestCents+fee, calendarDaysBetween(in.ChargedAt, s.Bills[len(s.Bills)-1].DueDate)) {
+		return "CET zero for a credit that costs more than rounds to zero"
 	}
 	if msg := schedCheckDueDates(in, s); msg != "" {
 		return msg
@@ -550,6 +606,15 @@ func schedCheck(in ScheduleInput, s Schedule) string {
 		return "balance not settled"
 	}
 	return ""
+}
+
+// schedCostRoundsToZero tells whether a credit of principal cents that
+// costs cost cents in all, repaid within days, can have a CET that rounds
+// to zero at CETPlaces: only if the cost is below half a millionth of the
+// principal for each year it runs, as a CET is at least the cost spread
+// over the principal and the whole term.
+func schedCostRoundsToZero(principal, cost, days int64) bool {
+	return cost == 0 || new(big.Int).Mul(big.NewInt(cost), big.NewInt(2_000_000*365)).Cmp(new(big.Int).Mul(big.NewInt(principal), big.NewInt(days))) < 0
 }
 
 // schedCheckDueDates checks the installments' dates by their definition:
