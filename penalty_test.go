@@ -107,3 +107,32 @@ func TestLatePenaltyZeroRates(t *testing.T) {
 		t.Errorf("zero rates: %+v, want %+v", got, want)
 	}
 }
+
+// Days late are São Paulo calendar dates, whatever a month's length: 29
+// February counts, a leap year is 366 days, and the largest bill's
+// penalty is exact to the cent.
+func TestLatePenaltyAcrossLeapDayAndAYear(t *testing.T) {
+	t.Parallel()
+	fine, interest := MustRate("0.02"), MustRate("0.01")
+	due := EffectiveDueDate(calEndOfDay(2024, time.February, 28)) // a Wednesday
+	tests := []struct {
+		name     string
+		original int64
+		now      time.Time
+		want     Penalty
+	}{
+		// 10000 × 0.01 / 30 × 2 = 6.67 → 7.
+		{"over 29 February", 10000, calSP(2024, time.March, 1, 8, 0, 0, 0), Penalty{FineCents: 200, InterestCents: 7, DaysLate: 2}},
+		{"on 29 February", 10000, calEndOfDay(2024, time.February, 29), Penalty{FineCents: 200, InterestCents: 3, DaysLate: 1}},
+		// 366 days: 10000 × 0.01 × 366 / 30 = 1220.
+		{"a leap year", 10000, calSP(2025, time.February, 28, 9, 0, 0, 0), Penalty{FineCents: 200, InterestCents: 1220, DaysLate: 366}},
+		// 9999999999 × 0.02 = 199999999.98 → 200000000; × 0.01 × 366 / 30 = 1219999999.878 → 1220000000.
+		{"the largest bill for a year", MaxAmountCents, calSP(2025, time.February, 28, 9, 0, 0, 0),
+			Penalty{FineCents: 200000000, InterestCents: 1220000000, DaysLate: 366}},
+	}
+	for _, tt := range tests {
+		if got := LatePenalty(tt.original, due, nil, tt.now, fine, interest); got != tt.want {
+			t.Errorf("%s: LatePenalty = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
