@@ -106,6 +106,10 @@ func (c *Company) Validate() error {
 		v.Add("name", "required", "is required")
 	case TooLong(name, 255):
 		v.Add("name", "too_long", "must be at most 255 characters")
+	case brcode.PixName(name) == "":
+		// A Pix code carries the name in ASCII: without a letter or digit
+		// that survives folding, every Pix charge would fail.
+		v.Add("name", "invalid", "must contain a Latin letter or a digit (Pix codes carry the name in ASCII)")
 	default:
 		checkText(&v, "name", c.Name, SingleLine)
 	}

@@ -24,6 +24,11 @@ var asciiFold = map[rune]string{
 	'‘': "'", '’': "'", '“': "\"", '”': "\"", '–': "-", '—': "-",
 }
 
+// PixName is name as a Pix code carries it (tag 59): accents folded, other
+// non-ASCII characters dropped, cut to 25 characters. Empty, no Pix can be
+// issued.
+func PixName(name string) string { return toASCII(name, maxPixName) }
+
 // toASCII folds accents, turns any white space into a single space, drops
 // every other non-printable or non-ASCII character, trims the result and
 // cuts it to at most max characters.
