@@ -23,6 +23,7 @@ var formField = map[string]string{
 	"order.address.city_ibge_code": "city",
 	"address.city_ibge_code":       "city",
 	"address.zipcode":              "cep",
+	"state":                        "state", // the page's own field: the order names a city, not its state
 	"customer_birthdate":           "birthdate",
 	"payment_configuration_id":     "option",
 	"payment.payment_method":       "option",

@@ -279,6 +279,27 @@ func TestBuyErrorsKeepValues(t *testing.T) {
 	}
 }
 
+// A state missing or not in the list is said beside the state's list, as
+// every other field's error is, not as a general failure.
+func TestBuyStateErrorBesideTheState(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, state := range []string{"", "XX"} {
+		page := b.get(t, b.offerPath())
+		res := b.post(t, b.offerPath(), buyForm(t, page.body, testUpfront+":boleto", url.Values{"state": {state}, "city": {""}}))
+		if res.status != http.StatusUnprocessableEntity {
+			t.Fatalf("state %q: status %d", state, res.status)
+		}
+		want := `<p class="error" id="f-state-error">` + fieldMessages["state"]["required"] + `</p>`
+		if !strings.Contains(res.body, want) || !regexp.MustCompile(`id="f-state"[^>]*aria-invalid="true"`).MatchString(res.body) {
+			t.Errorf("state %q: no error beside the state", state)
+		}
+		if strings.Contains(res.body, "Não foi possível concluir") {
+			t.Errorf("state %q: told as a general failure", state)
+		}
+	}
+}
+
 // What the customer types is kept whole up to what the domain takes, in
 // characters: a name of 206 characters, 406 bytes of UTF-8, is the order's
 // name, not its first 300 bytes (which cut it, and split a letter in two).
