@@ -165,6 +165,33 @@ func TestBrowserPixOnDemand(t *testing.T) {
 	tb.Shots("checkout-pix")
 }
 
+// Back from a Pix issued on the checkout, the browser shows the page as
+// it was, with its form tokens: the card typed there is charged.
+func TestBrowserCardAfterBackFromPix(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(checkout)
+	tb.Do(chromedp.Click(chromedp.CSS(`form.way[action$="/pix"] button`)))
+	tb.WaitFor(`location.search.includes("payment=") && document.querySelector("img.qr") !== null && document.readyState === "complete"`)
+	tb.Eval(`history.back(), ""`)
+	tb.WaitFor(`!location.search.includes("payment=") && document.readyState === "complete"`)
+	// Typed by script: chromedp's queries wait on a document it saw
+	// loading, and a page restored from the back-forward cache never loads.
+	tb.Eval(`(() => {
+		const set = (id, v) => document.getElementById(id).value = v;
+		set("f-card_number", "4111 1111 1111 1111"); set("f-card_name", "MARIA DA SILVA"); set("f-card_month", "12");
+		set("f-card_year", String(new Date().getFullYear() + 3)); set("f-card_cvv", "123");
+		document.querySelector(".card-form button.primary").click();
+		return "";
+	})()`)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento aprovado!")`)
+	if bill := b.onlyOrder(t).Billings[0].Bills[0]; bill.Status != "paid" {
+		t.Fatalf("bill %s with %d payments: the card was not charged", bill.Status, len(bill.Payments))
+	}
+	tb.Shots("checkout-card-after-back")
+}
+
 func TestBrowserWrongCode(t *testing.T) {
 	b := setup(t)
 	checkout := b.buy(t, testUpfront+":credit_card")

@@ -135,7 +135,7 @@ func (h *Handler) handleIssue(method string) http.HandlerFunc {
 			h.renderCheckout(w, r, http.StatusForbidden, b, offer, code, "", cardForm{}, "Por segurança, escolha a forma de pagamento de novo.")
 			return
 		}
-		target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
+		target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
 			p, err := h.d.Checkout.IssuePayment(r.Context(), h.d.Environment, b.ID, code, method)
 			if err != nil {
 				return "", err
@@ -172,7 +172,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 	installments, _ := strconv.Atoi(form.Installments)
 	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
 		CVV: r.PostFormValue("card_cvv"), Installments: installments}
-	target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
+	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
 		p, err := h.d.Checkout.PayByCard(r.Context(), h.d.Environment, b.ID, code, card)
 		if err != nil {
 			return "", err

@@ -125,7 +125,7 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "Os valores do plano foram atualizados. Confira e finalize a compra.")
 		return
 	}
-	target, _, err := h.submissions.do(r.Context(), nonce, func() (string, error) {
+	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
 		return h.purchase(r.Context(), offer, orderReq, charge)
 	})
 	switch code := parcela.ErrorCode(err); {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,13 @@ type submission struct {
 	target  string // where to send the browser; "" if it failed
 	created time.Time
 }
+
+// submissionKey names the submission of the form posted in r with nonce:
+// the nonce and the path posted to. One page's forms share its nonce (the
+// checkout's Pix, boleto and card), and a page the Back button restores
+// posts it again: each of its forms is a submission of its own, so a card
+// sent after a Pix is charged rather than sent to that Pix.
+func submissionKey(r *http.Request, nonce string) string { return r.URL.Path + "\x00" + nonce }
 
 func newSubmissions(max int, ttl time.Duration) *submissions {
 	return &submissions{max: max, ttl: ttl, entries: map[string]*submission{}}

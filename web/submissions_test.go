@@ -94,6 +94,29 @@ func TestDoubleCardSubmitChargesOnce(t *testing.T) {
 	}
 }
 
+// The checkout's forms share one page's tokens, and a page restored by the
+// Back button posts them again: a card sent after a Pix was issued from the
+// same page is charged, not answered with that Pix.
+func TestCheckoutFormsOfOnePageAreEachDone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	page := b.get(t, checkout)
+	u, _ := url.Parse(checkout)
+	pix := b.post(t, u.Path+"/pix", tokens(t, page.body, withCode(url.Values{}, u)))
+	if pix.status != http.StatusSeeOther {
+		t.Fatalf("pix: %d", pix.status)
+	}
+	paid := b.post(t, u.Path+"/card", tokens(t, page.body, withCode(card("4111111111111111", "123", 1), u)))
+	if paid.status != http.StatusSeeOther || paid.header.Get("Location") == pix.header.Get("Location") {
+		t.Fatalf("card: %d to %q, the Pix's page", paid.status, paid.header.Get("Location"))
+	}
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	if bill.Status != "paid" || len(bill.Payments) != 2 || bill.Payments[1].Method != "credit_card" {
+		t.Fatalf("bill %s with %d payments: the card was not charged", bill.Status, len(bill.Payments))
+	}
+}
+
 func TestPostBodyBounded(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
