@@ -294,6 +294,25 @@ func TestAssets(t *testing.T) {
 	checkSecurityHeaders(t, res.header)
 }
 
+// A method a page does not take is a 405 whose Allow lists every method
+// its address takes.
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for path, allow := range map[string]string{
+		b.offerPath():                             "GET, HEAD, POST",
+		"/checkout/bills/" + testOfferID:          "GET, HEAD",
+		"/checkout/bills/" + testOfferID + "/pix": "POST",
+	} {
+		for _, method := range []string{http.MethodPut, http.MethodDelete, http.MethodOptions} {
+			res := b.do(t, method, path, nil)
+			if res.status != http.StatusMethodNotAllowed || res.header.Get("Allow") != allow {
+				t.Errorf("%s %s: %d, Allow %q, want %q", method, path, res.status, res.header.Get("Allow"), allow)
+			}
+		}
+	}
+}
+
 // A first bill charged for a card and never paid lapses at its due date:
 // the page says so and offers nothing, before the sweep cancels it.
 func TestCheckoutLapsedFirstBill(t *testing.T) {

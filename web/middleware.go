@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -93,15 +94,20 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 	})
 }
 
-// otherMethod returns the method the path is served under when it is not
-// r's, or "".
+// otherMethod returns the methods the path is served under when r's is
+// none of them, as an Allow header lists them (a GET page answers HEAD
+// too), or "".
 func otherMethod(mux *http.ServeMux, r *http.Request) string {
+	var allow []string
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		if _, p := mux.Handler(probe); p != "" {
-			return m
+			allow = append(allow, m)
+			if m == http.MethodGet {
+				allow = append(allow, http.MethodHead)
+			}
 		}
 	}
-	return ""
+	return strings.Join(allow, ", ")
 }
