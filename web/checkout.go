@@ -21,8 +21,11 @@ type checkoutPage struct {
 	Class     string
 	Penalty   parcela.Penalty
 	LateSince time.Time
-	Received  int64 // what the bill's payments received without paying it
-	Current   int64 // what is asked for now: what a card attempt charges
+	// The next business day a bill due on a weekend or holiday may still be
+	// paid without penalty; zero when it is due on a business day.
+	PayableUntil time.Time
+	Received     int64 // what the bill's payments received short of paying it
+	Current      int64 // what paying it now takes: what a card is charged
 	// Why nothing is offered, when the bill cannot be paid.
 	NotPayable string
 	Methods    []string
@@ -233,6 +236,9 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	if reason := b.NotPayableAt(now); reason != "" {
 		v.NotPayable = notPayableMessages[reason]
 	} else {
+		if date(b.EffectiveDueDate) != date(b.DueDate) && b.EffectiveDueDate.After(b.DueDate) {
+			v.PayableUntil = b.EffectiveDueDate
+		}
 		v.Methods = []string{parcela.MethodPix, parcela.MethodBoleto, parcela.MethodCreditCard}
 		var pc *parcela.PaymentConfiguration
 		if b.Billing != nil && b.Billing.PaymentConfiguration != nil {

@@ -219,6 +219,35 @@ func TestCheckoutLateBill(t *testing.T) {
 	}
 }
 
+// An installment due on a weekend may be paid without penalty through the
+// next business day: its checkout says until when, beside the due date
+// that has passed.
+func TestCheckoutWeekendDueDate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+	// Installment 2 falls due on Sunday 10 May 2026: payable through Monday.
+	bill := o.Billings[0].Bills[2]
+	if date(bill.DueDate) != "10/05/2026" || date(bill.EffectiveDueDate) != "11/05/2026" {
+		t.Fatalf("installment 2 due %s, effective %s", date(bill.DueDate), date(bill.EffectiveDueDate))
+	}
+	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
+	b.clock.Set(time.Date(2026, time.May, 11, 9, 0, 0, 0, parcela.SaoPaulo))
+	body := html.UnescapeString(b.get(t, checkout).body)
+	for _, want := range []string{"<dd>10/05/2026</dd>", "<dt>Pagável sem multa até</dt><dd>11/05/2026 (próximo dia útil)</dd>", "A vencer"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checkout lacks %q", want)
+		}
+	}
+	// A weekday due date needs no such line.
+	first := o.Billings[0].Bills[1]
+	if body := b.get(t, parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)).body; strings.Contains(body, "sem multa até") {
+		t.Error("a weekday due date said to move")
+	}
+}
+
 func TestCheckoutNeedsItsCode(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
