@@ -29,8 +29,8 @@ var pagePool struct {
 // pages beyond it come from malloc as before.
 const pagePoolMaxBytes = 128 << 20
 
-// setupPagePool installs the pool for kib KiB of page cache in all, sized
-// for 4 KB pages. It must run before the process opens its first SQLite
+// setupPagePool installs the pool for caches of kib KiB in all, sized for
+// 4 KB pages. It must run before the process opens its first SQLite
 // connection (SQLite refuses the setting once initialized); it runs once,
 // and a refusal leaves SQLite's own allocation in place.
 func setupPagePool(kib int) {
@@ -47,7 +47,10 @@ func setupPagePool(kib int) {
 			return
 		}
 		size := (sqlitePageSize + int(int32(binary.NativeEndian.Uint32(libc.GoBytes(hdr, 4)))) + 7) &^ 7
-		slots := min(kib<<10, pagePoolMaxBytes) / size
+		// A quarter more than the caches hold: with fewer than ten slots
+		// free SQLite deems memory short, and a write transaction then
+		// spills its dirty pages to the log before it commits.
+		slots := min(kib<<10*5/4, pagePoolMaxBytes) / size
 		buf := libc.Xmalloc(tls, types.Size_t(slots*size))
 		if buf == 0 {
 			return
