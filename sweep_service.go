@@ -5,8 +5,15 @@ import (
 	"time"
 )
 
-// sweepBatch bounds the rows a sweep handles per run; the job runs again soon.
-const sweepBatch = 500
+// sweepBatch bounds the rows a sweep selects at a time. A run selects
+// batch after batch while they come full, for up to sweepRunBudget: with one
+// batch a run (a minute apart, ten for the issue sweep), one company's
+// backlog of expiries or installments held every other company's rows,
+// due after it, for as many runs as the backlog has batches.
+const (
+	sweepBatch     = 500
+	sweepRunBudget = 30 * time.Second // within the sweep job's minute
+)
 
 // The sweeps, by the names their failure records, logs and metrics carry.
 const (
@@ -75,6 +82,38 @@ func (s *Sweeps) due() Due {
 	return Due{Now: s.clock.Now(), Companies: s.companies, Limit: sweepBatch}
 }
 
+// drain runs fn (as each does) on the rows selected, batch after batch,
+// while a batch comes full of rows this run has not seen, and begins no
+// batch after sweepRunBudget. A row seen again was left where it was
+// (skipped, not failed), and is not run again: selecting on would only
+// find it again.
+func (s *Sweeps) drain(ctx context.Context, sweep string, selected func(Due) ([]DueRow, error), fn func(DueRow) (bool, error)) (SweepReport, error) {
+	var r SweepReport
+	began := s.clock.Now()
+	seen := map[string]bool{}
+	for {
+		rows, err := selected(s.due())
+		if err != nil {
+			return r, err
+		}
+		fresh, todo := len(rows) == sweepBatch, make([]DueRow, 0, len(rows))
+		for _, row := range rows {
+			if seen[row.ID] {
+				fresh = false
+				continue
+			}
+			seen[row.ID] = true
+			todo = append(todo, row)
+		}
+		batch, err := s.each(ctx, sweep, todo, fn)
+		r.Moved += batch.Moved
+		r.Failed = append(r.Failed, batch.Failed...)
+		if err != nil || !fresh || s.clock.Now().Sub(began) >= sweepRunBudget {
+			return r, err
+		}
+	}
+}
+
 // each runs fn on every row; fn reports whether it moved the row. A row's
 // failure is recorded (with its retry time) and reported; a row that
 // succeeds after failures has them forgotten. Only the store failing to
@@ -113,11 +152,7 @@ func (s *Sweeps) each(ctx context.Context, sweep string, rows []DueRow, fn func(
 // ExpireDuePayments expires unpaid payments past their expiry, each in its
 // own change, and re-issues the boleto of an installment that stays open.
 func (s *Sweeps) ExpireDuePayments(ctx context.Context) (SweepReport, error) {
-	due, err := s.store.ExpiredPayments(ctx, s.due())
-	if err != nil {
-		return SweepReport{}, err
-	}
-	return s.each(ctx, SweepExpirePayments, due, func(p DueRow) (bool, error) {
+	return s.drain(ctx, SweepExpirePayments, func(d Due) ([]DueRow, error) { return s.store.ExpiredPayments(ctx, d) }, func(p DueRow) (bool, error) {
 		_, err := s.payments.expire(ctx, p.Auth, p.ID)
 		if ErrorCode(err) == EINVALIDSTATE {
 			return false, nil // paid or expired meanwhile
@@ -129,11 +164,7 @@ func (s *Sweeps) ExpireDuePayments(ctx context.Context) (SweepReport, error) {
 // MarkOverdue moves late installments to overdue (mover.markOverdue).
 // Down payments are not swept here: they expire instead.
 func (s *Sweeps) MarkOverdue(ctx context.Context) (SweepReport, error) {
-	late, err := s.store.LateInstallments(ctx, s.due())
-	if err != nil {
-		return SweepReport{}, err
-	}
-	return s.each(ctx, SweepMarkOverdue, late, func(b DueRow) (bool, error) {
+	return s.drain(ctx, SweepMarkOverdue, func(d Due) ([]DueRow, error) { return s.store.LateInstallments(ctx, d) }, func(b DueRow) (bool, error) {
 		moved := false
 		err := decideAndApply("bill", func() error {
 			bill, c, err := s.store.Bill(ctx, b.Auth, b.ID)
@@ -154,11 +185,7 @@ func (s *Sweeps) MarkOverdue(ctx context.Context) (SweepReport, error) {
 // active billing whose due date is within the company's issue window and
 // that has no live payment yet.
 func (s *Sweeps) IssueDueInstallments(ctx context.Context) (SweepReport, error) {
-	due, err := s.store.InstallmentsToIssue(ctx, s.due())
-	if err != nil {
-		return SweepReport{}, err
-	}
-	return s.each(ctx, SweepIssueInstallments, due, func(b DueRow) (bool, error) {
+	return s.drain(ctx, SweepIssueInstallments, func(d Due) ([]DueRow, error) { return s.store.InstallmentsToIssue(ctx, d) }, func(b DueRow) (bool, error) {
 		return s.payments.issueInstallment(ctx, b.Auth, b.ID)
 	})
 }
@@ -169,12 +196,8 @@ func (s *Sweeps) IssueDueInstallments(ctx context.Context) (SweepReport, error) 
 // retry), and an installment without a payment is issued again by
 // IssueDueInstallments.
 func (s *Sweeps) RecoverIntents(ctx context.Context) (SweepReport, error) {
-	d := s.due()
-	stale, err := s.store.StaleIntents(ctx, d, d.Now.Add(-IntentTimeout))
-	if err != nil {
-		return SweepReport{}, err
-	}
-	return s.each(ctx, SweepRecoverIntents, stale, func(in DueRow) (bool, error) {
+	stale := func(d Due) ([]DueRow, error) { return s.store.StaleIntents(ctx, d, d.Now.Add(-IntentTimeout)) }
+	return s.drain(ctx, SweepRecoverIntents, stale, func(in DueRow) (bool, error) {
 		return s.payments.issuer.void(ctx, in.Auth.Environment, in.ID)
 	})
 }
@@ -183,11 +206,7 @@ func (s *Sweeps) RecoverIntents(ctx context.Context) (SweepReport, error) {
 // is past its due date with nothing to pay it with (Bill.lapsed): a first
 // bill charged for a card the payer never paid with.
 func (s *Sweeps) LapseFirstBills(ctx context.Context) (SweepReport, error) {
-	due, err := s.store.LapsedFirstBills(ctx, s.due())
-	if err != nil {
-		return SweepReport{}, err
-	}
-	return s.each(ctx, SweepLapseFirstBills, due, func(row DueRow) (bool, error) {
+	return s.drain(ctx, SweepLapseFirstBills, func(d Due) ([]DueRow, error) { return s.store.LapsedFirstBills(ctx, d) }, func(row DueRow) (bool, error) {
 		moved := false
 		err := decideAndApply("bill", func() error {
 			moved = false

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // sweepFailureStore records what a sweep records about its rows.
@@ -62,4 +64,66 @@ func TestSweepRowsStandAlone(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || len(store.recorded) != 0 {
 		t.Fatalf("canceled sweep: %v, recorded %+v", err, store.recorded)
 	}
+}
+
+// A run goes on past a full batch, and stops at a batch that is not full,
+// at one that holds rows it already ran (left where they were, they would
+// be selected forever), or once its budget is spent.
+func TestSweepRunDrainsFullBatches(t *testing.T) {
+	t.Parallel()
+	rows := func(from, n int) []DueRow {
+		out := make([]DueRow, n)
+		for i := range out {
+			out[i] = DueRow{Owned: Owned{ID: "row-" + strconv.Itoa(from+i)}}
+		}
+		return out
+	}
+	run := func(t *testing.T, clock *TestClock, batches [][]DueRow, tick time.Duration) (SweepReport, int, int) {
+		t.Helper()
+		s := NewSweeps(&sweepFailureStore{}, nil, clock, LinksByEnvironment{})
+		selects, ran := 0, map[string]int{}
+		rep, err := s.drain(context.Background(), SweepExpirePayments, func(d Due) ([]DueRow, error) {
+			if d.Limit != sweepBatch {
+				t.Fatalf("limit %d", d.Limit)
+			}
+			selects++
+			if selects > len(batches) {
+				t.Fatalf("selected a %d-th batch", selects)
+			}
+			return batches[selects-1], nil
+		}, func(r DueRow) (bool, error) {
+			ran[r.ID]++
+			clock.Advance(tick)
+			return true, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, n := range ran {
+			if n != 1 {
+				t.Fatalf("row %s ran %d times", id, n)
+			}
+		}
+		return rep, selects, len(ran)
+	}
+	t.Run("until a batch is not full", func(t *testing.T) {
+		rep, selects, ran := run(t, NewTestClock(moveNow), [][]DueRow{rows(0, sweepBatch), rows(sweepBatch, sweepBatch), rows(2*sweepBatch, 3)}, 0)
+		if selects != 3 || ran != 2*sweepBatch+3 || rep.Moved != ran {
+			t.Fatalf("%d selects, %d rows run, report %d", selects, ran, rep.Moved)
+		}
+	})
+	t.Run("until rows come again", func(t *testing.T) {
+		again := append(rows(0, 1), rows(sweepBatch, sweepBatch-1)...)
+		_, selects, ran := run(t, NewTestClock(moveNow), [][]DueRow{rows(0, sweepBatch), again}, 0)
+		if selects != 2 || ran != 2*sweepBatch-1 {
+			t.Fatalf("%d selects, %d rows run", selects, ran)
+		}
+	})
+	t.Run("until the budget is spent", func(t *testing.T) {
+		tick := sweepRunBudget / sweepBatch
+		_, selects, ran := run(t, NewTestClock(moveNow), [][]DueRow{rows(0, sweepBatch), rows(sweepBatch, sweepBatch)}, tick)
+		if selects != 1 || ran != sweepBatch {
+			t.Fatalf("%d selects, %d rows run", selects, ran)
+		}
+	})
 }

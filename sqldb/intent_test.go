@@ -321,3 +321,42 @@ func TestRecoverIntentsOneAtATime(t *testing.T) {
 		})
 	}
 }
+
+// One company's backlog does not hold another's rows for the next run: a
+// sweep run goes on past a full batch, so a crash that left more intents
+// than one batch holds is recovered in one run, the other company's
+// intent, stale after them, with it.
+func TestRecoverIntentsDrainsABacklogInOneRun(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, e)
+			busy, quiet := r.company("Escola Cheia "+sqldbtest.Suffix()), r.company("Escola Calma "+sqldbtest.Suffix())
+			record := func(a parcela.Auth) string {
+				t.Helper()
+				now := r.clock.Now()
+				in := &parcela.PaymentIntent{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, BillID: parcela.NewID(),
+					Method: parcela.MethodPix, AmountCents: 1000, NossoNumero: 1, State: parcela.IntentIssuing, CreatedAt: now, UpdatedAt: now}
+				if err := r.db.RecordIntent(r.ctx, in); err != nil {
+					t.Fatal(err)
+				}
+				return in.ID
+			}
+			const backlog = 501 // more than a run's batch of 500
+			for range backlog {
+				record(busy)
+			}
+			r.clock.Advance(time.Second)
+			other := record(quiet)
+			r.clock.Advance(parcela.IntentTimeout + time.Second)
+			rep, err := r.app.Sweeps.Only(busy.CompanyID, quiet.CompanyID).RecoverIntents(r.ctx)
+			if err != nil || len(rep.Failed) != 0 {
+				t.Fatalf("recovery %+v %v", rep, err)
+			}
+			if rep.Moved != backlog+1 || !r.ledger.isCanceled(other) {
+				t.Fatalf("one run voided %d of %d intents; the other company's voided: %v", rep.Moved, backlog+1, r.ledger.isCanceled(other))
+			}
+		})
+	}
+}
