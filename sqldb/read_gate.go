@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,59 @@ type readGate struct {
 	// their time in the queue, in nanoseconds. The checkpointer's own wait
 	// for the whole gate is not counted; the reads it holds back are.
 	waits, waited atomic.Int64
+
+	turnsMu sync.Mutex
+	turns   map[string]*ownerTurn // by owner, while any of its pages wants the gate
+}
+
+// ownerTurn admits one owner's pages to the gate a few at a time.
+type ownerTurn struct {
+	sem   *semaphore.Weighted
+	users int // pages holding or waiting for a turn
+}
+
+// perOwner is how many pages of one company and environment may be in
+// the gate at once: half the pages it admits at once, at least one. The
+// gate is first come, first served and a page's cost grows with its
+// offset (a page a million bills deep reads for seconds), so one company's
+// deep pages, sent many at once, filled the gate and its queue, and every
+// other company's reads waited behind all of them; its rate limit bounds
+// how many it sends, not what they cost. Waiting for its turn outside the
+// gate, it holds at most half of the page slots, and another company's
+// read waits for at most the pages let in before it.
+func (g *readGate) perOwner() int64 {
+	return max(1, g.n/g.weight(true)/2)
+}
+
+// turn waits for one of owner's turns at the gate (perOwner), first come,
+// first served among its pages, and returns what gives it back.
+func (g *readGate) turn(ctx context.Context, owner string) (func(), error) {
+	g.turnsMu.Lock()
+	t := g.turns[owner]
+	if t == nil {
+		if g.turns == nil {
+			g.turns = map[string]*ownerTurn{}
+		}
+		t = &ownerTurn{sem: semaphore.NewWeighted(g.perOwner())}
+		g.turns[owner] = t
+	}
+	t.users++
+	g.turnsMu.Unlock()
+	leave := func() {
+		g.turnsMu.Lock()
+		if t.users--; t.users == 0 {
+			delete(g.turns, owner)
+		}
+		g.turnsMu.Unlock()
+	}
+	if err := t.sem.Acquire(ctx, 1); err != nil {
+		leave()
+		return nil, err
+	}
+	return sync.OnceFunc(func() {
+		t.sem.Release(1)
+		leave()
+	}), nil
 }
 
 // acquire takes w of the gate, behind whoever came first, and counts the
@@ -114,15 +168,17 @@ func (g *readGate) release(w int64) {
 // gatedRows are a query's rows, whose Close gives back the gate's slot.
 type gatedRows struct {
 	rowSet
-	gate   *readGate // nil once given back, or if none was taken
-	weight int64
+	slot   slot
+	closed bool
 }
 
 // Close closes the rows and, the first time, gives back the slot.
 func (r *gatedRows) Close() error {
 	err := r.rowSet.Close()
-	r.gate.release(r.weight)
-	r.gate = nil
+	if !r.closed {
+		r.closed = true
+		r.slot.release()
+	}
 	return err
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"parcela"
 )
 
 // gateSetup is a reader runner over an in-memory SQLite database whose
@@ -290,5 +292,97 @@ func TestReadGateCountsWaits(t *testing.T) {
 	}
 	if s := db.ReadGate(); s.Waits != 1 || s.Waited < hold {
 		t.Fatalf("after one read queued %v: %+v", hold, s)
+	}
+}
+
+// One company's pages take at most half of the page slots, waiting for
+// their turn outside the gate: another company's page finds the other half
+// free, where the first company's second page had taken it (and a burst of
+// its deep pages, seconds each, had filled the gate and its queue ahead of
+// everyone). On SQLite's gate of four readers (two pages) a company has
+// one page in at a time; on PostgreSQL's page gate of four, two.
+func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
+	t.Parallel()
+	busy := parcela.Auth{CompanyID: "busy", Environment: parcela.Production}
+	quiet := parcela.Auth{CompanyID: "quiet", Environment: parcela.Production}
+	sandbox := parcela.Auth{CompanyID: "busy", Environment: parcela.Sandbox}
+	for name, gate := range map[string]*readGate{"sqlite": newReadGate(4), "postgres": newPageGate(4)} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := gateSetup(t, 4)
+			r.gate = gate
+			ctx := context.Background()
+			turns := map[string]int{"sqlite": 1, "postgres": 2}[name]
+			var held []*gatedRows
+			for range turns {
+				rows, err := r.pagesOf(busy).query(ctx, `SELECT 1`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, rows)
+			}
+			// Its next page waits for its turn, not at the gate.
+			next := make(chan error, 1)
+			go func() {
+				rows, err := r.pagesOf(busy).query(ctx, `SELECT 1`)
+				if err == nil {
+					rows.Close()
+				}
+				next <- err
+			}()
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				gate.turnsMu.Lock()
+				waiting := gate.turns[busy.CompanyID+"/"+string(busy.Environment)].users
+				gate.turnsMu.Unlock()
+				if waiting == turns+1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the company's next page never came to wait")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			select {
+			case err := <-next:
+				t.Fatalf("the company's page beyond its turns was let in (%v)", err)
+			case <-time.After(30 * time.Millisecond):
+			}
+			// Another company's page, and the same company's other
+			// environment, pass at once.
+			for _, a := range []parcela.Auth{quiet, sandbox} {
+				qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				rows, err := r.pagesOf(a).query(qctx, `SELECT 1`)
+				cancel()
+				if err != nil {
+					t.Fatalf("%s's page waited behind another's: %v", a.CompanyID+"/"+string(a.Environment), err)
+				}
+				rows.Close()
+			}
+			// A page that gives up waiting for its turn leaves nothing behind.
+			cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+			_, err := r.pagesOf(busy).query(cctx, `SELECT 1`)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("a page past its company's turns: %v", err)
+			}
+			held[0].Close()
+			if err := <-next; err != nil {
+				t.Fatal(err)
+			}
+			for _, rows := range held[1:] {
+				rows.Close()
+			}
+			gate.turnsMu.Lock()
+			left := len(gate.turns)
+			gate.turnsMu.Unlock()
+			if left != 0 || !gate.sem.TryAcquire(4) {
+				t.Fatalf("turns of %d companies left, or the gate's slots were not all given back", left)
+			}
+			gate.sem.Release(4)
+			if got := int(gate.perOwner()); got != turns {
+				t.Fatalf("a company has %d pages in at once, want %d", got, turns)
+			}
+		})
 	}
 }

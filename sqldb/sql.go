@@ -73,6 +73,9 @@ type runner struct {
 	gate *readGate     // nil: not gated
 	page bool          // its statements read pages of rows (readGate)
 	pool *pgxpool.Pool // non-nil: queries go to pgx (PostgreSQL's reader)
+	// owner is the company and environment whose pages these are (pagesOf):
+	// the gate admits only a few of one owner's pages at a time.
+	owner string
 }
 
 // rowSet is a query's rows: database/sql's, or pgx's.
@@ -98,16 +101,53 @@ func (r runner) heavy() runner {
 	return r
 }
 
-// enter takes r's weight at its gate, if it has one.
-func (r runner) enter(ctx context.Context) (int64, error) {
+// pagesOf is r for statements that read a page of a's rows: at the gate
+// they wait for a's turn (readGate.turn) before they queue with everyone's.
+func (r runner) pagesOf(a parcela.Auth) runner {
+	r.page, r.owner = true, a.CompanyID+"/"+string(a.Environment)
+	return r
+}
+
+// slot is what a statement took at its gate: its weight, and its owner's
+// turn.
+type slot struct {
+	gate *readGate
+	w    int64
+	turn func()
+}
+
+// release gives the slot back; the zero slot took nothing.
+func (s slot) release() {
+	s.gate.release(s.w)
+	if s.turn != nil {
+		s.turn()
+	}
+}
+
+// enter takes r's weight at its gate, if it has one, after its owner's
+// turn when it reads an owner's page.
+func (r runner) enter(ctx context.Context) (slot, error) {
 	if r.gate == nil {
-		return 0, nil
+		return slot{}, nil
 	}
 	w := r.gate.weight(r.page)
 	if w == 0 {
-		return 0, nil
+		return slot{}, nil
 	}
-	return w, r.gate.acquire(ctx, w)
+	var turn func()
+	if r.page && r.owner != "" {
+		var err error
+		if turn, err = r.gate.turn(ctx, r.owner); err != nil {
+			return slot{}, err
+		}
+	}
+	if err := r.gate.acquire(ctx, w); err != nil {
+		if turn != nil {
+			turn()
+		}
+		return slot{}, err
+	}
+	return slot{gate: r.gate, w: w, turn: turn}, nil
 }
 
 // session enters r's gate once for several statements of one request:
@@ -119,21 +159,20 @@ func (r runner) enter(ctx context.Context) (int64, error) {
 // statements must all go through the runner it returns: one entering the
 // gate again could wait for a weight its own session holds.
 func (r runner) session(ctx context.Context) (runner, func(), error) {
-	w, err := r.enter(ctx)
+	sl, err := r.enter(ctx)
 	if err != nil {
 		return r, nil, err
 	}
-	gate := r.gate
 	r.gate = nil
-	return r, func() { gate.release(w) }, nil
+	return r, sl.release, nil
 }
 
 func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	w, err := r.enter(ctx)
+	sl, err := r.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer r.gate.release(w)
+	defer sl.release()
 	return r.q.ExecContext(ctx, r.b.bind(q), args...)
 }
 
@@ -141,7 +180,7 @@ func (r runner) exec(ctx context.Context, q string, args ...any) (sql.Result, er
 // PostgreSQL's reader (pgx) a statement's failure may first show there,
 // and rows left open hold a pool connection until closed.
 func (r runner) query(ctx context.Context, q string, args ...any) (*gatedRows, error) {
-	w, err := r.enter(ctx)
+	sl, err := r.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +193,10 @@ func (r runner) query(ctx context.Context, q string, args ...any) (*gatedRows, e
 		rows, err = r.q.QueryContext(ctx, r.b.bind(q), args...)
 	}
 	if err != nil {
-		r.gate.release(w)
+		sl.release()
 		return nil, err
 	}
-	return &gatedRows{rowSet: rows, gate: r.gate, weight: w}, nil
+	return &gatedRows{rowSet: rows, slot: sl}, nil
 }
 
 // queryRow runs q for its first row, which the caller scans (always: as
