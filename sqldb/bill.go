@@ -78,7 +78,7 @@ func (db *DB) Bill(ctx context.Context, a parcela.Auth, id string) (*parcela.Bil
 // pages, where the join probes it in due-date order, a page-cache miss per
 // bill at a million bills (about 10% more CPU per page, measured).
 func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) ([]*parcela.Bill, int, *parcela.Company, error) {
-	r, done, err := db.reader.pagesOf(a).session(ctx)
+	r, done, err := db.reader.pagesOf(a, f.Page).session(ctx)
 	if err != nil {
 		return nil, 0, nil, failed("list bills", err)
 	}

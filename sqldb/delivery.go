@@ -248,7 +248,7 @@ func (db *DB) Deliveries(ctx context.Context, a parcela.Auth, webhookID string, 
 	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, failed("count deliveries", err)
 	}
-	out, err := collect(ctx, db.reader.pagesOf(a), scanDelivery, deliverySelect+` WHERE `+cond+` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`,
+	out, err := collect(ctx, db.reader.pagesOf(a, p), scanDelivery, deliverySelect+` WHERE `+cond+` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`,
 		append(args, p.PerPage, (p.Page-1)*p.PerPage)...)
 	if err == nil {
 		err = db.attachAttempts(ctx, out)

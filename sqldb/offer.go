@@ -111,7 +111,7 @@ func (db *DB) Offer(ctx context.Context, a parcela.Auth, id string) (*parcela.Of
 
 // Offers lists the caller's offers, newest first.
 func (db *DB) Offers(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*parcela.Offer, int, error) {
-	r, done, err := db.reader.pagesOf(a).session(ctx)
+	r, done, err := db.reader.pagesOf(a, p).session(ctx)
 	if err != nil {
 		return nil, 0, failed("list offers", err)
 	}

@@ -86,7 +86,7 @@ func (db *DB) Products(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*
 	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM products WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
 		return nil, 0, failed("count products", err)
 	}
-	out, err := collect(ctx, db.reader.pagesOf(a), scanProduct, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
+	out, err := collect(ctx, db.reader.pagesOf(a, p), scanProduct, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
 		a.CompanyID, string(a.Environment), p.PerPage, (p.Page-1)*p.PerPage)
 	return out, total, failed("list products", err)
 }

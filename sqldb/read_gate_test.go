@@ -306,6 +306,7 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 	busy := parcela.Auth{CompanyID: "busy", Environment: parcela.Production}
 	quiet := parcela.Auth{CompanyID: "quiet", Environment: parcela.Production}
 	sandbox := parcela.Auth{CompanyID: "busy", Environment: parcela.Sandbox}
+	deep := parcela.Page{Page: deepPageRows/100 + 1, PerPage: 100}
 	for name, gate := range map[string]*readGate{"sqlite": newReadGate(4), "postgres": newPageGate(4)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -315,7 +316,7 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 			turns := map[string]int{"sqlite": 1, "postgres": 2}[name]
 			var held []*gatedRows
 			for range turns {
-				rows, err := r.pagesOf(busy).query(ctx, `SELECT 1`)
+				rows, err := r.pagesOf(busy, deep).query(ctx, `SELECT 1`)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -324,7 +325,7 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 			// Its next page waits for its turn, not at the gate.
 			next := make(chan error, 1)
 			go func() {
-				rows, err := r.pagesOf(busy).query(ctx, `SELECT 1`)
+				rows, err := r.pagesOf(busy, deep).query(ctx, `SELECT 1`)
 				if err == nil {
 					rows.Close()
 				}
@@ -352,16 +353,25 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 			// environment, pass at once.
 			for _, a := range []parcela.Auth{quiet, sandbox} {
 				qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				rows, err := r.pagesOf(a).query(qctx, `SELECT 1`)
+				rows, err := r.pagesOf(a, deep).query(qctx, `SELECT 1`)
 				cancel()
 				if err != nil {
 					t.Fatalf("%s's page waited behind another's: %v", a.CompanyID+"/"+string(a.Environment), err)
 				}
 				rows.Close()
 			}
+			// The same company's shallow page takes no turn: it queues at
+			// the gate at once.
+			sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+			rows, err := r.pagesOf(busy, parcela.Page{Page: 1, PerPage: 100}).query(sctx, `SELECT 1`)
+			scancel()
+			if err != nil {
+				t.Fatalf("the company's first page waited for its deep pages' turn: %v", err)
+			}
+			rows.Close()
 			// A page that gives up waiting for its turn leaves nothing behind.
 			cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-			_, err := r.pagesOf(busy).query(cctx, `SELECT 1`)
+			_, err = r.pagesOf(busy, deep).query(cctx, `SELECT 1`)
 			cancel()
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("a page past its company's turns: %v", err)
