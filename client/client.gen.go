@@ -766,7 +766,7 @@ type BillEndpoint struct {
 	BillDetails BillDetails `json:"bill_details"`
 	BillType    BillType    `json:"bill_type"`
 
-	// Billing A billing as summarized inside a bill (no payment configuration, no bills).
+	// Billing A billing as summarized inside a bill (no payment configuration, no bills). The bill endpoints and `bill` events leave out its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`); read it on the billing (`GET /billings/{id}`, the order).
 	Billing BillingSummary `json:"billing"`
 
 	// CheckoutUrl Link to the bill's hosted checkout page, `{public address}/checkout/bills/{id}?code={authentication_code}`, where the customer sees the bill's payment and can also pay by card (a page for customers, not an API operation).
@@ -879,9 +879,9 @@ type BillingOrder struct {
 	// CancelationReason Why the billing was canceled; `null` unless `canceled`.
 	CancelationReason *CancelationReason `json:"cancelation_reason"`
 
-	// CetAnnualRate Extension. The plan's CET (custo efetivo total), its annual effective cost as a fraction, a JSON number like the other rates (`0.616650` is 61.665 % a year).
+	// CetAnnualRate Extension. The plan's CET (custo efetivo total), its annual effective cost as a fraction, a JSON number like the other rates (`0.512799` is 51.2799 % a year).
 	//
-	// Example: 0.61665
+	// Example: 0.512799
 	CetAnnualRate *json.Number `json:"cet_annual_rate,omitempty"`
 	CreatedAt     time.Time    `json:"created_at"`
 
@@ -913,7 +913,7 @@ type BillingOrderAmountCurrency string
 // BillingStatus defines model for BillingStatus.
 type BillingStatus string
 
-// BillingSummary A billing as summarized inside a bill (no payment configuration, no bills).
+// BillingSummary A billing as summarized inside a bill (no payment configuration, no bills). The bill endpoints and `bill` events leave out its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`); read it on the billing (`GET /billings/{id}`, the order).
 type BillingSummary struct {
 	AmountCents    int64                        `json:"amount_cents"`
 	AmountCurrency BillingSummaryAmountCurrency `json:"amount_currency"`
@@ -921,9 +921,9 @@ type BillingSummary struct {
 	// CancelationReason Why the billing was canceled; `null` unless `canceled`.
 	CancelationReason *CancelationReason `json:"cancelation_reason"`
 
-	// CetAnnualRate Extension. The plan's CET (custo efetivo total), its annual effective cost as a fraction, a JSON number like the other rates (`0.616650` is 61.665 % a year).
+	// CetAnnualRate Extension. The plan's CET (custo efetivo total), its annual effective cost as a fraction, a JSON number like the other rates (`0.512799` is 51.2799 % a year).
 	//
-	// Example: 0.61665
+	// Example: 0.512799
 	CetAnnualRate *json.Number `json:"cet_annual_rate,omitempty"`
 	CreatedAt     time.Time    `json:"created_at"`
 	DueDay        int          `json:"due_day"`

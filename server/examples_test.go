@@ -1,0 +1,248 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"parcela/sqldb/sqldbtest"
+)
+
+// The document's examples of a financed charge tell one story: an order
+// charged on 18 November 2026 at 14:32:05.123, financed in 4 bills with a
+// boleto down payment. Played on the server at the same moments, every
+// amount, date and status of those examples must be what it answers; only
+// what the server draws at random (ids, codes, addresses) may differ.
+
+// exampleMoment parses a São Paulo timestamp as the examples write them.
+func exampleMoment(t *testing.T, s string) time.Time {
+	t.Helper()
+	ts, err := time.Parse("2006-01-02T15:04:05.000Z07:00", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// exampleStory is the charged order of the examples, on a bundle of its own.
+type exampleStory struct {
+	b              *bundle
+	order, billing string
+	bills          []string
+	charged        map[string]any
+}
+
+func newExampleStory(t *testing.T, b *bundle) *exampleStory {
+	t.Helper()
+	b.clock.Set(exampleMoment(t, "2026-10-01T10:15:30.512-03:00"))
+	product := b.call("POST", "/external_api/v1/products", map[string]any{"product": map[string]any{
+		"name": "Formação em Análise de Dados", "full_amount_cents": 249700,
+		"description": "Curso online com 120 horas de aulas gravadas e mentorias ao vivo.",
+		"kind":        "course", "access_period": "lifetime", "duration_in_hours": 120,
+	}}).want(t, 201).JSON(t)
+	b.clock.Set(exampleMoment(t, "2026-10-02T11:20:07.338-03:00"))
+	offer := b.call("POST", "/external_api/v1/offers", map[string]any{
+		"offer": map[string]any{"name": "Turma de dezembro", "product_id": product["id"], "amount_cents": 199700},
+		"payment_configurations": []any{
+			map[string]any{"payment_type": "financed", "financed_type": "bolepix", "payment_methods": []string{"boleto"},
+				"allowed_down_payment_methods": []string{"boleto", "pix"}, "down_payment_type": "percentage",
+				"down_payment_value": json.Number("0.2"), "interest_rate": json.Number("0.0299"), "max_installments": 12,
+				"registration_fee": json.Number("0.01"), "expires_in_hours": 72},
+			map[string]any{"payment_type": "upfront", "payment_methods": []string{"pix", "boleto", "credit_card"}, "expires_in_hours": 24},
+		},
+	}).want(t, 201).JSON(t)
+	_, fin := configs(offer)
+	b.clock.Set(exampleMoment(t, "2026-11-18T14:25:41.870-03:00"))
+	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+	b.clock.Set(exampleMoment(t, "2026-11-18T14:32:05.123-03:00"))
+	s := &exampleStory{b: b, order: order["id"].(string)}
+	s.charged = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(fin, "boleto", 4)).want(t, 200).JSON(t)
+	s.billing = s.charged["billings"].([]any)[0].(map[string]any)["id"].(string)
+	s.bills = billIDs(s.charged)
+	return s
+}
+
+func (s *exampleStory) at(t *testing.T, moment string) {
+	t.Helper()
+	s.b.clock.Set(exampleMoment(t, moment))
+	s.b.sweep(t)
+}
+
+func (s *exampleStory) getBilling(t *testing.T) map[string]any {
+	t.Helper()
+	return s.b.call("GET", "/external_api/v1/billings/"+s.billing, nil).want(t, 200).JSON(t)
+}
+
+// example is a named example of the document as JSON values; at picks a
+// member of it (a webhook event's data).
+func (b *bundle) example(t *testing.T, name string, at ...string) map[string]any {
+	t.Helper()
+	ex := b.contract.Doc().Components.Examples[name]
+	if ex == nil || ex.Value == nil {
+		t.Fatalf("the document has no example %s", name)
+	}
+	raw, err := json.Marshal(ex.Value.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range at {
+		v = v[k].(map[string]any)
+	}
+	return v
+}
+
+// drawn are the members whose values the server draws or derives from its
+// address: an example shows one such value, the server another. Only
+// whether they are null must agree.
+var drawn = map[string]bool{
+	"id": true, "order_id": true, "bill_id": true, "url": true, "checkout_url": true, "authentication_code": true,
+	"barcode": true, "barcode_image_url": true, "pix_code": true, "pix_qrcode_url": true,
+}
+
+// sameAsExample reports where got differs from the example, member by
+// member (only the members the example shows).
+func sameAsExample(path string, example, got any) []string {
+	switch ex := example.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: example %v, server %v", path, example, got)}
+		}
+		var diffs []string
+		for k, v := range ex {
+			gv, present := g[k]
+			switch {
+			case !present:
+				diffs = append(diffs, fmt.Sprintf("%s.%s: not in the server's answer", path, k))
+			case drawn[k]:
+				if (v == nil) != (gv == nil) {
+					diffs = append(diffs, fmt.Sprintf("%s.%s: example %v, server %v", path, k, v, gv))
+				}
+			default:
+				diffs = append(diffs, sameAsExample(path+"."+k, v, gv)...)
+			}
+		}
+		return diffs
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(ex) {
+			return []string{fmt.Sprintf("%s: example %v, server %v", path, example, got)}
+		}
+		var diffs []string
+		for i := range ex {
+			diffs = append(diffs, sameAsExample(fmt.Sprintf("%s[%d]", path, i), ex[i], g[i])...)
+		}
+		return diffs
+	}
+	if !reflect.DeepEqual(example, got) {
+		return []string{fmt.Sprintf("%s: example %v, server %v", path, example, got)}
+	}
+	return nil
+}
+
+func wantExample(t *testing.T, name string, example, got any) {
+	t.Helper()
+	for _, d := range sameAsExample(name, example, got) {
+		t.Error(d)
+	}
+	exampleCodes(t, example)
+}
+
+// exampleCodes checks that every boleto and Pix code an example shows is
+// one a bank would read, for the payment's amount: the server draws its
+// own, so only their validity can be compared.
+func exampleCodes(t *testing.T, example any) {
+	t.Helper()
+	switch ex := example.(type) {
+	case map[string]any:
+		if code, ok := ex["barcode"].(string); ok {
+			amount := int64(ex["amount_cents"].(float64))
+			checkCode(t, ex["payment_method"].(string), code, amount)
+			if pix, ok := ex["pix_code"].(string); ok {
+				checkCode(t, "pix", pix, amount)
+			}
+		}
+		for _, v := range ex {
+			exampleCodes(t, v)
+		}
+	case []any:
+		for _, v := range ex {
+			exampleCodes(t, v)
+		}
+	}
+}
+
+func TestFinancedChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			t.Run("charged, waived, expired", func(t *testing.T) {
+				t.Parallel()
+				b := setup(t, e)
+				s := newExampleStory(t, b)
+				order := b.example(t, "OrderCharged")
+				for _, k := range []string{"status", "created_at", "updated_at", "billings", "cancelation_reason"} {
+					wantExample(t, "OrderCharged."+k, order[k], s.charged[k])
+				}
+				event := b.example(t, "WebhookOrderInProgress")
+				wantExample(t, "WebhookOrderInProgress.created_at", event["created_at"], s.charged["updated_at"])
+				wantExample(t, "WebhookOrderInProgress.data.billings", event["data"].(map[string]any)["billings"], s.charged["billings"])
+
+				billing := s.getBilling(t)
+				wantExample(t, "BillingWaitingPayment", b.example(t, "BillingWaitingPayment"), billing)
+				wantExample(t, "WebhookBillingWaitingPayment.data", b.example(t, "WebhookBillingWaitingPayment", "data"), billing)
+				pending := b.bill(t, s.bills[0])
+				wantExample(t, "BillPendingBoleto", b.example(t, "BillPendingBoleto"), pending)
+				wantExample(t, "WebhookBillPending.data", b.example(t, "WebhookBillPending", "data"), pending)
+
+				b.clock.Set(exampleMoment(t, "2026-11-22T09:15:40.219-03:00"))
+				waiver := b.example(t, "BillPenaltiesWaived")
+				waived := b.call("PATCH", "/external_api/v1/bills/"+s.bills[0], map[string]any{"bill": map[string]any{
+					"disable_penalties_until": waiver["disable_penalties_until"]}}).want(t, 200).JSON(t)
+				wantExample(t, "BillPenaltiesWaived", waiver, waived)
+				b.call("PATCH", "/external_api/v1/bills/"+s.bills[0], map[string]any{"bill": map[string]any{"disable_penalties_until": nil}}).want(t, 200)
+
+				expired := b.example(t, "BillDownPaymentExpired")
+				s.at(t, expired["updated_at"].(string))
+				got := b.bill(t, s.bills[0])
+				wantExample(t, "BillDownPaymentExpired", expired, got)
+				event = b.example(t, "WebhookBillCanceled")
+				wantExample(t, "WebhookBillCanceled.created_at", event["created_at"], got["updated_at"])
+				wantExample(t, "WebhookBillCanceled.data", event["data"], got)
+			})
+			t.Run("canceled", func(t *testing.T) {
+				t.Parallel()
+				b := setup(t, e)
+				s := newExampleStory(t, b)
+				want := b.example(t, "BillingCanceled")
+				b.clock.Set(exampleMoment(t, want["updated_at"].(string)))
+				got := b.call("POST", "/external_api/v1/billings/"+s.billing+"/cancel", map[string]any{"cancelation_reason": want["cancelation_reason"]}).want(t, 200).JSON(t)
+				wantExample(t, "BillingCanceled", want, got)
+				event := b.example(t, "WebhookBillingCanceled")
+				wantExample(t, "WebhookBillingCanceled.created_at", event["created_at"], got["updated_at"])
+				wantExample(t, "WebhookBillingCanceled.data", event["data"], got)
+			})
+			t.Run("active, overdue", func(t *testing.T) {
+				t.Parallel()
+				b := setup(t, e)
+				s := newExampleStory(t, b)
+				event := b.example(t, "WebhookBillingActive")
+				b.clock.Set(exampleMoment(t, event["created_at"].(string)))
+				b.pay(t, openPayment(t, b.bill(t, s.bills[0]))["id"].(string))
+				wantExample(t, "WebhookBillingActive.data", event["data"], s.getBilling(t))
+
+				overdue := b.example(t, "WebhookBillOverdue", "data")
+				s.at(t, overdue["payments"].([]any)[0].(map[string]any)["created_at"].(string))
+				s.at(t, overdue["updated_at"].(string))
+				wantExample(t, "WebhookBillOverdue.data", overdue, b.bill(t, s.bills[1]))
+			})
+		})
+	}
+}
