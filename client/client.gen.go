@@ -2535,8 +2535,9 @@ type ClientInterface interface {
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
-	//   `credit_card_not_supported` (card payments go through the bill's
-	//   `checkout_url`); for upfront configurations the method must be one
+	//   `credit_card_not_supported`: cards are paid on the customer's
+	//   pages, the offer's `url` (which `detail` links) or a bill's
+	//   `checkout_url`; for upfront configurations the method must be one
 	//   of its `payment_methods`, for financed ones one of its
 	//   `allowed_down_payment_methods` (field `payment.payment_method`,
 	//   code `not_allowed`);
@@ -2573,8 +2574,9 @@ type ClientInterface interface {
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
-	//   `credit_card_not_supported` (card payments go through the bill's
-	//   `checkout_url`); for upfront configurations the method must be one
+	//   `credit_card_not_supported`: cards are paid on the customer's
+	//   pages, the offer's `url` (which `detail` links) or a bill's
+	//   `checkout_url`; for upfront configurations the method must be one
 	//   of its `payment_methods`, for financed ones one of its
 	//   `allowed_down_payment_methods` (field `payment.payment_method`,
 	//   code `not_allowed`);
@@ -3285,8 +3287,9 @@ func (c *RawClient) CancelOrder(ctx context.Context, id OrderId, params *CancelO
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
-//     `credit_card_not_supported` (card payments go through the bill's
-//     `checkout_url`); for upfront configurations the method must be one
+//     `credit_card_not_supported`: cards are paid on the customer's
+//     pages, the offer's `url` (which `detail` links) or a bill's
+//     `checkout_url`; for upfront configurations the method must be one
 //     of its `payment_methods`, for financed ones one of its
 //     `allowed_down_payment_methods` (field `payment.payment_method`,
 //     code `not_allowed`);
@@ -3333,8 +3336,9 @@ func (c *RawClient) ChargeOrderWithBody(ctx context.Context, id OrderId, params 
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
-//     `credit_card_not_supported` (card payments go through the bill's
-//     `checkout_url`); for upfront configurations the method must be one
+//     `credit_card_not_supported`: cards are paid on the customer's
+//     pages, the offer's `url` (which `detail` links) or a bill's
+//     `checkout_url`; for upfront configurations the method must be one
 //     of its `payment_methods`, for financed ones one of its
 //     `allowed_down_payment_methods` (field `payment.payment_method`,
 //     code `not_allowed`);
@@ -5777,8 +5781,9 @@ type ClientWithResponsesInterface interface {
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
-	//   `credit_card_not_supported` (card payments go through the bill's
-	//   `checkout_url`); for upfront configurations the method must be one
+	//   `credit_card_not_supported`: cards are paid on the customer's
+	//   pages, the offer's `url` (which `detail` links) or a bill's
+	//   `checkout_url`; for upfront configurations the method must be one
 	//   of its `payment_methods`, for financed ones one of its
 	//   `allowed_down_payment_methods` (field `payment.payment_method`,
 	//   code `not_allowed`);
@@ -5815,8 +5820,9 @@ type ClientWithResponsesInterface interface {
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
-	//   `credit_card_not_supported` (card payments go through the bill's
-	//   `checkout_url`); for upfront configurations the method must be one
+	//   `credit_card_not_supported`: cards are paid on the customer's
+	//   pages, the offer's `url` (which `detail` links) or a bill's
+	//   `checkout_url`; for upfront configurations the method must be one
 	//   of its `payment_methods`, for financed ones one of its
 	//   `allowed_down_payment_methods` (field `payment.payment_method`,
 	//   code `not_allowed`);
@@ -11578,8 +11584,9 @@ func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, id Or
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
-//     `credit_card_not_supported` (card payments go through the bill's
-//     `checkout_url`); for upfront configurations the method must be one
+//     `credit_card_not_supported`: cards are paid on the customer's
+//     pages, the offer's `url` (which `detail` links) or a bill's
+//     `checkout_url`; for upfront configurations the method must be one
 //     of its `payment_methods`, for financed ones one of its
 //     `allowed_down_payment_methods` (field `payment.payment_method`,
 //     code `not_allowed`);
@@ -11622,8 +11629,9 @@ func (c *ClientWithResponses) ChargeOrderWithBodyWithResponse(ctx context.Contex
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
-//     `credit_card_not_supported` (card payments go through the bill's
-//     `checkout_url`); for upfront configurations the method must be one
+//     `credit_card_not_supported`: cards are paid on the customer's
+//     pages, the offer's `url` (which `detail` links) or a bill's
+//     `checkout_url`; for upfront configurations the method must be one
 //     of its `payment_methods`, for financed ones one of its
 //     `allowed_down_payment_methods` (field `payment.payment_method`,
 //     code `not_allowed`);

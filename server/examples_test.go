@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ type exampleStory struct {
 	order, billing string
 	bills          []string
 	charged        map[string]any
+	offerURL       string
+	// cardRefused is the answer to a charge of the order by card.
+	cardRefused map[string]any
 }
 
 func newExampleStory(t *testing.T, b *bundle) *exampleStory {
@@ -57,7 +61,8 @@ func newExampleStory(t *testing.T, b *bundle) *exampleStory {
 	b.clock.Set(exampleMoment(t, "2026-11-18T14:25:41.870-03:00"))
 	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
 	b.clock.Set(exampleMoment(t, "2026-11-18T14:32:05.123-03:00"))
-	s := &exampleStory{b: b, order: order["id"].(string)}
+	s := &exampleStory{b: b, order: order["id"].(string), offerURL: offer["url"].(string)}
+	s.cardRefused = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(fin, "credit_card", 4)).want(t, 422).JSON(t)
 	s.charged = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(fin, "boleto", 4)).want(t, 200).JSON(t)
 	s.billing = s.charged["billings"].([]any)[0].(map[string]any)["id"].(string)
 	s.bills = billIDs(s.charged)
@@ -190,6 +195,13 @@ func TestFinancedChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
 				order := b.example(t, "OrderCharged")
 				for _, k := range []string{"status", "created_at", "updated_at", "billings", "cancelation_reason"} {
 					wantExample(t, "OrderCharged."+k, order[k], s.charged[k])
+				}
+				// The card's refusal names the offer's page, where the customer
+				// can buy by card.
+				card := b.contract.Doc().Components.Responses["ChargeUnprocessable"].Value.Content["application/problem+json"].Examples["credit_card_not_supported"].Value.Value.(map[string]any)
+				offerURL := b.example(t, "OfferCreated")["url"].(string)
+				if got := strings.ReplaceAll(s.cardRefused["detail"].(string), s.offerURL, offerURL); got != card["detail"] {
+					t.Errorf("credit_card_not_supported: the example's detail is\n%s\nthe server's, at the example's offer,\n%s", card["detail"], got)
 				}
 				event := b.example(t, "WebhookOrderInProgress")
 				wantExample(t, "WebhookOrderInProgress.created_at", event["created_at"], s.charged["updated_at"])
