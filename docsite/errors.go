@@ -14,7 +14,7 @@ type Problem struct {
 // proves that every code the server can emit is here, with its status.
 var Problems = []Problem{
 	{"malformed_request", "Malformed request", 400,
-		"The request could not be read: the body is not valid JSON or not a JSON object, is not UTF-8, holds two values, repeats a key or spells a key in the wrong case (`Amount_Cents`); a value has the wrong JSON type (`\"installments\": \"4\"`); or a query parameter has the wrong type (`per_page=ten`, a date not in `YYYY-MM-DD`). `errors[]` names the field when one is at fault.",
+		"The request could not be read: the body is not valid JSON or not a JSON object, is not UTF-8, holds two values, repeats a key or spells a key in the wrong case (`Amount_Cents`); a value has the wrong JSON type (`\"installments\": \"4\"`); or a query parameter has the wrong type (`per_page=ten`, a date not in `YYYY-MM-DD`), is sent twice (`status=paid&status=pending`), or sits in a listing's query that is not URL-encoded `name=value` pairs joined by `&` (`status=paid;page=2`). `errors[]` names the field when one is at fault.",
 		"Send one JSON object with the keys spelled exactly as documented, each once, and values of the documented types. Fix the request before retrying: the same request fails the same way."},
 	{"unauthorized", "Unauthorized", 401,
 		"The `Authorization: Bearer` header is missing, or its token is unknown, revoked, or belongs to the other environment (a `sandbox_` token on the production listener or the reverse).",

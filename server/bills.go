@@ -11,9 +11,9 @@ import (
 // dateParam reads a YYYY-MM-DD São Paulo date; end dates are inclusive, so
 // they become the following midnight.
 func dateParam(r *http.Request, name string, end bool) (*time.Time, error) {
-	s := r.URL.Query().Get(name)
-	if s == "" {
-		return nil, nil
+	s, err := queryParam(r, name)
+	if s == "" || err != nil {
+		return nil, err
 	}
 	t, err := time.ParseInLocation(time.DateOnly, s, parcela.SaoPaulo)
 	if err != nil {
@@ -31,8 +31,15 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	q := r.URL.Query()
-	f := parcela.BillFilter{BillingID: q.Get("billing_id"), OrderID: q.Get("order_id"), Status: q.Get("status"), Page: page}
+	f := parcela.BillFilter{Page: page}
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"billing_id", &f.BillingID}, {"order_id", &f.OrderID}, {"status", &f.Status}} {
+		if *p.dst, err = queryParam(r, p.name); err != nil {
+			return 0, nil, err
+		}
+	}
 	for _, d := range []struct {
 		name string
 		end  bool

@@ -107,3 +107,38 @@ func TestListBills(t *testing.T) {
 		_ = fmt.Sprint
 	})
 }
+
+// A listing's query means one thing or is refused: a parameter sent twice
+// (which would count?) is 400 naming it, and so is any parameter of a
+// listing whose query is not key=value pairs joined by & (Go's parser
+// drops a pair with a stray % or a ';' and everything after it on the same
+// pair, so "status=paid;page=2" listed every status).
+func TestListingQueriesAreUnambiguous(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for q, field := range map[string]string{
+			"/external_api/v1/bills?status=paid&status=pending":                      "status",
+			"/external_api/v1/bills?page=1&page=2":                                   "page",
+			"/external_api/v1/bills?per_page=5&per_page=5":                           "per_page",
+			"/external_api/v1/bills?billing_id=a&billing_id=b":                       "billing_id",
+			"/external_api/v1/bills?order_id=a&order_id=b":                           "order_id",
+			"/external_api/v1/bills?due_date_end=2026-12-01&due_date_end=2026-12-02": "due_date_end",
+			"/external_api/v1/products?page=1&page=1":                                "page",
+			"/external_api/v1/offers?per_page=1&per_page=2":                          "per_page",
+			"/external_api/v1/webhook_deliveries?webhook_id=a&webhook_id=b":          "webhook_id",
+		} {
+			r := b.call("GET", q, nil).want(t, 400)
+			if p := r.JSON(t); p["code"] != "malformed_request" || len(p["errors"].([]any)) != 1 || p["errors"].([]any)[0].(map[string]any)["field"] != field {
+				t.Errorf("%s: %s", q, r.Body)
+			}
+		}
+		for _, q := range []string{"/external_api/v1/bills?status=paid;page=2", "/external_api/v1/bills?status=%zz",
+			"/external_api/v1/products?page=%2", "/external_api/v1/webhook_deliveries?webhook_id=x;y"} {
+			if p := b.call("GET", q, nil).want(t, 400).JSON(t); p["code"] != "malformed_request" {
+				t.Errorf("%s: %v", q, p)
+			}
+		}
+		// An empty pair, or an empty value, is no parameter.
+		b.call("GET", "/external_api/v1/bills?&status=&page=1&", nil).want(t, 200)
+	})
+}

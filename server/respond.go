@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -65,10 +66,34 @@ func decode(body []byte, dst any, optional bool) error {
 	return jsonbody.Decode(body, dst)
 }
 
+// queryParam reads an optional query parameter ("" when absent). A query
+// the server could read otherwise than its client meant is malformed: one
+// that is not key=value pairs joined by & (the parser would drop a pair
+// with a stray % or a ';', a filter with it), or the parameter sent twice
+// (the first would count, and a client asking for two statuses would get
+// one without knowing).
+func queryParam(r *http.Request, name string) (string, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return "", parcela.Errorf(parcela.EMALFORMED, "the query string must be URL-encoded name=value pairs joined by &: %v", err)
+	}
+	switch vs := q[name]; len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+		return vs[0], nil
+	}
+	return "", &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be sent once",
+		Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be sent once"}}}
+}
+
 // queryInt reads an optional integer query parameter: one that is not an
 // integer is malformed, one past 64 bits out of bounds.
 func queryInt(r *http.Request, name string, def int) (int, error) {
-	s := r.URL.Query().Get(name)
+	s, err := queryParam(r, name)
+	if err != nil {
+		return 0, err
+	}
 	if s == "" {
 		return def, nil
 	}

@@ -71,8 +71,12 @@ func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, erro
 	if err != nil {
 		return 0, nil, err
 	}
+	webhookID, err := queryParam(r, "webhook_id")
+	if err != nil {
+		return 0, nil, err
+	}
 	a := authOf(r)
-	ds, total, err := s.svc.Webhooks.Deliveries(r.Context(), a, r.URL.Query().Get("webhook_id"), page)
+	ds, total, err := s.svc.Webhooks.Deliveries(r.Context(), a, webhookID, page)
 	if err != nil {
 		return 0, nil, err
 	}
