@@ -2,10 +2,8 @@ package parcela
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -145,40 +143,18 @@ func (r Rate) MarshalJSON() ([]byte, error) {
 // that a typo never silently becomes zero. A number outside the envelope is
 // kept as unbounded, for validation to refuse with the field's name.
 //
-// A refusal is a *json.UnmarshalTypeError, which encoding/json completes
-// with the field's path, so that the request's error names the field.
+// The request decoder (jsonbody) names the field in the refusal.
 func (r *Rate) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	refused := &json.UnmarshalTypeError{Value: jsonKindOf(b), Type: reflect.TypeFor[Rate]()}
 	if len(b) == 0 || b[0] == '"' || bytes.Equal(b, []byte("null")) || b[0] == '{' || b[0] == '[' || b[0] == 't' || b[0] == 'f' {
-		return refused
+		return errors.New("must be a number")
 	}
 	parsed, err := parseRate(string(b))
 	if err != nil {
-		return refused
+		return errors.New("must be a number")
 	}
 	*r = parsed
 	return nil
-}
-
-// jsonKindOf names the kind of the JSON value b, as encoding/json names
-// it in an UnmarshalTypeError.
-func jsonKindOf(b []byte) string {
-	switch {
-	case len(b) == 0:
-		return "value"
-	case b[0] == '"':
-		return "string"
-	case b[0] == '{':
-		return "object"
-	case b[0] == '[':
-		return "array"
-	case b[0] == 't' || b[0] == 'f':
-		return "bool"
-	case b[0] == 'n':
-		return "null"
-	}
-	return "number " + string(b)
 }
 
 // isJSONNumber reports whether s is a number in JSON's grammar:

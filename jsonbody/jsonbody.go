@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +22,7 @@ import (
 // Decode reads one JSON value from body into v. Every failure is a
 // *parcela.Error: malformed_request (400) for a body that is not one valid,
 // unambiguous JSON value of the right types, and validation_failed (422) for
-// an integer too large for its field.
+// an integer too large for its field or a string that is no timestamp.
 func Decode(body []byte, v any) error {
 	if len(bytes.Trim(body, jsonSpace)) == 0 {
 		return parcela.Errorf(parcela.EMALFORMED, "a JSON request body is required")
@@ -37,6 +36,11 @@ func Decode(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
+		if ownRefusal(err) {
+			if e := refusedValue(body, v); e != nil {
+				return e
+			}
+		}
 		return malformed(err)
 	}
 	if rest := bytes.TrimLeft(body[dec.InputOffset():], jsonSpace); len(rest) > 0 {
@@ -126,9 +130,6 @@ func malformed(err error) error {
 		if typ.Field == "" {
 			return parcela.Errorf(parcela.EMALFORMED, "the body must be a JSON object")
 		}
-		if typ.Type == reflect.TypeFor[parcela.Rate]() {
-			kind = "float64" // a rate is a JSON number
-		}
 		if n := strings.TrimPrefix(typ.Value, "number "); isInteger(kind) && integerLiteral(n) {
 			code, msg := "too_large", "must be an integer that fits in 64 bits"
 			if strings.HasPrefix(n, "-") {
@@ -147,6 +148,14 @@ func malformed(err error) error {
 		return e
 	}
 	return parcela.Errorf(parcela.EMALFORMED, "malformed JSON: %v", err)
+}
+
+// ownRefusal tells an error a type decoding itself returned (a rate, a
+// timestamp) from encoding/json's own, which name where they happened.
+func ownRefusal(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return !errors.As(err, &syn) && !errors.As(err, &typ) && !errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func isInteger(kind string) bool {

@@ -56,9 +56,17 @@ func TestDecode(t *testing.T) {
 		{"an integer past int64", `{"offer": {"amount_cents": 9223372036854775808}}`, parcela.EINVALID, "offer.amount_cents"},
 		{"an integer far past int64", `{"offer": {"amount_cents": -99999999999999999999999999}}`, parcela.EINVALID, "offer.amount_cents"},
 		{"an int past int64", `{"payment_configurations": [{"max_installments": 99999999999999999999}]}`, parcela.EINVALID, "payment_configurations.max_installments"},
-		{"a string for a rate", `{"payment_configurations": [{"interest_rate": "0.02"}]}`, parcela.EMALFORMED, "payment_configurations.interest_rate"},
+		{"a string for a rate", `{"payment_configurations": [{"interest_rate": "0.02"}]}`, parcela.EMALFORMED, "payment_configurations[0].interest_rate"},
+		{"a boolean for a rate after a null one", `{"payment_configurations": [{"interest_rate": null}, {"interest_rate": 0.01, "down_payment_value": true}]}`,
+			parcela.EMALFORMED, "payment_configurations[1].down_payment_value"},
+		{"a timestamp", `{"offer": {"expires_at": "2030-01-01T00:00:00.000-03:00"}}`, "", ""},
+		{"a null timestamp", `{"offer": {"expires_at": null}}`, "", ""},
+		{"a date for a timestamp", `{"offer": {"expires_at": "2030-01-01"}}`, parcela.EINVALID, "offer.expires_at"},
+		{"a timestamp without an offset", `{"offer": {"expires_at": "2030-01-01T00:00:00"}}`, parcela.EINVALID, "offer.expires_at"},
+		{"an impossible timestamp", `{"offer": {"expires_at": "2030-02-30T00:00:00Z"}}`, parcela.EINVALID, "offer.expires_at"},
+		{"a number for a timestamp", `{"offer": {"expires_at": 1893456000}}`, parcela.EMALFORMED, "offer.expires_at"},
 		{"null for a rate", `{"payment_configurations": [{"down_payment_value": null}]}`, "", ""},
-		{"an object for a rate", `{"payment_configurations": [{"registration_fee": {"value": 0.02}}]}`, parcela.EMALFORMED, "payment_configurations.registration_fee"},
+		{"an object for a rate", `{"payment_configurations": [{"registration_fee": {"value": 0.02}}]}`, parcela.EMALFORMED, "payment_configurations[0].registration_fee"},
 	}
 	for _, tt := range tests {
 		var req parcela.OfferRequest
@@ -82,8 +90,8 @@ func TestDecode(t *testing.T) {
 	// integer of the wrong type is said to be an integer.
 	var req parcela.OfferRequest
 	e, _ := Decode([]byte(`{"payment_configurations": [{"interest_rate": "0.02"}]}`), &req).(*parcela.Error)
-	if want := (parcela.FieldError{Field: "payment_configurations.interest_rate", Code: "invalid_type", Message: "must be a number"}); e == nil ||
-		len(e.Fields) != 1 || e.Fields[0] != want || e.Message != "payment_configurations.interest_rate must be a number" {
+	if want := (parcela.FieldError{Field: "payment_configurations[0].interest_rate", Code: "invalid_type", Message: "must be a number"}); e == nil ||
+		len(e.Fields) != 1 || e.Fields[0] != want || e.Message != "payment_configurations[0].interest_rate must be a number" {
 		t.Errorf("a string for a rate: %+v, want %+v", e, want)
 	}
 }

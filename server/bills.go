@@ -1,11 +1,11 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
 	"parcela"
+	"parcela/jsonbody"
 )
 
 // dateParam reads a YYYY-MM-DD São Paulo date; end dates are inclusive, so
@@ -93,8 +93,8 @@ func (n *nullableTime) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	var t time.Time
-	if err := json.Unmarshal(b, &t); err != nil {
+	t, err := jsonbody.Timestamp(b)
+	if err != nil {
 		return err
 	}
 	n.Value = &t

@@ -52,3 +52,51 @@ func TestBodies(t *testing.T) {
 		}
 	})
 }
+
+// A value a rate or a timestamp refuses is answered naming its field, as a
+// value of the wrong JSON type is: a string for a rate, a number for a
+// timestamp (400), a string that is no timestamp (422, as a date that is
+// none). They answered 400 with encoding/json's text and no field.
+func TestRefusedValuesNameTheirField(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+		bill := billIDs(charged)[0]
+		payment := openPayment(t, b.bill(t, bill))["id"].(string)
+		product := offer["product"].(map[string]any)["id"].(string)
+		offerWith := func(field string, value any) map[string]any {
+			body := offerBody(product)
+			body["offer"].(map[string]any)["amount_cents"] = 1000
+			if field == "expires_at" {
+				body["offer"].(map[string]any)[field] = value
+			} else {
+				body["payment_configurations"].([]any)[1].(map[string]any)[field] = value
+			}
+			return body
+		}
+		for _, c := range []struct {
+			method, path string
+			body         any
+			status       int
+			field, code  string
+		}{
+			{"POST", "/external_api/v1/offers", offerWith("interest_rate", "0.02"), 400, "payment_configurations[1].interest_rate", "invalid_type"},
+			{"POST", "/external_api/v1/offers", offerWith("expires_at", "2030-01-01"), 422, "offer.expires_at", "invalid"},
+			{"POST", "/external_api/v1/offers", offerWith("expires_at", 1893456000), 400, "offer.expires_at", "invalid_type"},
+			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-02-30T00:00:00Z"}}, 422, "offer.expires_at", "invalid"},
+			{"PATCH", "/external_api/v1/bills/" + bill, map[string]any{"bill": map[string]any{"disable_penalties_until": "2026-12-01"}}, 422, "bill.disable_penalties_until", "invalid"},
+			{"PATCH", "/external_api/v1/bills/" + bill, map[string]any{"bill": map[string]any{"disable_penalties_until": 5}}, 400, "bill.disable_penalties_until", "invalid_type"},
+			{"POST", "/external_api/v1/sandbox/payments/" + payment + "/pay", map[string]any{"paid_at": "yesterday"}, 422, "paid_at", "invalid"},
+		} {
+			r := b.call(c.method, c.path, c.body).want(t, c.status)
+			p := r.JSON(t)
+			errs, _ := p["errors"].([]any)
+			if len(errs) != 1 || errs[0].(map[string]any)["field"] != c.field || errs[0].(map[string]any)["code"] != c.code ||
+				!strings.HasPrefix(p["detail"].(string), c.field+" must be ") {
+				t.Errorf("%s %s %v: %s", c.method, c.path, c.body, r.Body)
+			}
+		}
+	})
+}

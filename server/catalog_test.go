@@ -449,12 +449,9 @@ func TestInstantsAtTheirLimits(t *testing.T) {
 	each(t, func(t *testing.T, b *bundle) {
 		offer, order := b.order()
 		id := offer["id"].(string)
-		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "+10000-01-01T00:00:00Z": ""} {
+		// "+10000-…" is not an RFC 3339 timestamp at all.
+		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "+10000-01-01T00:00:00Z": "invalid"} {
 			r := b.call("PATCH", "/external_api/v1/offers/"+id, map[string]any{"offer": map[string]any{"expires_at": sent}})
-			if code == "" {
-				r.want(t, 400) // not an RFC 3339 timestamp at all
-				continue
-			}
 			if got := fieldCodes(t, r); got["offer.expires_at"] != code {
 				t.Fatalf("expires_at %s: %v", sent, got)
 			}
