@@ -38,7 +38,20 @@ type exampleStory struct {
 	cardRefused map[string]any
 }
 
-func newExampleStory(t *testing.T, b *bundle) *exampleStory {
+// exampleCharge is how and when an example's order was made and charged.
+type exampleCharge struct {
+	ordered, charged     string
+	financed             bool
+	method               string
+	installments, dueDay int
+}
+
+var (
+	financedExample = exampleCharge{"2026-11-18T14:25:41.870-03:00", "2026-11-18T14:32:05.123-03:00", true, "boleto", 4, 10}
+	upfrontExample  = exampleCharge{"2026-11-18T14:38:50.271-03:00", "2026-11-18T14:40:12.004-03:00", false, "pix", 1, 18}
+)
+
+func newExampleStory(t *testing.T, b *bundle, how exampleCharge) *exampleStory {
 	t.Helper()
 	b.clock.Set(exampleMoment(t, "2026-10-01T10:15:30.512-03:00"))
 	product := b.call("POST", "/external_api/v1/products", map[string]any{"product": map[string]any{
@@ -57,13 +70,18 @@ func newExampleStory(t *testing.T, b *bundle) *exampleStory {
 			map[string]any{"payment_type": "upfront", "payment_methods": []string{"pix", "boleto", "credit_card"}, "expires_in_hours": 24},
 		},
 	}).want(t, 201).JSON(t)
-	_, fin := configs(offer)
-	b.clock.Set(exampleMoment(t, "2026-11-18T14:25:41.870-03:00"))
+	config, fin := configs(offer)
+	if how.financed {
+		config = fin
+	}
+	b.clock.Set(exampleMoment(t, how.ordered))
 	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-	b.clock.Set(exampleMoment(t, "2026-11-18T14:32:05.123-03:00"))
+	b.clock.Set(exampleMoment(t, how.charged))
 	s := &exampleStory{b: b, order: order["id"].(string), offerURL: offer["url"].(string)}
-	s.cardRefused = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(fin, "credit_card", 4)).want(t, 422).JSON(t)
-	s.charged = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(fin, "boleto", 4)).want(t, 200).JSON(t)
+	s.cardRefused = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(config, "credit_card", how.installments)).want(t, 422).JSON(t)
+	body := chargeBody(config, how.method, how.installments)
+	body["due_day"] = how.dueDay
+	s.charged = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", body).want(t, 200).JSON(t)
 	s.billing = s.charged["billings"].([]any)[0].(map[string]any)["id"].(string)
 	s.bills = billIDs(s.charged)
 	return s
@@ -183,7 +201,7 @@ func exampleCodes(t *testing.T, example any) {
 	}
 }
 
-func TestFinancedChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
+func TestChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
@@ -191,7 +209,7 @@ func TestFinancedChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
 			t.Run("charged, waived, expired", func(t *testing.T) {
 				t.Parallel()
 				b := setup(t, e)
-				s := newExampleStory(t, b)
+				s := newExampleStory(t, b, financedExample)
 				order := b.example(t, "OrderCharged")
 				for _, k := range []string{"status", "created_at", "updated_at", "billings", "cancelation_reason"} {
 					wantExample(t, "OrderCharged."+k, order[k], s.charged[k])
@@ -232,7 +250,7 @@ func TestFinancedChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
 			t.Run("canceled", func(t *testing.T) {
 				t.Parallel()
 				b := setup(t, e)
-				s := newExampleStory(t, b)
+				s := newExampleStory(t, b, financedExample)
 				want := b.example(t, "BillingCanceled")
 				b.clock.Set(exampleMoment(t, want["updated_at"].(string)))
 				got := b.call("POST", "/external_api/v1/billings/"+s.billing+"/cancel", map[string]any{"cancelation_reason": want["cancelation_reason"]}).want(t, 200).JSON(t)
@@ -241,10 +259,28 @@ func TestFinancedChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
 				wantExample(t, "WebhookBillingCanceled.created_at", event["created_at"], got["updated_at"])
 				wantExample(t, "WebhookBillingCanceled.data", event["data"], got)
 			})
+			t.Run("upfront Pix paid", func(t *testing.T) {
+				t.Parallel()
+				b := setup(t, e)
+				s := newExampleStory(t, b, upfrontExample)
+				paid := b.example(t, "BillPaidPix")
+				b.clock.Set(exampleMoment(t, paid["paid_at"].(string)))
+				b.pay(t, openPayment(t, b.bill(t, s.bills[0]))["id"].(string))
+				got := b.bill(t, s.bills[0])
+				wantExample(t, "BillPaidPix", paid, got)
+				wantExample(t, "WebhookBillPaid.data", b.example(t, "WebhookBillPaid", "data"), got)
+				wantExample(t, "BillPage.results[0]", b.example(t, "BillPage")["results"].([]any)[0], got)
+				wantExample(t, "WebhookBillingFinished.data", b.example(t, "WebhookBillingFinished", "data"), s.getBilling(t))
+				order := b.call("GET", "/external_api/v1/orders/"+s.order, nil).want(t, 200).JSON(t)
+				finished := b.example(t, "WebhookOrderFinished", "data")
+				for _, k := range []string{"status", "created_at", "updated_at", "billings", "cancelation_reason"} {
+					wantExample(t, "WebhookOrderFinished.data."+k, finished[k], order[k])
+				}
+			})
 			t.Run("active, overdue", func(t *testing.T) {
 				t.Parallel()
 				b := setup(t, e)
-				s := newExampleStory(t, b)
+				s := newExampleStory(t, b, financedExample)
 				event := b.example(t, "WebhookBillingActive")
 				b.clock.Set(exampleMoment(t, event["created_at"].(string)))
 				b.pay(t, openPayment(t, b.bill(t, s.bills[0]))["id"].(string))
