@@ -57,11 +57,14 @@ func newExampleStory(t *testing.T, b *bundle, how exampleCharge) *exampleStory {
 	product := b.call("POST", "/external_api/v1/products", map[string]any{"product": map[string]any{
 		"name": "Formação em Análise de Dados", "full_amount_cents": 249700,
 		"description": "Curso online com 120 horas de aulas gravadas e mentorias ao vivo.",
-		"kind":        "course", "access_period": "lifetime", "duration_in_hours": 120,
+		"kind":        "course", "shift": "online", "access_period": "lifetime", "duration_in_hours": 120,
+		"banner_url": "https://cdn.escolaalfa.com.br/banners/analise-de-dados.png", "metadata": map[string]any{"turma": "2027.1"},
 	}}).want(t, 201).JSON(t)
+	wantExample(t, "ProductCreated", b.example(t, "ProductCreated"), product)
 	b.clock.Set(exampleMoment(t, "2026-10-02T11:20:07.338-03:00"))
 	offer := b.call("POST", "/external_api/v1/offers", map[string]any{
-		"offer": map[string]any{"name": "Turma de dezembro", "product_id": product["id"], "amount_cents": 199700},
+		"offer": map[string]any{"name": "Black Friday 2026", "product_id": product["id"], "amount_cents": 199700,
+			"expires_at": "2026-12-20T23:59:59.999-03:00", "seats": 200},
 		"payment_configurations": []any{
 			map[string]any{"payment_type": "financed", "financed_type": "bolepix", "payment_methods": []string{"boleto"},
 				"allowed_down_payment_methods": []string{"boleto", "pix"}, "down_payment_type": "percentage",
@@ -70,6 +73,7 @@ func newExampleStory(t *testing.T, b *bundle, how exampleCharge) *exampleStory {
 			map[string]any{"payment_type": "upfront", "payment_methods": []string{"pix", "boleto", "credit_card"}, "expires_in_hours": 24},
 		},
 	}).want(t, 201).JSON(t)
+	wantExample(t, "OfferCreated", b.example(t, "OfferCreated"), offer)
 	config, fin := configs(offer)
 	if how.financed {
 		config = fin
@@ -124,7 +128,7 @@ func (b *bundle) example(t *testing.T, name string, at ...string) map[string]any
 // address: an example shows one such value, the server another. Only
 // whether they are null must agree.
 var drawn = map[string]bool{
-	"id": true, "order_id": true, "bill_id": true, "url": true, "checkout_url": true, "authentication_code": true,
+	"id": true, "company_id": true, "order_id": true, "bill_id": true, "url": true, "checkout_url": true, "authentication_code": true,
 	"barcode": true, "barcode_image_url": true, "pix_code": true, "pix_qrcode_url": true,
 }
 
