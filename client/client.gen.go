@@ -1901,8 +1901,10 @@ type Webhook struct {
 	DisabledReason *string `json:"disabled_reason"`
 
 	// Enabled Extension. Disabled webhooks receive nothing.
-	Enabled   bool               `json:"enabled"`
-	Entity    WebhookEntity      `json:"entity"`
+	Enabled bool          `json:"enabled"`
+	Entity  WebhookEntity `json:"entity"`
+
+	// Events The events subscribed, each once, in alphabetical order whatever the order they were sent in.
 	Events    []WebhookEventName `json:"events"`
 	Id        string             `json:"id"`
 	Name      string             `json:"name"`
@@ -1960,11 +1962,13 @@ type WebhookWithSecret struct {
 	DisabledReason *string `json:"disabled_reason"`
 
 	// Enabled Extension. Disabled webhooks receive nothing.
-	Enabled bool               `json:"enabled"`
-	Entity  WebhookEntity      `json:"entity"`
-	Events  []WebhookEventName `json:"events"`
-	Id      string             `json:"id"`
-	Name    string             `json:"name"`
+	Enabled bool          `json:"enabled"`
+	Entity  WebhookEntity `json:"entity"`
+
+	// Events The events subscribed, each once, in alphabetical order whatever the order they were sent in.
+	Events []WebhookEventName `json:"events"`
+	Id     string             `json:"id"`
+	Name   string             `json:"name"`
 
 	// Secret `whsec_` + base64 of the HMAC key; verify `webhook-signature` with the decoded key.
 	//
@@ -2781,7 +2785,7 @@ type ClientInterface interface {
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
-	// Webhooks section). A company has at most 25 webhooks per environment:
+	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
 	// `secret`, shown only here and on rotation.
 	//
@@ -2799,7 +2803,7 @@ type ClientInterface interface {
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
-	// Webhooks section). A company has at most 25 webhooks per environment:
+	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
 	// `secret`, shown only here and on rotation.
 	//
@@ -3693,7 +3697,7 @@ func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEdito
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
-// Webhooks section). A company has at most 25 webhooks per environment:
+// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
 // `secret`, shown only here and on rotation.
 //
@@ -3721,7 +3725,7 @@ func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWeb
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
-// Webhooks section). A company has at most 25 webhooks per environment:
+// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
 // `secret`, shown only here and on rotation.
 //
@@ -6043,7 +6047,7 @@ type ClientWithResponsesInterface interface {
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
-	// Webhooks section). A company has at most 25 webhooks per environment:
+	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
 	// `secret`, shown only here and on rotation.
 	//
@@ -6061,7 +6065,7 @@ type ClientWithResponsesInterface interface {
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address;
 	// `events` is a non-empty subset of the entity's events (see the
-	// Webhooks section). A company has at most 25 webhooks per environment:
+	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
 	// `secret`, shown only here and on rotation.
 	//
@@ -11942,7 +11946,7 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
-// Webhooks section). A company has at most 25 webhooks per environment:
+// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
 // `secret`, shown only here and on rotation.
 //
@@ -11966,7 +11970,7 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address;
 // `events` is a non-empty subset of the entity's events (see the
-// Webhooks section). A company has at most 25 webhooks per environment:
+// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
 // `secret`, shown only here and on rotation.
 //

@@ -298,3 +298,54 @@ func TestChargeExamplesAreWhatTheServerAnswers(t *testing.T) {
 		})
 	}
 }
+
+// requestExample is the example body of an operation's request.
+func (b *bundle) requestExample(t *testing.T, method, path string) map[string]any {
+	t.Helper()
+	op := b.contract.Doc().Paths.Value(path).GetOperation(method)
+	raw, err := json.Marshal(op.RequestBody.Value.Content["application/json"].Example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The webhook examples are the answers to the requests the document
+// shows, at the examples' moments.
+func TestWebhookExamplesAreWhatTheServerAnswers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		drawnSecret := func(m map[string]any) map[string]any {
+			if s, ok := m["secret"].(string); ok && strings.HasPrefix(s, "whsec_") {
+				m["secret"] = "drawn"
+			}
+			return m
+		}
+		created := b.example(t, "WebhookCreated")
+		b.clock.Set(exampleMoment(t, created["created_at"].(string)))
+		create := b.requestExample(t, "POST", "/external_api/v1/webhooks")
+		first := b.call("POST", "/external_api/v1/webhooks", create).want(t, 201).JSON(t)
+		second := b.call("POST", "/external_api/v1/webhooks", create).want(t, 201).JSON(t)
+		wantExample(t, "WebhookCreated", drawnSecret(created), drawnSecret(first))
+		list := b.call("GET", "/external_api/v1/webhooks", nil).want(t, 200).Body
+		var hooks []any
+		if err := json.Unmarshal(list, &hooks); err != nil || len(hooks) != 2 {
+			t.Fatalf("webhooks: %s", list)
+		}
+		wantExample(t, "Webhook", b.example(t, "Webhook"), hooks[0])
+
+		updated := b.example(t, "WebhookUpdated")
+		b.clock.Set(exampleMoment(t, updated["updated_at"].(string)))
+		got := b.call("PATCH", "/external_api/v1/webhooks/"+second["id"].(string), b.requestExample(t, "PATCH", "/external_api/v1/webhooks/{id}")).want(t, 200).JSON(t)
+		wantExample(t, "WebhookUpdated", updated, got)
+
+		rotated := b.example(t, "WebhookRotated")
+		b.clock.Set(exampleMoment(t, rotated["updated_at"].(string)))
+		got = b.call("POST", "/external_api/v1/webhooks/"+first["id"].(string)+"/rotate_secret", nil).want(t, 200).JSON(t)
+		wantExample(t, "WebhookRotated", drawnSecret(rotated), drawnSecret(got))
+	})
+}
