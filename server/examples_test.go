@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"parcela"
+
 	"parcela/sqldb/sqldbtest"
 )
 
@@ -34,6 +36,8 @@ type exampleStory struct {
 	bills          []string
 	charged        map[string]any
 	offerURL       string
+	productID      string
+	financedConfig string
 	// cardRefused is the answer to a charge of the order by card.
 	cardRefused map[string]any
 }
@@ -81,7 +85,7 @@ func newExampleStory(t *testing.T, b *bundle, how exampleCharge) *exampleStory {
 	b.clock.Set(exampleMoment(t, how.ordered))
 	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
 	b.clock.Set(exampleMoment(t, how.charged))
-	s := &exampleStory{b: b, order: order["id"].(string), offerURL: offer["url"].(string)}
+	s := &exampleStory{b: b, order: order["id"].(string), offerURL: offer["url"].(string), productID: product["id"].(string), financedConfig: fin}
 	s.cardRefused = b.call("POST", "/external_api/v1/orders/"+s.order+"/charge", chargeBody(config, "credit_card", how.installments)).want(t, 422).JSON(t)
 	body := chargeBody(config, how.method, how.installments)
 	body["due_day"] = how.dueDay
@@ -347,5 +351,105 @@ func TestWebhookExamplesAreWhatTheServerAnswers(t *testing.T) {
 		b.clock.Set(exampleMoment(t, rotated["updated_at"].(string)))
 		got = b.call("POST", "/external_api/v1/webhooks/"+first["id"].(string)+"/rotate_secret", nil).want(t, 200).JSON(t)
 		wantExample(t, "WebhookRotated", drawnSecret(rotated), drawnSecret(got))
+	})
+}
+
+// problemExample is an example of a problem response of the document: the
+// one named, or the response's only one.
+func (b *bundle) problemExample(t *testing.T, response, name string) map[string]any {
+	t.Helper()
+	media := b.contract.Doc().Components.Responses[response].Value.Content["application/problem+json"]
+	v := media.Example
+	if name != "" {
+		v = media.Examples[name].Value.Value
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// wantProblem compares a problem the server answered with the document's
+// example of it; ids the server drew are put back as the example's.
+func wantProblem(t *testing.T, name string, example map[string]any, r resp, ids map[string]string) {
+	t.Helper()
+	got := r.JSON(t)
+	for drawnID, exampleID := range ids {
+		got["detail"] = strings.ReplaceAll(got["detail"].(string), drawnID, exampleID)
+	}
+	if !strings.HasSuffix(example["type"].(string), "/docs/errors#"+example["code"].(string)) {
+		t.Errorf("%s: type %v does not name its code", name, example["type"])
+	}
+	got["type"], got["request_id"] = example["type"], example["request_id"]
+	if _, ok := example["errors"]; !ok {
+		delete(got, "errors")
+	}
+	wantExample(t, name, example, got)
+	if len(got) != len(example) {
+		t.Errorf("%s: the server answers %v", name, got)
+	}
+}
+
+// The document's problems are what the server says, word for word, for
+// the requests that cause them.
+func TestProblemExamplesAreWhatTheServerAnswers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		s := newExampleStory(t, b, financedExample)
+		exampleOrder := b.example(t, "OrderCharged")["id"].(string)
+		exampleOffer := b.example(t, "OfferCreated")
+		offerID := s.charged["offer"].(map[string]any)["id"].(string)
+		ids := map[string]string{s.order: exampleOrder, offerID: exampleOffer["id"].(string)}
+
+		wantProblem(t, "MalformedRequest", b.problemExample(t, "MalformedRequest", ""),
+			b.call("POST", "/external_api/v1/offers", `{"offer": `).want(t, 400), ids)
+		wantProblem(t, "Unauthorized", b.problemExample(t, "Unauthorized", ""),
+			b.send(b.sandbox.URL, "", "GET", "/external_api/v1/orders/"+s.order, nil, nil).want(t, 401), ids)
+		wantProblem(t, "NotFound", b.problemExample(t, "NotFound", ""),
+			b.call("GET", "/external_api/v1/orders/"+parcela.NewID(), nil).want(t, 404), ids)
+		wantProblem(t, "MethodNotAllowed", b.problemExample(t, "MethodNotAllowed", ""),
+			b.call("DELETE", "/external_api/v1/offers/"+offerID, nil).want(t, 405), ids)
+		charge := "/external_api/v1/orders/" + s.order + "/charge"
+		wantProblem(t, "Conflict invalid_state", b.problemExample(t, "Conflict", "invalid_state"),
+			b.call("POST", charge, chargeBody(s.financedConfig, "boleto", 4)).want(t, 409), ids)
+		big := `{"offer": {"name": "` + strings.Repeat("x", 1<<20) + `"}}`
+		wantProblem(t, "PayloadTooLarge", b.problemExample(t, "PayloadTooLarge", ""),
+			b.call("POST", "/external_api/v1/offers", big).want(t, 413), ids)
+		wantProblem(t, "UnsupportedMediaType", b.problemExample(t, "UnsupportedMediaType", ""),
+			b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/offers", "offer=x", map[string]string{"Content-Type": "text/plain"}).want(t, 415), ids)
+
+		offer := map[string]any{
+			"offer": map[string]any{"name": "Black Friday 2026", "product_id": s.productID, "amount_cents": 499},
+			"payment_configurations": []any{
+				map[string]any{"payment_type": "upfront", "payment_methods": []string{"pix"}, "expires_in_hours": 24},
+				map[string]any{"payment_type": "financed", "financed_type": "bolepix", "payment_methods": []string{"boleto"},
+					"allowed_down_payment_methods": []string{"boleto", "pix"}, "down_payment_type": "percentage",
+					"down_payment_value": json.Number("0.2"), "interest_rate": json.Number("0.0599"), "max_installments": 12, "expires_in_hours": 72},
+			},
+		}
+		wantProblem(t, "ValidationFailed validation_failed", b.problemExample(t, "ValidationFailed", "validation_failed"),
+			b.call("POST", "/external_api/v1/offers", offer).want(t, 422), ids)
+		reused := b.problemExample(t, "ValidationFailed", "idempotency_key_reused")
+		key := map[string]string{"Idempotency-Key": "2330fcf1-562a-44b8-8866-8d77e827062c"}
+		hook := b.requestExample(t, "POST", "/external_api/v1/webhooks")
+		b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/webhooks", hook, key).want(t, 201)
+		hook["name"] = "ERP"
+		wantProblem(t, "ValidationFailed idempotency_key_reused", reused,
+			b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/webhooks", hook, key).want(t, 422), ids)
+
+		// A second order of the offer, once its seats are all taken; and
+		// in more installments than its configuration allows.
+		other := b.call("POST", "/external_api/v1/orders", orderBody(offerID)).want(t, 201).JSON(t)["id"].(string)
+		b.call("PATCH", "/external_api/v1/offers/"+offerID, map[string]any{"offer": map[string]any{"seats": 1}}).want(t, 200)
+		wantProblem(t, "ChargeUnprocessable offer_unavailable", b.problemExample(t, "ChargeUnprocessable", "offer_unavailable"),
+			b.call("POST", "/external_api/v1/orders/"+other+"/charge", chargeBody(s.financedConfig, "boleto", 4)).want(t, 422), ids)
+		b.call("PATCH", "/external_api/v1/offers/"+offerID, map[string]any{"offer": map[string]any{"seats": nil}}).want(t, 200)
+		wantProblem(t, "ChargeUnprocessable installments", b.problemExample(t, "ChargeUnprocessable", "installments"),
+			b.call("POST", "/external_api/v1/orders/"+other+"/charge", chargeBody(s.financedConfig, "boleto", 13)).want(t, 422), ids)
 	})
 }
