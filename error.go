@@ -131,7 +131,9 @@ func (v *Validation) Err() error {
 	switch more := len(v.Fields) - 1 + v.dropped; {
 	case v.dropped > 0:
 		msg += fmt.Sprintf(" (and %d more errors; the first %d are listed, %d more are not)", more, len(v.Fields), v.dropped)
-	case more > 0:
+	case more == 1:
+		msg += " (and 1 more error)"
+	case more > 1:
 		msg += fmt.Sprintf(" (and %d more errors)", more)
 	}
 	return &Error{Code: EINVALID, Message: msg, Fields: v.Fields}

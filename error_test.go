@@ -20,7 +20,9 @@ func TestValidationListsAtMost100Fields(t *testing.T) {
 		switch {
 		case n == 1 && e.Message != "items[0] is invalid":
 			t.Errorf("1 error: message %q", e.Message)
-		case n > 1 && !strings.Contains(e.Message, fmt.Sprintf("and %d more errors", n-1)):
+		case n == 2 && e.Message != "items[0] is invalid (and 1 more error)":
+			t.Errorf("2 errors: message %q", e.Message)
+		case n > 2 && !strings.Contains(e.Message, fmt.Sprintf("and %d more errors", n-1)):
 			t.Errorf("%d errors: message %q does not count them", n, e.Message)
 		case n > MaxFieldErrors && !strings.Contains(e.Message, fmt.Sprintf("%d more are not", n-MaxFieldErrors)):
 			t.Errorf("%d errors: message %q does not say how many are not listed", n, e.Message)
