@@ -119,7 +119,8 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 		}
 	}
 	if err := o.Offer.Sellable(now); err != nil {
-		v.Add("offer", "not_sellable", ErrorMessage(err))
+		// A field's message follows its name ("offer cannot be sold: …").
+		v.Add("offer", "not_sellable", "cannot be sold: "+ErrorMessage(err))
 	}
 	pc := p.Configuration
 	if pc != nil && req.Installments != nil {
