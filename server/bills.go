@@ -8,26 +8,12 @@ import (
 	"parcela/jsonbody"
 )
 
-// dateParam reads a YYYY-MM-DD São Paulo date; end dates are inclusive, so
-// they become the following midnight.
-func dateParam(r *http.Request, name string, end bool) (*time.Time, error) {
-	s, err := queryParam(r, name)
-	if s == "" || err != nil {
-		return nil, err
-	}
-	t, err := time.ParseInLocation(time.DateOnly, s, parcela.SaoPaulo)
-	if err != nil {
-		return nil, &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be a date as YYYY-MM-DD",
-			Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be a date as YYYY-MM-DD"}}}
-	}
-	if end {
-		t = t.AddDate(0, 0, 1)
-	}
-	return &t, nil
-}
-
 func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
-	page, err := readPage(r)
+	q, err := readQuery(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	page, err := q.page()
 	if err != nil {
 		return 0, nil, err
 	}
@@ -36,7 +22,7 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 		name string
 		dst  *string
 	}{{"billing_id", &f.BillingID}, {"order_id", &f.OrderID}, {"status", &f.Status}} {
-		if *p.dst, err = queryParam(r, p.name); err != nil {
+		if *p.dst, err = q.one(p.name); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -45,7 +31,7 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 		end  bool
 		dst  **time.Time
 	}{{"due_date_start", false, &f.DueFrom}, {"due_date_end", true, &f.DueTo}, {"paid_at_start", false, &f.PaidFrom}, {"paid_at_end", true, &f.PaidTo}} {
-		if *d.dst, err = dateParam(r, d.name, d.end); err != nil {
+		if *d.dst, err = q.date(d.name, d.end); err != nil {
 			return 0, nil, err
 		}
 	}

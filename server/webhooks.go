@@ -67,11 +67,15 @@ func (s *Server) handleRotateSecret(r *http.Request, _ []byte) (int, any, error)
 }
 
 func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, error) {
-	page, err := pageParams(r)
+	q, err := readQuery(r)
 	if err != nil {
 		return 0, nil, err
 	}
-	webhookID, err := queryParam(r, "webhook_id")
+	page, err := q.boundedPage()
+	if err != nil {
+		return 0, nil, err
+	}
+	webhookID, err := q.one("webhook_id")
 	if err != nil {
 		return 0, nil, err
 	}

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"parcela"
+)
+
+// query is a request's query string, parsed once for all the parameters a
+// handler reads.
+type query url.Values
+
+// readQuery parses r's query string. A query the server could read
+// otherwise than its client meant is malformed: one that is not key=value
+// pairs joined by & (the parser would drop a pair with a stray % or a ';',
+// a filter with it); a parameter sent twice is refused where it is read.
+func readQuery(r *http.Request) (query, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, parcela.Errorf(parcela.EMALFORMED, "the query string must be URL-encoded name=value pairs joined by &: %v", err)
+	}
+	return query(q), nil
+}
+
+// one reads an optional parameter ("" when absent). Sent twice it is
+// malformed: the first would count, and a client asking for two statuses
+// would get one without knowing.
+func (q query) one(name string) (string, error) {
+	switch vs := q[name]; len(vs) {
+	case 0:
+		return "", nil
+	case 1:
+		return vs[0], nil
+	}
+	return "", &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be sent once",
+		Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be sent once"}}}
+}
+
+// integer reads an optional integer parameter: one that is not an integer
+// is malformed, one past 64 bits out of bounds.
+func (q query) integer(name string, def int) (int, error) {
+	s, err := q.one(name)
+	if err != nil {
+		return 0, err
+	}
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		code := "too_large"
+		if strings.HasPrefix(s, "-") {
+			code = "too_small"
+		}
+		return 0, fieldErr(name, code, "is out of bounds")
+	} else if err != nil {
+		return 0, &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be an integer",
+			Fields: []parcela.FieldError{{Field: name, Code: "invalid_type", Message: "must be an integer"}}}
+	}
+	return n, nil
+}
+
+// date reads an optional YYYY-MM-DD São Paulo date; end dates are
+// inclusive, so they become the following midnight.
+func (q query) date(name string, end bool) (*time.Time, error) {
+	s, err := q.one(name)
+	if s == "" || err != nil {
+		return nil, err
+	}
+	t, err := time.ParseInLocation(time.DateOnly, s, parcela.SaoPaulo)
+	if err != nil {
+		return nil, &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be a date as YYYY-MM-DD",
+			Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be a date as YYYY-MM-DD"}}}
+	}
+	if end {
+		t = t.AddDate(0, 0, 1)
+	}
+	return &t, nil
+}
+
+// page reads page and per_page (default 1 and DefaultPerPage) without
+// bounding them: the bills' filter validates its page with the rest.
+func (q query) page() (parcela.Page, error) {
+	page, err := q.integer("page", 1)
+	if err != nil {
+		return parcela.Page{}, err
+	}
+	perPage, err := q.integer("per_page", parcela.DefaultPerPage)
+	return parcela.Page{Page: page, PerPage: perPage}, err
+}
+
+// boundedPage reads a listing's page within Page.Validate's bounds.
+func (q query) boundedPage() (parcela.Page, error) {
+	p, err := q.page()
+	if err != nil {
+		return p, err
+	}
+	return p, p.Validate()
+}
+
+// pageParams reads the page of a listing that reads nothing else from its
+// query.
+func pageParams(r *http.Request) (parcela.Page, error) {
+	q, err := readQuery(r)
+	if err != nil {
+		return parcela.Page{}, err
+	}
+	return q.boundedPage()
+}
