@@ -76,21 +76,3 @@ func sqliteConfig(tls *libc.TLS, op int32, args ...any) bool {
 	defer libc.Xfree(tls, va)
 	return sqlite3.Xsqlite3_config(tls, op, va) == sqlite3.SQLITE_OK
 }
-
-// pagePoolUse reports the pool's pages in use and the bytes of page cache
-// allocated outside it (SQLite's process-wide counters).
-func pagePoolUse() (used, overflow int64) {
-	tls := libc.NewTLS()
-	defer tls.Close()
-	p := libc.Xmalloc(tls, 16)
-	if p == 0 {
-		return 0, 0
-	}
-	defer libc.Xfree(tls, p)
-	cur, high := p, p+8
-	sqlite3.Xsqlite3_status64(tls, sqlite3.SQLITE_STATUS_PAGECACHE_USED, cur, high, 0)
-	used = int64(binary.NativeEndian.Uint64(libc.GoBytes(cur, 8)))
-	sqlite3.Xsqlite3_status64(tls, sqlite3.SQLITE_STATUS_PAGECACHE_OVERFLOW, cur, high, 0)
-	overflow = int64(binary.NativeEndian.Uint64(libc.GoBytes(cur, 8)))
-	return used, overflow
-}

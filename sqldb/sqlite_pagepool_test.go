@@ -2,9 +2,13 @@ package sqldb
 
 import (
 	"context"
+	"encoding/binary"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Opening a SQLite store installs the page pool, and the pages a reader
@@ -46,4 +50,22 @@ func TestSQLitePagesComeFromThePool(t *testing.T) {
 	if used, _ := pagePoolUse(); used < 150 {
 		t.Fatalf("%d pages of the pool in use after a reader read 150 pages", used)
 	}
+}
+
+// pagePoolUse reports the pool's pages in use and the bytes of page cache
+// allocated outside it (SQLite's process-wide counters).
+func pagePoolUse() (used, overflow int64) {
+	tls := libc.NewTLS()
+	defer tls.Close()
+	p := libc.Xmalloc(tls, 16)
+	if p == 0 {
+		return 0, 0
+	}
+	defer libc.Xfree(tls, p)
+	cur, high := p, p+8
+	sqlite3.Xsqlite3_status64(tls, sqlite3.SQLITE_STATUS_PAGECACHE_USED, cur, high, 0)
+	used = int64(binary.NativeEndian.Uint64(libc.GoBytes(cur, 8)))
+	sqlite3.Xsqlite3_status64(tls, sqlite3.SQLITE_STATUS_PAGECACHE_OVERFLOW, cur, high, 0)
+	overflow = int64(binary.NativeEndian.Uint64(libc.GoBytes(cur, 8)))
+	return used, overflow
 }

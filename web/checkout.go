@@ -236,7 +236,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	if reason := b.NotPayableAt(now); reason != "" {
 		v.NotPayable = notPayableMessages[reason]
 	} else {
-		if date(b.EffectiveDueDate) != date(b.DueDate) && b.EffectiveDueDate.After(b.DueDate) {
+		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
 			v.PayableUntil = b.EffectiveDueDate
 		}
 		v.Methods = []string{parcela.MethodPix, parcela.MethodBoleto, parcela.MethodCreditCard}
