@@ -27,11 +27,30 @@ func checkKeys(body []byte, v any) error {
 	return w.value(t, "")
 }
 
-type walker struct{ dec *json.Decoder }
+// walker reads a body beside the Go type it decodes into, naming each
+// value's path as field errors do ("payment_configurations[1].interest_rate").
+type walker struct {
+	dec *json.Decoder
+	// refused, when set, is asked about every value of a type that decodes
+	// itself (refusedValue): its error, naming the path, ends the walk.
+	refused func(t reflect.Type, raw []byte, path string) error
+}
 
 // value reads one value whose Go type is t (nil when its keys are free:
 // unknown fields, maps of anything, interfaces, custom unmarshalers).
 func (w walker) value(t reflect.Type, path string) error {
+	if w.refused != nil {
+		if self, ok := decodesItself(t); ok {
+			var raw json.RawMessage
+			if err := w.dec.Decode(&raw); err != nil {
+				return malformed(err)
+			}
+			if pointer := self != t; pointer && string(raw) == "null" {
+				return nil // encoding/json sets nil without asking the type
+			}
+			return w.refused(self, raw, path)
+		}
+	}
 	tok, err := w.dec.Token()
 	if err != nil {
 		return malformed(err)
@@ -128,6 +147,16 @@ func target(t reflect.Type) reflect.Type {
 		return nil
 	}
 	return t
+}
+
+// decodesItself is the type t points to (t itself if no pointer) when
+// that type decodes its own JSON (json.Unmarshaler).
+func decodesItself(t reflect.Type) (reflect.Type, bool) {
+	self := t
+	for self != nil && self.Kind() == reflect.Pointer {
+		self = self.Elem()
+	}
+	return self, self != nil && self.Kind() != reflect.Interface && reflect.PointerTo(self).Implements(jsonUnmarshaler)
 }
 
 var fieldCache sync.Map // reflect.Type → map[string]reflect.Type

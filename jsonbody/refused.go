@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
-	"strconv"
 	"time"
 
 	"parcela"
@@ -38,70 +37,11 @@ var timeType = reflect.TypeFor[time.Time]()
 func refusedValue(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	return locate(dec, reflect.TypeOf(v), "")
-}
-
-func locate(dec *json.Decoder, t reflect.Type, path string) error {
-	pointer := false
-	for t != nil && t.Kind() == reflect.Pointer {
-		t, pointer = t.Elem(), true
-	}
-	if t != nil && t.Kind() != reflect.Interface && reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil
-		}
-		if pointer && string(raw) == "null" { // encoding/json sets nil without asking the type
-			return nil
-		}
-		return refusal(t, raw, path)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil
-	}
-	switch tok {
-	case json.Delim('{'):
-		var fields map[string]reflect.Type
-		var elem reflect.Type
-		if t != nil && t.Kind() == reflect.Struct {
-			fields = fieldsOf(t)
-		} else if t != nil && t.Kind() == reflect.Map {
-			elem = t.Elem()
-		}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return nil
-			}
-			key, _ := tok.(string)
-			at := key
-			if path != "" {
-				at = path + "." + key
-			}
-			next := elem
-			if fields != nil {
-				next = fields[key]
-			}
-			if e := locate(dec, next, at); e != nil {
-				return e
-			}
-		}
-		if _, err := dec.Token(); err != nil { // }
-			return nil
-		}
-	case json.Delim('['):
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
-		}
-		for i := 0; dec.More(); i++ {
-			if e := locate(dec, elem, path+"["+strconv.Itoa(i)+"]"); e != nil {
-				return e
-			}
-		}
-		if _, err := dec.Token(); err != nil { // ]
-			return nil
+	w := walker{dec: dec, refused: refusal}
+	if err := w.value(reflect.TypeOf(v), ""); err != nil {
+		var e *parcela.Error
+		if errors.As(err, &e) && len(e.Fields) > 0 {
+			return e
 		}
 	}
 	return nil
