@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -40,6 +41,8 @@ func Decode(body []byte, v any) error {
 			if e := refusedValue(body, v); e != nil {
 				return e
 			}
+		} else if e := mistypedValue(err, body, v); e != nil {
+			return e
 		}
 		return malformed(err)
 	}
@@ -126,20 +129,10 @@ func malformed(err error) error {
 	case errors.As(err, &syn):
 		return parcela.Errorf(parcela.EMALFORMED, "malformed JSON at byte %d: %v", syn.Offset, syn)
 	case errors.As(err, &typ):
-		kind := typ.Type.Kind().String()
 		if typ.Field == "" {
 			return parcela.Errorf(parcela.EMALFORMED, "the body must be a JSON object")
 		}
-		if n := strings.TrimPrefix(typ.Value, "number "); isInteger(kind) && integerLiteral(n) {
-			code, msg := "too_large", "must be an integer that fits in 64 bits"
-			if strings.HasPrefix(n, "-") {
-				code = "too_small"
-			}
-			return &parcela.Error{Code: parcela.EINVALID, Message: typ.Field + " " + msg,
-				Fields: []parcela.FieldError{{Field: typ.Field, Code: code, Message: msg}}}
-		}
-		return &parcela.Error{Code: parcela.EMALFORMED, Message: fmt.Sprintf("%s must be %s", typ.Field, jsonKind(kind)),
-			Fields: []parcela.FieldError{{Field: typ.Field, Code: "invalid_type", Message: "must be " + jsonKind(kind)}}}
+		return typeRefusal(typ.Field, typ.Type.Kind(), strings.TrimPrefix(typ.Value, "number "))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return parcela.Errorf(parcela.EMALFORMED, "malformed JSON: unexpected end of body")
 	}
@@ -148,6 +141,25 @@ func malformed(err error) error {
 		return e
 	}
 	return parcela.Errorf(parcela.EMALFORMED, "malformed JSON: %v", err)
+}
+
+// typeRefusal is the error for a value of the wrong JSON type at field,
+// whose Go type is of kind: number is the value as written when it is a
+// number. An integer out of range is 422 (too_large or too_small), as
+// validation would say of any value past a limit; anything else is 400
+// invalid_type.
+func typeRefusal(field string, kind reflect.Kind, number string) error {
+	if isInteger(kind.String()) && integerLiteral(number) {
+		code, msg := "too_large", "must be an integer that fits in 64 bits"
+		if strings.HasPrefix(number, "-") {
+			code = "too_small"
+		}
+		return &parcela.Error{Code: parcela.EINVALID, Message: field + " " + msg,
+			Fields: []parcela.FieldError{{Field: field, Code: code, Message: msg}}}
+	}
+	msg := "must be " + jsonKind(kind.String())
+	return &parcela.Error{Code: parcela.EMALFORMED, Message: fmt.Sprintf("%s %s", field, msg),
+		Fields: []parcela.FieldError{{Field: field, Code: "invalid_type", Message: msg}}}
 }
 
 // ownRefusal tells an error a type decoding itself returned (a rate, a

@@ -55,7 +55,17 @@ func TestDecode(t *testing.T) {
 		{"a fraction for an integer", `{"offer": {"amount_cents": 1.5}}`, parcela.EMALFORMED, "offer.amount_cents"},
 		{"an integer past int64", `{"offer": {"amount_cents": 9223372036854775808}}`, parcela.EINVALID, "offer.amount_cents"},
 		{"an integer far past int64", `{"offer": {"amount_cents": -99999999999999999999999999}}`, parcela.EINVALID, "offer.amount_cents"},
-		{"an int past int64", `{"payment_configurations": [{"max_installments": 99999999999999999999}]}`, parcela.EINVALID, "payment_configurations.max_installments"},
+		{"an int past int64", `{"payment_configurations": [{"max_installments": 99999999999999999999}]}`, parcela.EINVALID, "payment_configurations[0].max_installments"},
+		{"a string for an int in the second item", `{"payment_configurations": [{"max_installments": 3}, {"max_installments": "12"}]}`,
+			parcela.EMALFORMED, "payment_configurations[1].max_installments"},
+		{"an object for an int in the second item", `{"payment_configurations": [{}, {"max_installments": {"n": 12}}]}`,
+			parcela.EMALFORMED, "payment_configurations[1].max_installments"},
+		{"a number for a string in an array of strings", `{"payment_configurations": [{"payment_methods": ["pix", 7]}]}`,
+			parcela.EMALFORMED, "payment_configurations[0].payment_methods[1]"},
+		{"a string for an array", `{"payment_configurations": [{}, {}, {"payment_methods": "pix"}]}`,
+			parcela.EMALFORMED, "payment_configurations[2].payment_methods"},
+		{"an array for an object", `{"offer": [1]}`, parcela.EMALFORMED, "offer"},
+		{"an object for the array of items", `{"payment_configurations": {"payment_type": "upfront"}}`, parcela.EMALFORMED, "payment_configurations"},
 		{"a string for a rate", `{"payment_configurations": [{"interest_rate": "0.02"}]}`, parcela.EMALFORMED, "payment_configurations[0].interest_rate"},
 		{"a boolean for a rate after a null one", `{"payment_configurations": [{"interest_rate": null}, {"interest_rate": 0.01, "down_payment_value": true}]}`,
 			parcela.EMALFORMED, "payment_configurations[1].down_payment_value"},
@@ -86,10 +96,17 @@ func TestDecode(t *testing.T) {
 			t.Errorf("%s: fields %+v, want %s", tt.name, e.Fields, tt.field)
 		}
 	}
+	// A mistyped value in an array item is named with its index, said to
+	// be what its field takes, and the first in the body is the one named.
+	e, _ := Decode([]byte(`{"payment_configurations": [{"max_installments": 1.5}, {"max_installments": true}]}`), new(parcela.OfferRequest)).(*parcela.Error)
+	if want := (parcela.FieldError{Field: "payment_configurations[0].max_installments", Code: "invalid_type", Message: "must be an integer"}); e == nil ||
+		len(e.Fields) != 1 || e.Fields[0] != want || e.Message != "payment_configurations[0].max_installments must be an integer" {
+		t.Errorf("a fraction for an integer: %+v, want %+v", e, want)
+	}
 	// A rate of the wrong type is named, and said to be a number, as an
 	// integer of the wrong type is said to be an integer.
 	var req parcela.OfferRequest
-	e, _ := Decode([]byte(`{"payment_configurations": [{"interest_rate": "0.02"}]}`), &req).(*parcela.Error)
+	e, _ = Decode([]byte(`{"payment_configurations": [{"interest_rate": "0.02"}]}`), &req).(*parcela.Error)
 	if want := (parcela.FieldError{Field: "payment_configurations[0].interest_rate", Code: "invalid_type", Message: "must be a number"}); e == nil ||
 		len(e.Fields) != 1 || e.Fields[0] != want || e.Message != "payment_configurations[0].interest_rate must be a number" {
 		t.Errorf("a string for a rate: %+v, want %+v", e, want)

@@ -34,6 +34,9 @@ type walker struct {
 	// refused, when set, is asked about every value of a type that decodes
 	// itself (refusedValue): its error, naming the path, ends the walk.
 	refused func(t reflect.Type, raw []byte, path string) error
+	// mistyped, when set, is asked about every value's first token beside
+	// the type it decodes into (mistypedValue): its error ends the walk.
+	mistyped func(t reflect.Type, tok json.Token, path string) error
 }
 
 // value reads one value whose Go type is t (nil when its keys are free:
@@ -56,6 +59,11 @@ func (w walker) value(t reflect.Type, path string) error {
 		return malformed(err)
 	}
 	t = target(t)
+	if w.mistyped != nil {
+		if err := w.mistyped(t, tok, path); err != nil {
+			return err
+		}
+	}
 	switch tok {
 	case json.Delim('{'):
 		return w.object(t, path)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"time"
 
 	"parcela"
@@ -70,4 +71,77 @@ func refusal(t reflect.Type, raw []byte, path string) error {
 		out.Fields = append(out.Fields, f)
 	}
 	return out
+}
+
+// mistypedValue finds the value of body that encoding/json refused for
+// its type (err, a *json.UnmarshalTypeError), and returns the refusal
+// naming its field as every other field error does, array indexes
+// included ("payment_configurations[1].max_installments", where
+// encoding/json says "payment_configurations.max_installments"). It
+// returns nil when err is no such error or the value is not found.
+func mistypedValue(err error, body []byte, v any) error {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) || typ.Field == "" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	w := walker{dec: dec, mistyped: mistyped}
+	if err := w.value(reflect.TypeOf(v), ""); err != nil {
+		var e *parcela.Error
+		if errors.As(err, &e) && len(e.Fields) > 0 && e.Fields[0].Field != "" {
+			return e
+		}
+	}
+	return nil
+}
+
+// mistyped is the refusal of tok, a value's first token, as a value of
+// type t (nil: any value goes) at path, or nil when encoding/json takes
+// it. The body before it decoded, so only its JSON type can be wrong.
+func mistyped(t reflect.Type, tok json.Token, path string) error {
+	if t == nil || tok == nil || path == "" {
+		return nil // any value, null, or the body itself (Decode says so)
+	}
+	k := t.Kind()
+	switch tok := tok.(type) {
+	case json.Delim:
+		switch {
+		case tok == '{' && (k == reflect.Struct || k == reflect.Map):
+			return nil
+		case tok == '[' && (k == reflect.Slice || k == reflect.Array):
+			return nil
+		}
+	case string:
+		if k == reflect.String || k == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return nil
+		}
+	case bool:
+		if k == reflect.Bool {
+			return nil
+		}
+	case json.Number:
+		if fitsNumber(t, tok) {
+			return nil
+		}
+		return typeRefusal(path, k, tok.String())
+	}
+	return typeRefusal(path, k, "")
+}
+
+// fitsNumber reports whether encoding/json stores n in a value of type t.
+func fitsNumber(t reflect.Type, n json.Number) bool {
+	s := n.String()
+	var err error
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		_, err = strconv.ParseInt(s, 10, t.Bits())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		_, err = strconv.ParseUint(s, 10, t.Bits())
+	case reflect.Float32, reflect.Float64:
+		_, err = strconv.ParseFloat(s, t.Bits())
+	default:
+		return false
+	}
+	return err == nil
 }

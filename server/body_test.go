@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -83,6 +84,8 @@ func TestRefusedValuesNameTheirField(t *testing.T) {
 			field, code  string
 		}{
 			{"POST", "/external_api/v1/offers", offerWith("interest_rate", "0.02"), 400, "payment_configurations[1].interest_rate", "invalid_type"},
+			{"POST", "/external_api/v1/offers", offerWith("max_installments", "12"), 400, "payment_configurations[1].max_installments", "invalid_type"},
+			{"POST", "/external_api/v1/offers", offerWith("max_installments", json.Number("99999999999999999999")), 422, "payment_configurations[1].max_installments", "too_large"},
 			{"POST", "/external_api/v1/offers", offerWith("expires_at", "2030-01-01"), 422, "offer.expires_at", "invalid"},
 			{"POST", "/external_api/v1/offers", offerWith("expires_at", 1893456000), 400, "offer.expires_at", "invalid_type"},
 			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-02-30T00:00:00Z"}}, 422, "offer.expires_at", "invalid"},
