@@ -172,7 +172,7 @@ func (s *Catalog) UpdateOffer(ctx context.Context, a Auth, id string, f OfferFie
 		if o, err = s.store.Offer(ctx, a, id); err != nil {
 			return err
 		}
-		u := OfferUpdate{Offer: o, SeatsWere: o.Seats, TakenWere: o.SeatsTaken}
+		u := OfferUpdate{Offer: o, Were: StateOf(o), SeatsWere: o.Seats, TakenWere: o.SeatsTaken}
 		if o.Seats == nil && f.Seats != nil {
 			// Offers without a limit keep no count: take it now.
 			if o.SeatsTaken, err = s.store.SeatsSold(ctx, a, id); err != nil {

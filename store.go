@@ -43,13 +43,29 @@ type CatalogStore interface {
 	UpdateOffer(ctx context.Context, u OfferUpdate) error
 }
 
-// OfferUpdate writes an offer's fields if its seats are still as they were
-// read: the same limit (SeatsWere), and the same seats taken (TakenWere,
-// counted from the sales when a limit is set on an offer that had none).
+// OfferUpdate writes an offer's fields if the offer is still as it was
+// read: the same name, availability and expiry (Were), the same limit
+// (SeatsWere), and the same seats taken (TakenWere, counted from the sales
+// when a limit is set on an offer that had none). A PATCH writes every
+// field, so one decided on an older offer would put back what another
+// PATCH changed since.
 type OfferUpdate struct {
 	Offer     *Offer
+	Were      OfferState
 	SeatsWere *int
 	TakenWere int
+}
+
+// OfferState is what a PATCH of an offer may change besides its seats.
+type OfferState struct {
+	Name         string
+	Availability string
+	ExpiresAt    *time.Time
+}
+
+// StateOf is o's name, availability and expiry.
+func StateOf(o *Offer) OfferState {
+	return OfferState{Name: o.Name, Availability: o.Availability, ExpiresAt: o.ExpiresAt}
 }
 
 // OrderStore stores orders and the changes of their billings, bills and

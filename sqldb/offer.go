@@ -140,19 +140,25 @@ func (db *DB) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (in
 	return n, failed("count seats sold", err)
 }
 
-// UpdateOffer writes an offer's fields if its seats are as the update was
-// decided on. The offer's row is locked first: charges share-lock it
-// (takeSeat), so this waits for them and a count of the seats sold sees
+// UpdateOffer writes an offer's fields if the offer is as the update was
+// decided on (a conflict otherwise: the PATCH is decided again on the
+// offer as it stands). The offer's row is locked first: charges share-lock
+// it (takeSeat), so this waits for them and a count of the seats sold sees
 // all their billings.
 func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 	o := u.Offer
 	return failed("update offer", db.inTx(ctx, func(tx *Tx) error {
-		var seats sql.NullInt64
+		var seats, expires sql.NullInt64
 		var taken int
-		if err := tx.r.queryRow(ctx, `SELECT seats, seats_taken FROM offers WHERE id = ?`+db.lockRows("UPDATE"), o.ID).Scan(&seats, &taken); err != nil {
+		var name, availability string
+		if err := tx.r.queryRow(ctx, `SELECT seats, seats_taken, name, availability, expires_at FROM offers WHERE id = ?`+db.lockRows("UPDATE"),
+			o.ID).Scan(&seats, &taken, &name, &availability, &expires); err != nil {
 			return notFound(err, "offer")
 		}
-		moved := seats.Valid != (u.SeatsWere != nil) || (seats.Valid && int(seats.Int64) != *u.SeatsWere)
+		was := u.Were
+		moved := seats.Valid != (u.SeatsWere != nil) || (seats.Valid && int(seats.Int64) != *u.SeatsWere) ||
+			name != was.Name || availability != was.Availability ||
+			expires.Valid != (was.ExpiresAt != nil) || (expires.Valid && expires.Int64 != ms64(*was.ExpiresAt))
 		if !moved && u.SeatsWere == nil && o.Seats != nil {
 			// Offers without a limit keep no count: it was counted.
 			if err := tx.r.queryRow(ctx, seatsSold, o.CompanyID, string(o.Environment), o.ID).Scan(&taken); err != nil {

@@ -2,7 +2,9 @@ package sqldb_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"parcela"
 	"parcela/sqldb"
@@ -141,6 +143,67 @@ func TestRaceChargeAndDisableOffer(t *testing.T) {
 			}
 			if n, got := r.sold(offer.ID); n != 0 || got.SeatsTaken != 0 {
 				t.Fatalf("seats %s: %d billings, %d seats taken of a disabled offer", seats, n, got.SeatsTaken)
+			}
+		}
+	})
+}
+
+// patchingStore is the store, except that UpdateOffer first runs before
+// once: a PATCH's write comes only after what before does has committed,
+// as when another PATCH of the offer commits between its read and its
+// write.
+type patchingStore struct {
+	*sqldb.DB
+	before func()
+}
+
+func (s *patchingStore) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
+	if f := s.before; f != nil {
+		s.before = nil
+		f()
+	}
+	return s.DB.UpdateOffer(ctx, u)
+}
+
+// Two PATCHes of one offer, each naming its own field, the second's write
+// after the first committed: the offer keeps both fields, and the second
+// answers the offer as it stands. Neither puts back what it read of the
+// other's field: a rename never sells again an offer whose sales a PATCH
+// stopped and answered.
+func TestRaceTwoOfferPatches(t *testing.T) {
+	later := raceStart.Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339)
+	cases := []struct{ first, second string }{
+		{`{"availability": "disabled"}`, `{"name": "Turma de março"}`},
+		{`{"name": "Turma de março"}`, `{"availability": "disabled"}`},
+		{`{"expires_at": "` + later + `"}`, `{"name": "Turma de março"}`},
+	}
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		for _, tc := range cases {
+			r := newRound(t, db, 3, true)
+			offer := r.order.Offer
+			var first error
+			store := &patchingStore{DB: db, before: func() { first = r.patchOffer(offer.ID, tc.first) }}
+			app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
+			answered, err := app.Catalog.UpdateOffer(r.ctx, r.a, offer.ID, fromJSON[parcela.OfferFields](t, tc.second))
+			if err != nil || first != nil {
+				t.Fatalf("%s then %s: %v, %v", tc.first, tc.second, first, err)
+			}
+			_, got := r.sold(offer.ID)
+			want := *offer
+			for _, patch := range []string{tc.first, tc.second} {
+				if err := want.Update(fromJSON[parcela.OfferFields](t, patch), r.clock.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			state := func(o *parcela.Offer) string {
+				expires := "never"
+				if o.ExpiresAt != nil {
+					expires = o.ExpiresAt.UTC().Format(time.RFC3339Nano)
+				}
+				return fmt.Sprintf("name %q, %s, expires %s", o.Name, o.Availability, expires)
+			}
+			if state(got) != state(&want) || state(answered) != state(&want) {
+				t.Fatalf("%s then %s: stored %s, answered %s; want %s", tc.first, tc.second, state(got), state(answered), state(&want))
 			}
 		}
 	})
