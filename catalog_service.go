@@ -116,17 +116,29 @@ func (s *Catalog) CreateOffer(ctx context.Context, a Auth, req OfferRequest) (*O
 			return nil, err
 		}
 	}
-	now := s.clock.Now()
-	o, err := BuildOffer(req, c, product, now)
+	var o *Offer
+	again := false
+	err = decideAndApply("product", func() error {
+		// The product was lowered below the offer since it was read: read
+		// again, the offer is refused as if that PATCH had come first.
+		if again {
+			if product, err = s.store.Product(ctx, a, product.ID); err != nil {
+				return err
+			}
+		}
+		again = true
+		now := s.clock.Now()
+		if o, err = BuildOffer(req, c, product, now); err != nil {
+			return err
+		}
+		o.ID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.Environment, now, now
+		for _, pc := range o.PaymentConfigurations {
+			pc.ID, pc.OfferID, pc.CreatedAt, pc.UpdatedAt = NewID(), o.ID, now, now
+		}
+		o.Product.Company = c
+		return s.store.CreateOffer(answering(ctx, o), o)
+	})
 	if err != nil {
-		return nil, err
-	}
-	o.ID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.Environment, now, now
-	for _, pc := range o.PaymentConfigurations {
-		pc.ID, pc.OfferID, pc.CreatedAt, pc.UpdatedAt = NewID(), o.ID, now, now
-	}
-	o.Product.Company = c
-	if err := s.store.CreateOffer(answering(ctx, o), o); err != nil {
 		return nil, err
 	}
 	return o, nil

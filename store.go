@@ -33,6 +33,9 @@ type CatalogStore interface {
 	// UpdateProduct writes p if no offer of it costs more than p's full
 	// amount (a *Conflict otherwise).
 	UpdateProduct(ctx context.Context, p *Product) error
+	// CreateOffer stores o if it costs no more than its product's full
+	// amount (a *Conflict otherwise: the product was lowered since it was
+	// read).
 	CreateOffer(ctx context.Context, o *Offer) error
 	// Offer reads an offer with its product, the product's company and
 	// its configurations.

@@ -29,9 +29,20 @@ func scanOffer(row rowScanner) (*parcela.Offer, error) {
 	return &o, nil
 }
 
-// CreateOffer stores a new offer with its payment configurations.
+// CreateOffer stores a new offer with its payment configurations, if its
+// product's full amount still covers it (a conflict otherwise). The
+// product's row is share-locked, so a PATCH lowering the amount (which
+// locks it first, UpdateProduct) either waits for this offer and then
+// counts it, or is read here.
 func (db *DB) CreateOffer(ctx context.Context, o *parcela.Offer) error {
 	return failed("create offer", db.inTx(ctx, func(tx *Tx) error {
+		var full int64
+		if err := tx.r.queryRow(ctx, `SELECT full_amount_cents FROM products WHERE id = ?`+db.lockRows("SHARE"), o.ProductID).Scan(&full); err != nil {
+			return notFound(err, "product")
+		}
+		if o.AmountCents > full {
+			return &parcela.Conflict{Entity: "product", ID: o.ProductID}
+		}
 		_, err := tx.r.exec(ctx, `INSERT INTO offers (id, company_id, environment, product_id, name, amount_cents, availability, expires_at, seats,
 			seats_taken, exclude_from_campaign, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
 			o.ID, o.CompanyID, string(o.Environment), o.ProductID, o.Name, o.AmountCents, o.Availability, msPtr(o.ExpiresAt), o.Seats,

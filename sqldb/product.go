@@ -100,8 +100,15 @@ func (db *DB) MaxOfferAmount(ctx context.Context, productID string) (int64, bool
 
 // UpdateProduct writes a product's fields, unless an offer of it now costs
 // more than its full amount (a conflict: the product is decided again).
+// The row is locked by a statement of its own first: an offer being
+// created share-locks it (CreateOffer), and on PostgreSQL only a statement
+// begun after that offer committed sees it.
 func (db *DB) UpdateProduct(ctx context.Context, p *parcela.Product) error {
 	return failed("update product", db.inTx(ctx, func(tx *Tx) error {
+		var id string
+		if err := tx.r.queryRow(ctx, `SELECT id FROM products WHERE id = ?`+db.lockRows("UPDATE"), p.ID).Scan(&id); err != nil {
+			return notFound(err, "product")
+		}
 		return tx.r.guarded(ctx, "product", p.ID, `UPDATE products SET name = ?, description = ?, kind_id = ?, shift_id = ?, access_period = ?,
 			duration_in_days = ?, duration_in_hours = ?, start_date = ?, end_date = ?, full_amount_cents = ?, banner_url = ?, google_pixel_code = ?,
 			meta_pixel_code = ?, metadata = ?, availability = ?, updated_at = ?

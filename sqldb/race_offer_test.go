@@ -2,6 +2,7 @@ package sqldb_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -205,6 +206,78 @@ func TestRaceTwoOfferPatches(t *testing.T) {
 			if state(got) != state(&want) || state(answered) != state(&want) {
 				t.Fatalf("%s then %s: stored %s, answered %s; want %s", tc.first, tc.second, state(got), state(answered), state(&want))
 			}
+		}
+	})
+}
+
+// creatingStore is the store, except that CreateOffer first runs before
+// once, as when the offer's product changes between the offer's read of it
+// and its write.
+type creatingStore struct {
+	*sqldb.DB
+	before func()
+}
+
+func (s *creatingStore) CreateOffer(ctx context.Context, o *parcela.Offer) error {
+	if f := s.before; f != nil {
+		s.before = nil
+		f()
+	}
+	return s.DB.CreateOffer(ctx, o)
+}
+
+// An offer never costs more than its product, whichever of an offer's
+// creation and a PATCH lowering its product's amount commits first: the
+// offer created after the product was lowered below it is refused, as if
+// the PATCH had come first; and of the two sent at once, one is refused.
+func TestRaceCreateOfferAndLowerProduct(t *testing.T) {
+	offerRequest := func(productID string, cents int) parcela.OfferRequest {
+		return fromJSON[parcela.OfferRequest](t, fmt.Sprintf(`{"offer": {"name": "Turma 2", "product_id": %q, "amount_cents": %d},
+			"payment_configurations": [{"payment_type": "upfront", "payment_methods": ["pix"], "expires_in_hours": 72}]}`, productID, cents))
+	}
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 3, true)
+		productID := r.order.Offer.ProductID // full amount 150,000, its offer 120,000
+		lower := func(cents int) error {
+			_, err := r.app.Catalog.UpdateProduct(r.ctx, r.a, productID, fromJSON[parcela.ProductInput](t, fmt.Sprintf(`{"full_amount_cents": %d}`, cents)))
+			return err
+		}
+		// The most an offer of the product costs, and the product's amount.
+		stands := func() (int64, int64) {
+			most, _, err := db.MaxOfferAmount(r.ctx, productID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := db.Product(r.ctx, r.a, productID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return most, p.FullAmountCents
+		}
+
+		var lowered error
+		store := &creatingStore{DB: db, before: func() { lowered = lower(130000) }}
+		app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
+		_, err := app.Catalog.CreateOffer(r.ctx, r.a, offerRequest(productID, 140000))
+		var refused *parcela.Error
+		if lowered != nil || !errors.As(err, &refused) || len(refused.Fields) != 1 || refused.Fields[0].Code != "too_large" {
+			t.Fatalf("an offer of 140000 created as its product was lowered to 130000: %v (the PATCH: %v)", err, lowered)
+		}
+		if most, full := stands(); most > full {
+			t.Fatalf("an offer of %d of a product of %d", most, full)
+		}
+
+		errs := race(func() error { return lower(125000) }, func() error {
+			_, err := r.app.Catalog.CreateOffer(r.ctx, r.a, offerRequest(productID, 128000))
+			return err
+		})
+		for i, err := range errs {
+			if err != nil && parcela.ErrorCode(err) != parcela.EINVALID {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+		if most, full := stands(); most > full || (errs[0] == nil) == (errs[1] == nil) {
+			t.Fatalf("an offer of %d of a product of %d (%v)", most, full, errs)
 		}
 	})
 }
