@@ -31,6 +31,7 @@ type Product struct {
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 	Company         *Company
+	Version         int64 // moves with every PATCH
 }
 
 // Named is a reference-table row: a product kind or shift.

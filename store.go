@@ -30,8 +30,9 @@ type CatalogStore interface {
 	Products(ctx context.Context, a Auth, p Page) ([]*Product, int, error)
 	// MaxOfferAmount is the highest amount of the product's offers (false: none).
 	MaxOfferAmount(ctx context.Context, productID string) (int64, bool, error)
-	// UpdateProduct writes p if no offer of it costs more than p's full
-	// amount (a *Conflict otherwise).
+	// UpdateProduct writes p if the stored product is still at p.Version
+	// and no offer of it costs more than p's full amount (a *Conflict
+	// otherwise); the write moves the version on.
 	UpdateProduct(ctx context.Context, p *Product) error
 	// CreateOffer stores o if it costs no more than its product's full
 	// amount (a *Conflict otherwise: the product was lowered since it was

@@ -10,7 +10,7 @@ import (
 
 const productSelect = `SELECT p.id, p.company_id, p.environment, p.name, p.description, p.access_period, p.duration_in_days, p.duration_in_hours,
 	p.start_date, p.end_date, p.full_amount_cents, p.banner_url, p.google_pixel_code, p.meta_pixel_code, p.metadata, p.availability,
-	p.created_at, p.updated_at, k.id, k.name, k.created_at, k.updated_at, s.id, s.name, s.created_at, s.updated_at
+	p.created_at, p.updated_at, p.version, k.id, k.name, k.created_at, k.updated_at, s.id, s.name, s.created_at, s.updated_at
 	FROM products p JOIN kinds k ON k.id = p.kind_id JOIN shifts s ON s.id = p.shift_id`
 
 func scanProduct(row rowScanner) (*parcela.Product, error) {
@@ -20,7 +20,7 @@ func scanProduct(row rowScanner) (*parcela.Product, error) {
 	var days, hours sql.NullInt64
 	var created, updated, kc, ku, sc, su int64
 	err := row.Scan(&p.ID, &p.CompanyID, &env, &p.Name, &desc, &p.AccessPeriod, &days, &hours, &start, &end, &p.FullAmountCents,
-		&banner, &p.GooglePixelCode, &p.MetaPixelCode, &metadata, &p.Availability, &created, &updated,
+		&banner, &p.GooglePixelCode, &p.MetaPixelCode, &metadata, &p.Availability, &created, &updated, &p.Version,
 		&p.Kind.ID, &p.Kind.Name, &kc, &ku, &p.Shift.ID, &p.Shift.Name, &sc, &su)
 	if err != nil {
 		return nil, err
@@ -98,8 +98,10 @@ func (db *DB) MaxOfferAmount(ctx context.Context, productID string) (int64, bool
 	return most.Int64, most.Valid, failed("read the offers' amounts", err)
 }
 
-// UpdateProduct writes a product's fields, unless an offer of it now costs
-// more than its full amount (a conflict: the product is decided again).
+// UpdateProduct writes a product's fields if it is still at the version
+// the PATCH was decided on, and bumps it, unless an offer of it now costs
+// more than its full amount (either is a conflict: the product is decided
+// again).
 // The row is locked by a statement of its own first: an offer being
 // created share-locks it (CreateOffer), and on PostgreSQL only a statement
 // begun after that offer committed sees it.
@@ -111,10 +113,10 @@ func (db *DB) UpdateProduct(ctx context.Context, p *parcela.Product) error {
 		}
 		return tx.r.guarded(ctx, "product", p.ID, `UPDATE products SET name = ?, description = ?, kind_id = ?, shift_id = ?, access_period = ?,
 			duration_in_days = ?, duration_in_hours = ?, start_date = ?, end_date = ?, full_amount_cents = ?, banner_url = ?, google_pixel_code = ?,
-			meta_pixel_code = ?, metadata = ?, availability = ?, updated_at = ?
-			WHERE id = ? AND NOT EXISTS (SELECT 1 FROM offers WHERE product_id = ? AND amount_cents > ?)`,
+			meta_pixel_code = ?, metadata = ?, availability = ?, updated_at = ?, version = version + 1
+			WHERE id = ? AND version = ? AND NOT EXISTS (SELECT 1 FROM offers WHERE product_id = ? AND amount_cents > ?)`,
 			p.Name, p.Description, p.Kind.ID, p.Shift.ID, p.AccessPeriod, p.DurationInDays, p.DurationInHours, p.StartDate, p.EndDate,
 			p.FullAmountCents, p.BannerURL, p.GooglePixelCode, p.MetaPixelCode, string(p.Metadata), p.Availability, ms64(p.UpdatedAt),
-			p.ID, p.ID, p.FullAmountCents)
+			p.ID, p.Version, p.ID, p.FullAmountCents)
 	}))
 }

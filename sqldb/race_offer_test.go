@@ -281,3 +281,68 @@ func TestRaceCreateOfferAndLowerProduct(t *testing.T) {
 		}
 	})
 }
+
+// productPatchingStore is the store, except that UpdateProduct first runs
+// before once: another PATCH of the product commits between this PATCH's
+// read and its write.
+type productPatchingStore struct {
+	*sqldb.DB
+	before func()
+}
+
+func (s *productPatchingStore) UpdateProduct(ctx context.Context, p *parcela.Product) error {
+	if f := s.before; f != nil {
+		s.before = nil
+		f()
+	}
+	return s.DB.UpdateProduct(ctx, p)
+}
+
+// Two PATCHes of one product, each naming its own field, the second's
+// write after the first committed: the product keeps both, and the second
+// answers the product as it stands.
+func TestRaceTwoProductPatches(t *testing.T) {
+	cases := []struct{ first, second string }{
+		{`{"availability": "disabled"}`, `{"name": "Curso novo"}`},
+		{`{"full_amount_cents": 160000}`, `{"description": "Aulas ao vivo"}`},
+	}
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		for _, tc := range cases {
+			r := newRound(t, db, 3, true)
+			id := r.order.Offer.ProductID
+			patch := func(app *parcela.Services, body string) (*parcela.Product, error) {
+				return app.Catalog.UpdateProduct(r.ctx, r.a, id, fromJSON[parcela.ProductInput](t, body))
+			}
+			var first error
+			store := &productPatchingStore{DB: db, before: func() { _, first = patch(r.app, tc.first) }}
+			answered, err := patch(parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links), tc.second)
+			if err != nil || first != nil {
+				t.Fatalf("%s then %s: %v, %v", tc.first, tc.second, first, err)
+			}
+			got, err := db.Product(r.ctx, r.a, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := *r.order.Offer.Product
+			kinds, shifts, err := db.ProductReferences(r.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, body := range []string{tc.first, tc.second} {
+				if err := want.Apply(fromJSON[parcela.ProductInput](t, body), kinds, shifts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			state := func(p *parcela.Product) string {
+				desc := "none"
+				if p.Description != nil {
+					desc = *p.Description
+				}
+				return fmt.Sprintf("name %q, %s, %d cents, description %q", p.Name, p.Availability, p.FullAmountCents, desc)
+			}
+			if state(got) != state(&want) || state(answered) != state(&want) {
+				t.Fatalf("%s then %s: stored %s, answered %s; want %s", tc.first, tc.second, state(got), state(answered), state(&want))
+			}
+		}
+	})
+}
