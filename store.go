@@ -211,10 +211,10 @@ type WebhookStore interface {
 	CreateWebhook(ctx context.Context, w *Webhook, limit int) error
 	Webhooks(ctx context.Context, a Auth) ([]*Webhook, error)
 	Webhook(ctx context.Context, a Auth, id string) (*Webhook, error)
-	// UpdateWebhook writes w's settings (name, url, events, verb), and its
-	// state (enabled, why not, failing since) only if state; never its
-	// secrets.
-	UpdateWebhook(ctx context.Context, w *Webhook, state bool) error
+	// UpdateWebhook writes w's settings (name, url, events, verb) if the
+	// stored ones are still were (a *Conflict otherwise), and its state
+	// (enabled, why not, failing since) only if state; never its secrets.
+	UpdateWebhook(ctx context.Context, w *Webhook, were WebhookSettings, state bool) error
 	// RotateWebhookSecret writes w's secrets if its secret is still from
 	// (a *Conflict otherwise).
 	RotateWebhookSecret(ctx context.Context, w *Webhook, from string) error

@@ -36,6 +36,20 @@ type Webhook struct {
 	UpdatedAt           time.Time
 }
 
+// WebhookSettings are what a PATCH may change of a webhook besides its
+// state.
+type WebhookSettings struct {
+	Name   string
+	URL    string
+	Events []string
+	Verb   string
+}
+
+// Settings is w's name, URL, events and verb.
+func (w *Webhook) Settings() WebhookSettings {
+	return WebhookSettings{Name: w.Name, URL: w.URL, Events: w.Events, Verb: w.Verb}
+}
+
 // Secrets returns the secrets that sign a delivery at now: the current one,
 // and the previous one during the 24 hours after a rotation.
 func (w *Webhook) Secrets(now time.Time) []string {

@@ -63,18 +63,24 @@ func (s *Webhooks) Webhook(ctx context.Context, a Auth, id string) (*Webhook, er
 // Its settings are written, its state only when the request changes it
 // (patchesState), its secrets never, and it is answered as stored: the delivery worker (a
 // 410, five days of failures, a success) and a rotation may have changed it
-// since it was read, and writing back what was read would undo them.
+// since it was read, and writing back what was read would undo them. The
+// settings are all written, so they are guarded by the ones read: a PATCH
+// decided before another changed them is decided again, or it would put
+// back the other's URL or events.
 func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req WebhookRequest) (*Webhook, error) {
-	w, err := s.store.Webhook(ctx, a, id)
+	err := decideAndApply("webhook", func() error {
+		w, err := s.store.Webhook(ctx, a, id)
+		if err != nil {
+			return err
+		}
+		state, were := w.patchesState(req), w.Settings()
+		if err := w.Apply(req, false); err != nil {
+			return err
+		}
+		w.UpdatedAt = s.clock.Now()
+		return s.store.UpdateWebhook(ctx, w, were, state)
+	})
 	if err != nil {
-		return nil, err
-	}
-	state := w.patchesState(req)
-	if err := w.Apply(req, false); err != nil {
-		return nil, err
-	}
-	w.UpdatedAt = s.clock.Now()
-	if err := s.store.UpdateWebhook(ctx, w, state); err != nil {
 		return nil, err
 	}
 	return s.store.Webhook(ctx, a, id)

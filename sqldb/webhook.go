@@ -74,11 +74,13 @@ func (db *DB) Webhook(ctx context.Context, a parcela.Auth, id string) (*parcela.
 	return w, failed("read webhook", notFound(err, "webhook"))
 }
 
-// UpdateWebhook writes a webhook's settings, and its state only if state;
-// a deleted one is not found. The columns left out are others' to write
-// (the delivery worker's failure record, a rotation's secrets): a PATCH
-// read before they changed must not put back what it read.
-func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, state bool) error {
+// UpdateWebhook writes a webhook's settings if they are still were, and
+// its state only if state; a deleted one, or one whose settings moved, is
+// a conflict (the PATCH reads again: not found, or decided anew). The
+// columns left out are others' to write (the delivery worker's failure
+// record, a rotation's secrets): a PATCH read before they changed must not
+// put back what it read.
+func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, were parcela.WebhookSettings, state bool) error {
 	q, args := `UPDATE webhooks SET name = ?, url = ?, events = ?, verb = ?, updated_at = ?`,
 		[]any{w.Name, w.URL, strings.Join(w.Events, ","), w.Verb, ms64(w.UpdatedAt)}
 	if state {
@@ -86,8 +88,8 @@ func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, state bool)
 		args = append(args, w.Enabled, w.DisabledReason, msPtr(w.FailingSince))
 	}
 	return failed("update webhook", db.inTx(ctx, func(tx *Tx) error {
-		res, err := tx.r.exec(ctx, q+` WHERE id = ? AND deleted_at IS NULL`, append(args, w.ID)...)
-		return oneRow(res, err, "webhook")
+		return tx.r.guarded(ctx, "webhook", w.ID, q+` WHERE id = ? AND deleted_at IS NULL AND name = ? AND url = ? AND events = ? AND verb = ?`,
+			append(args, w.ID, were.Name, were.URL, strings.Join(were.Events, ","), were.Verb)...)
 	}))
 }
 

@@ -2,6 +2,7 @@ package sqldb_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -140,6 +141,57 @@ func TestWebhookWritesKeepConcurrentChanges(t *testing.T) {
 			for _, s := range []string{first.Secret, second.Secret} {
 				if !slices.Contains(signing, s) {
 					t.Fatalf("a secret answered by a rotation does not sign: %d secrets sign", len(signing))
+				}
+			}
+		})
+	}
+}
+
+// Two PATCHes of one webhook, each naming its own settings, the second's
+// write after the first committed: the webhook keeps both (its events go to
+// the URL the first PATCH set, not back to the one the second had read),
+// and the second answers the webhook as it stands.
+func TestRaceTwoWebhookPatches(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
+			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+			a := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
+			store := &interleaved{DB: db}
+			hooks := parcela.NewWebhooks(store, clock)
+			cases := []struct{ first, second string }{
+				{`{"url": "https://new.example.com/hook"}`, `{"events": ["in_progress", "canceled"]}`},
+				{`{"events": ["canceled"], "verb": "put"}`, `{"name": "pedidos"}`},
+			}
+			for _, tc := range cases {
+				hook, err := hooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+					`{"name": "h", "url": "https://example.com/hook", "verb": "post", "entity": "order", "events": ["in_progress"]}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var first error
+				store.between = func() { _, first = hooks.UpdateWebhook(ctx, a, hook.ID, fromJSON[parcela.WebhookRequest](t, tc.first)) }
+				answered, err := hooks.UpdateWebhook(ctx, a, hook.ID, fromJSON[parcela.WebhookRequest](t, tc.second))
+				if err != nil || first != nil {
+					t.Fatalf("%s then %s: %v, %v", tc.first, tc.second, first, err)
+				}
+				got, err := db.Webhook(ctx, a, hook.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := *hook
+				for _, body := range []string{tc.first, tc.second} {
+					if err := want.Apply(fromJSON[parcela.WebhookRequest](t, body), false); err != nil {
+						t.Fatal(err)
+					}
+				}
+				settings := func(w *parcela.Webhook) string {
+					return fmt.Sprintf("name %q, url %s, events %v, verb %s", w.Name, w.URL, w.Events, w.Verb)
+				}
+				if settings(got) != settings(&want) || settings(answered) != settings(&want) {
+					t.Fatalf("%s then %s: stored %s, answered %s; want %s", tc.first, tc.second, settings(got), settings(answered), settings(&want))
 				}
 			}
 		})
