@@ -7,7 +7,7 @@ import (
 )
 
 // Update applies a PATCH of an offer at now: its name, availability,
-// expiry or seats; amount and product are fixed. o.SeatsTaken must be the
+// expiry, seats or exclude_from_campaign; amount and product are fixed. o.SeatsTaken must be the
 // seats sold when a limit is being set.
 func (o *Offer) Update(f OfferFields, now time.Time) error {
 	var v Validation
@@ -47,6 +47,9 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 		} else {
 			checkCount(&v, "offer.seats", f.Seats, 1, MaxSeats)
 		}
+	}
+	if f.ExcludeFromCampaign != nil {
+		o.ExcludeFromCampaign = *f.ExcludeFromCampaign
 	}
 	if f.AmountCents != nil {
 		v.Add("offer.amount_cents", "not_allowed", "cannot be changed; create a new offer")

@@ -48,7 +48,8 @@ type CatalogStore interface {
 }
 
 // OfferUpdate writes an offer's fields if the offer is still as it was
-// read: the same name, availability and expiry (Were), the same limit
+// read: the same name, availability, expiry and exclude_from_campaign
+// (Were), the same limit
 // (SeatsWere), and the same seats taken (TakenWere, counted from the sales
 // when a limit is set on an offer that had none). A PATCH writes every
 // field, so one decided on an older offer would put back what another
@@ -62,14 +63,15 @@ type OfferUpdate struct {
 
 // OfferState is what a PATCH of an offer may change besides its seats.
 type OfferState struct {
-	Name         string
-	Availability string
-	ExpiresAt    *time.Time
+	Name                string
+	Availability        string
+	ExpiresAt           *time.Time
+	ExcludeFromCampaign bool
 }
 
-// StateOf is o's name, availability and expiry.
+// StateOf is o's name, availability, expiry and exclude_from_campaign.
 func StateOf(o *Offer) OfferState {
-	return OfferState{Name: o.Name, Availability: o.Availability, ExpiresAt: o.ExpiresAt}
+	return OfferState{Name: o.Name, Availability: o.Availability, ExpiresAt: o.ExpiresAt, ExcludeFromCampaign: o.ExcludeFromCampaign}
 }
 
 // OrderStore stores orders and the changes of their billings, bills and

@@ -1258,6 +1258,9 @@ type OfferUpdate struct {
 	// Availability Whether the resource can be used for new sales.
 	Availability *Availability `json:"availability,omitempty"`
 
+	// ExcludeFromCampaign Keeps the offer out of the company's and product's campaigns. Stored; has no effect yet.
+	ExcludeFromCampaign *bool `json:"exclude_from_campaign,omitempty"`
+
 	// ExpiresAt In the future, and not after 9999-12-31T23:59:59.999-03:00; `null` removes the expiry.
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	Name      *string    `json:"name,omitempty"`
@@ -2439,7 +2442,8 @@ type ClientInterface interface {
 
 	// UpdateOfferWithBody Update an offer
 	//
-	// Renames, enables or disables an offer, or changes its expiry or seats.
+	// Renames, enables or disables an offer, or changes its expiry, its
+	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -2451,7 +2455,8 @@ type ClientInterface interface {
 
 	// UpdateOffer Update an offer
 	//
-	// Renames, enables or disables an offer, or changes its expiry or seats.
+	// Renames, enables or disables an offer, or changes its expiry, its
+	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -3121,7 +3126,8 @@ func (c *RawClient) GetOffer(ctx context.Context, id OfferId, reqEditors ...Requ
 
 // UpdateOfferWithBody Update an offer
 //
-// Renames, enables or disables an offer, or changes its expiry or seats.
+// Renames, enables or disables an offer, or changes its expiry, its
+// seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -3143,7 +3149,8 @@ func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, content
 
 // UpdateOffer Update an offer
 //
-// Renames, enables or disables an offer, or changes its expiry or seats.
+// Renames, enables or disables an offer, or changes its expiry, its
+// seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -5683,7 +5690,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateOfferWithBodyWithResponse Update an offer
 	//
-	// Renames, enables or disables an offer, or changes its expiry or seats.
+	// Renames, enables or disables an offer, or changes its expiry, its
+	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -5695,7 +5703,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateOfferWithResponse Update an offer
 	//
-	// Renames, enables or disables an offer, or changes its expiry or seats.
+	// Renames, enables or disables an offer, or changes its expiry, its
+	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -11444,7 +11453,8 @@ func (c *ClientWithResponses) GetOfferWithResponse(ctx context.Context, id Offer
 
 // UpdateOfferWithBodyWithResponse Update an offer
 //
-// Renames, enables or disables an offer, or changes its expiry or seats.
+// Renames, enables or disables an offer, or changes its expiry, its
+// seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
@@ -11462,7 +11472,8 @@ func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Contex
 
 // UpdateOfferWithResponse Update an offer
 //
-// Renames, enables or disables an offer, or changes its expiry or seats.
+// Renames, enables or disables an offer, or changes its expiry, its
+// seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.

@@ -253,6 +253,16 @@ func TestProductAndOrderValidation(t *testing.T) {
 		if again := b.call("GET", "/external_api/v1/offers/"+offer["id"].(string), nil).want(t, 200).JSON(t); again["expires_at"] != nil || again["seats"] != nil {
 			t.Fatalf("read back: %v, %v", again["expires_at"], again["seats"])
 		}
+		// exclude_from_campaign is stored as a PATCH sets it (it was answered
+		// 200 and left as it was), and kept by a PATCH that leaves it out.
+		excluded := b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), map[string]any{"offer": map[string]any{"exclude_from_campaign": true}}).want(t, 200).JSON(t)
+		if excluded["exclude_from_campaign"] != true {
+			t.Fatalf("exclude_from_campaign not set: %v", excluded["exclude_from_campaign"])
+		}
+		b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), map[string]any{"offer": map[string]any{"name": "Turma"}}).want(t, 200)
+		if again := b.call("GET", "/external_api/v1/offers/"+offer["id"].(string), nil).want(t, 200).JSON(t); again["exclude_from_campaign"] != true {
+			t.Fatalf("exclude_from_campaign read back: %v", again["exclude_from_campaign"])
+		}
 		b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201)
 	})
 }

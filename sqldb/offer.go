@@ -162,13 +162,14 @@ func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 		var seats, expires sql.NullInt64
 		var taken int
 		var name, availability string
-		if err := tx.r.queryRow(ctx, `SELECT seats, seats_taken, name, availability, expires_at FROM offers WHERE id = ?`+db.lockRows("UPDATE"),
-			o.ID).Scan(&seats, &taken, &name, &availability, &expires); err != nil {
+		var excluded bool
+		if err := tx.r.queryRow(ctx, `SELECT seats, seats_taken, name, availability, expires_at, exclude_from_campaign FROM offers WHERE id = ?`+db.lockRows("UPDATE"),
+			o.ID).Scan(&seats, &taken, &name, &availability, &expires, &excluded); err != nil {
 			return notFound(err, "offer")
 		}
 		was := u.Were
 		moved := seats.Valid != (u.SeatsWere != nil) || (seats.Valid && int(seats.Int64) != *u.SeatsWere) ||
-			name != was.Name || availability != was.Availability ||
+			name != was.Name || availability != was.Availability || excluded != was.ExcludeFromCampaign ||
 			expires.Valid != (was.ExpiresAt != nil) || (expires.Valid && expires.Int64 != ms64(*was.ExpiresAt))
 		if !moved && u.SeatsWere == nil && o.Seats != nil {
 			// Offers without a limit keep no count: it was counted.
@@ -179,8 +180,9 @@ func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 		if moved || taken != u.TakenWere {
 			return &parcela.Conflict{Entity: "offer", ID: o.ID}
 		}
-		_, err := tx.r.exec(ctx, `UPDATE offers SET name = ?, availability = ?, expires_at = ?, seats = ?, seats_taken = ?, updated_at = ? WHERE id = ?`,
-			o.Name, o.Availability, msPtr(o.ExpiresAt), o.Seats, o.SeatsTaken, ms64(o.UpdatedAt), o.ID)
+		_, err := tx.r.exec(ctx, `UPDATE offers SET name = ?, availability = ?, expires_at = ?, seats = ?, seats_taken = ?, exclude_from_campaign = ?,
+			updated_at = ? WHERE id = ?`,
+			o.Name, o.Availability, msPtr(o.ExpiresAt), o.Seats, o.SeatsTaken, o.ExcludeFromCampaign, ms64(o.UpdatedAt), o.ID)
 		return err
 	}))
 }

@@ -177,6 +177,7 @@ func TestRaceTwoOfferPatches(t *testing.T) {
 		{`{"availability": "disabled"}`, `{"name": "Turma de março"}`},
 		{`{"name": "Turma de março"}`, `{"availability": "disabled"}`},
 		{`{"expires_at": "` + later + `"}`, `{"name": "Turma de março"}`},
+		{`{"exclude_from_campaign": true}`, `{"name": "Turma de março"}`},
 	}
 	eachRace(t, func(t *testing.T, db *sqldb.DB) {
 		for _, tc := range cases {
@@ -201,7 +202,7 @@ func TestRaceTwoOfferPatches(t *testing.T) {
 				if o.ExpiresAt != nil {
 					expires = o.ExpiresAt.UTC().Format(time.RFC3339Nano)
 				}
-				return fmt.Sprintf("name %q, %s, expires %s", o.Name, o.Availability, expires)
+				return fmt.Sprintf("name %q, %s, expires %s, excluded %t", o.Name, o.Availability, expires, o.ExcludeFromCampaign)
 			}
 			if state(got) != state(&want) || state(answered) != state(&want) {
 				t.Fatalf("%s then %s: stored %s, answered %s; want %s", tc.first, tc.second, state(got), state(answered), state(&want))
