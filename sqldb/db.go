@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,10 +126,8 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// temp_store(memory): a multi-row insert's statement journal (bills with
 	// their indexes and count trigger) outgrows 64 KB and would spill to a
 	// temporary file inside the writer's transaction.
-	n := max(4, runtime.GOMAXPROCS(0)*2)
-	// The readers' caches, the writer's and the checkpointer's (SQLite's
-	// default 2 MB each).
-	setupPagePool(n*readerCacheKiB + 2*2000)
+	n := sqliteReaders()
+	PrepareSQLite()
 	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(" + strconv.Itoa(walLimit) + ")&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)

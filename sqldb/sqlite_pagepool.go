@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sync"
 
 	"modernc.org/libc"
@@ -24,6 +25,21 @@ var pagePool struct {
 	slots int // 0 when the pool could not be installed
 	size  int
 }
+
+// PrepareSQLite installs the page pool, if it is not yet: the store does
+// it as it opens SQLite. A process that also opens SQLite by itself (a
+// test, a tool) calls it first: SQLite takes the setting only before its
+// first connection, and a connection opened while it is being set is a
+// data race in SQLite's configuration.
+func PrepareSQLite() {
+	// The readers' caches, the writer's and the checkpointer's (SQLite's
+	// default 2 MB each).
+	setupPagePool(sqliteReaders()*readerCacheKiB + 2*2000)
+}
+
+// sqliteReaders is how many connections a store's SQLite reader pool
+// holds.
+func sqliteReaders() int { return max(4, runtime.GOMAXPROCS(0)*2) }
 
 // pagePoolMaxBytes bounds the pool, which is touched when it is set up;
 // pages beyond it come from malloc as before.

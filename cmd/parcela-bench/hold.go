@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"parcela/jobs"
+	"parcela/sqldb"
 )
 
 // The saturated webhook run holds the deliveries while it charges, so its
@@ -40,7 +41,9 @@ type queueHold struct {
 func openQueueHold(ctx context.Context, dsn string) (*queueHold, error) {
 	if path, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
 		// One plain connection: sqldb.Open would also start a checkpointer
-		// of its own on the server's file.
+		// of its own on the server's file. The bench seeds through the
+		// store in this process too.
+		sqldb.PrepareSQLite()
 		db, err := sql.Open("sqlite", "file:"+url.PathEscape(path)+"?_pragma=busy_timeout(10000)&_txlock=immediate")
 		if err != nil {
 			return nil, err

@@ -181,10 +181,12 @@ func postgresDB() (string, error) {
 	return pgDSN, pgErr
 }
 
-// Main runs a package's tests, then after (each thing the package's tests
+// Main prepares SQLite (sqldb.PrepareSQLite), runs a package's tests, then after (each thing the package's tests
 // share, to close), then drops the PostgreSQL database they used. Call it
 // from TestMain.
 func Main(m *testing.M, after ...func()) {
+	// Before any test opens SQLite, by the store or by itself.
+	sqldb.PrepareSQLite()
 	code := m.Run()
 	for _, f := range after {
 		f()
