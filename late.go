@@ -55,12 +55,18 @@ func (b *Bill) LateSince() time.Time {
 
 // penaltyAt is the penalty of the open bill at t, whether or not it has a
 // live payment now: what a payment issued for it must carry. A first bill
-// owes none.
+// owes none. It stops where the bill's current amount reaches
+// MaxAmountCents: no boleto or Pix code carries more, so a larger amount
+// could never be issued and the bill never paid.
 func (b *Bill) penaltyAt(t time.Time, c *Company) Penalty {
 	if b.Type != BillTypeInstallment {
 		return Penalty{}
 	}
-	return LatePenalty(b.AmountCents, b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
+	p := LatePenalty(b.AmountCents, b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
+	room := max(0, MaxAmountCents-b.AmountCents)
+	p.FineCents = min(p.FineCents, room)
+	p.InterestCents = min(p.InterestCents, room-p.FineCents)
+	return p
 }
 
 // Received is what the bill's payments received without paying it in

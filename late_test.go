@@ -60,3 +60,42 @@ func TestFirstBillOwesNoPenalty(t *testing.T) {
 		}
 	}
 }
+
+// A late bill's fine and interest stop where its amount reaches what a
+// boleto or Pix code carries: interest is cut first, then the fine, and a
+// bill already at that amount owes no more.
+func TestLatePenaltyStopsAtTheLargestBoleto(t *testing.T) {
+	t.Parallel()
+	c := NewCompany("Escola", "11222333000181", "escola")
+	eff := time.Date(2027, time.March, 1, 23, 59, 59, 999e6, SaoPaulo)
+	now := time.Date(2027, time.September, 1, 10, 0, 0, 0, SaoPaulo) // 184 days late
+	issued := time.Date(2027, time.February, 20, 9, 0, 0, 0, SaoPaulo)
+	tests := []struct {
+		name            string
+		amount          int64
+		fine, interest  int64
+		wantOutstanding int64
+	}{
+		// 2% and 184 days at 1%/30 a day fit: nothing is cut.
+		{"far below", 100_000_000, 2_000_000, 6_133_333, 108_133_333},
+		// 9,500,000,000: fine 190,000,000 fits, interest 582,666,667 is cut to 309,999,999.
+		{"interest cut", 9_500_000_000, 190_000_000, MaxAmountCents - 9_500_000_000 - 190_000_000, MaxAmountCents},
+		// 9,900,000,000: the fine alone (198,000,000) is past it.
+		{"fine cut", 9_900_000_000, MaxAmountCents - 9_900_000_000, 0, MaxAmountCents},
+		{"at the largest", MaxAmountCents, 0, 0, MaxAmountCents},
+	}
+	for _, tt := range tests {
+		bill := &Bill{Type: BillTypeInstallment, Status: BillOverdue, AmountCents: tt.amount, EffectiveDueDate: eff,
+			Payments: []*Payment{{Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: tt.amount, CreatedAt: issued, ExpiresAt: eff.AddDate(0, 0, 2)}}}
+		want := Penalty{FineCents: tt.fine, InterestCents: tt.interest, DaysLate: 184}
+		if got := bill.Penalty(now, &c); got != want {
+			t.Errorf("%s: penalty %+v, want %+v", tt.name, got, want)
+		}
+		if got := bill.Outstanding(now, &c); got != tt.wantOutstanding {
+			t.Errorf("%s: outstanding %d, want %d", tt.name, got, tt.wantOutstanding)
+		}
+		if o := installmentPayment(&c, &PaymentConfiguration{}, bill, now); o.amount > MaxAmountCents {
+			t.Errorf("%s: boleto of %d cents, more than %d", tt.name, o.amount, int64(MaxAmountCents))
+		}
+	}
+}

@@ -74,8 +74,7 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	if s.PaidAmountCents != nil {
 		amount = *s.PaidAmountCents
 		if amount > MaxAmountCents {
-			// A settlement sent (the computed one can carry a late bill's
-			// fine and interest past it) is one boleto or Pix's amount.
+			// A settlement sent is one boleto or Pix's amount.
 			var v Validation
 			checkAmount(&v, "paid_amount_cents", amount, 1)
 			return v.Err()

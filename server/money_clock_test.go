@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -380,4 +381,48 @@ func (b *bundle) firstInstallment(t *testing.T, methods ...string) *parcela.Bill
 		t.Fatal(err)
 	}
 	return i1
+}
+
+// The largest installment a plan allows, months late: its fine and
+// interest stop where the bill reaches what a boleto carries, so the
+// boleto re-issued for it is issued (it was a 503 forever: the bank
+// refused an eleven-digit amount), and paying it pays the bill.
+func TestLateInstallmentStaysWithinABoleto(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
+		product := productBody()
+		product["product"].(map[string]any)["full_amount_cents"] = parcela.MaxAmountCents
+		body := offerBody(b.call("POST", "/external_api/v1/products", product).want(t, 201).JSON(t)["id"].(string))
+		body["offer"].(map[string]any)["amount_cents"] = parcela.MaxAmountCents
+		fin := body["payment_configurations"].([]any)[1].(map[string]any)
+		fin["down_payment_value"], fin["interest_rate"], fin["registration_fee"], fin["max_installments"] = json.Number("0.1"), json.Number("0.0299"), json.Number("0"), 2
+		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+		_, finID := configs(offer)
+		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+		charge := chargeBody(finID, "pix", 2)
+		charge["due_day"] = 1
+		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
+		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+		amount := cents(b.bill(t, ids[1])["amount_cents"])
+
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		eff := timestamp(t, b.bill(t, ids[1])["effective_due_date"])
+		late := time.Date(2027, 9, 1, 10, 0, 0, 0, parcela.SaoPaulo) // six months past it
+		if p := parcela.LatePenalty(amount, eff, nil, late, b.company.FineRate, b.company.MonthlyInterestRate); p.Total(amount) <= parcela.MaxAmountCents {
+			t.Fatalf("installment of %d cents owes %d six months late: the test needs one past %d", amount, p.Total(amount), int64(parcela.MaxAmountCents))
+		}
+
+		b.clock.Set(late)
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		got := b.bill(t, ids[1])
+		live := openPayment(t, got)
+		if got["status"] != "overdue" || cents(got["current_amount_cents"]) != parcela.MaxAmountCents || cents(live["amount_cents"]) != parcela.MaxAmountCents {
+			t.Fatalf("six months late: status %v, current %v, payment %v cents; want overdue at %d", got["status"], got["current_amount_cents"], live["amount_cents"], int64(parcela.MaxAmountCents))
+		}
+		if paid := b.pay(t, live["id"].(string)); paid["status"] != "paid" {
+			t.Fatalf("paying the re-issued boleto: bill %v", paid["status"])
+		}
+	})
 }
