@@ -14,8 +14,11 @@ type Clock interface {
 // SystemClock is the real clock, wired in by main.
 type SystemClock struct{}
 
-// Now returns the current wall-clock time.
-func (SystemClock) Now() time.Time { return time.Now() }
+// Now returns the current wall-clock time to the millisecond, the precision
+// every instant is stored and shown with: a decision taken on the digits
+// past it (late at 23:59:59.9995, after a due instant of 23:59:59.999)
+// would contradict the instant stored with it.
+func (SystemClock) Now() time.Time { return time.Now().Truncate(time.Millisecond) }
 
 // TestClock is a clock that only moves when told to. Safe for concurrent use.
 type TestClock struct {

@@ -65,7 +65,9 @@ func (o *Order) linkBills() {
 func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s Settlement) error {
 	paidAt := m.c.At
 	if s.PaidAt != nil {
-		paidAt = *s.PaidAt
+		// To the millisecond it is stored with, as the clock's instants:
+		// paid at 23:59:59.9995 is paid at the due instant, on time.
+		paidAt = s.PaidAt.Truncate(time.Millisecond)
 	} else if !p.settlesAt(paidAt) {
 		// Expired, though no sweep has moved it yet: as if it had.
 		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(time.RFC3339))

@@ -426,3 +426,30 @@ func TestLateInstallmentStaysWithinABoleto(t *testing.T) {
 		}
 	})
 }
+
+// A settlement in the last millisecond of an installment's due day is on
+// time, whatever digits its paid_at carries past the millisecond (every
+// instant is stored and shown to the millisecond): it used to owe the fine
+// from 23:59:59.9991 on, while the payment stored paid at 23:59:59.999.
+func TestSettlementInTheDueDaysLastMillisecondIsOnTime(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		i1 := b.firstInstallment(t, "boleto")
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		p := openPayment(t, b.bill(t, i1.ID))
+		b.clock.Set(time.Date(2027, 3, 2, 10, 0, 0, 0, parcela.SaoPaulo))
+		// Installment 1 is due at the end of Monday 1 March.
+		paid := b.call("POST", "/external_api/v1/sandbox/payments/"+p["id"].(string)+"/pay",
+			map[string]any{"paid_at": "2027-03-01T23:59:59.999500-03:00"}).want(t, 200).JSON(t)
+		for _, x := range paid["payments"].([]any) {
+			if m := x.(map[string]any); m["id"] == p["id"] {
+				if m["status"] != "paid" || cents(m["paid_amount_cents"]) != i1.AmountCents || m["paid_at"] != "2027-03-01T23:59:59.999-03:00" {
+					t.Fatalf("paid in the due day's last millisecond: %v; want paid %d cents at 23:59:59.999", m, i1.AmountCents)
+				}
+				return
+			}
+		}
+		t.Fatalf("payment %v not in %v", p["id"], paid["payments"])
+	})
+}
