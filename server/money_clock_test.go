@@ -366,21 +366,30 @@ func TestInstallmentBoletoAskedForAfterALatePix(t *testing.T) {
 // the first installment (due 1 March), nothing issued for it yet.
 func (b *bundle) firstInstallment(t *testing.T, methods ...string) *parcela.Bill {
 	t.Helper()
-	b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
 	body := offerBody(b.product()["id"].(string))
 	body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = methods
-	offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
-	_, fin := configs(offer)
-	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-	charge := chargeBody(fin, "pix", 4)
-	charge["due_day"] = 1
-	ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
-	b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+	ids := b.dueOnThe1st(t, body, 4)
 	i1, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	return i1
+}
+
+// dueOnThe1st creates the offer of body on 29 January 2027, charges an
+// order of it financed in n bills due on the 1st (the down payment by
+// Pix), pays the down payment, and returns the bills' ids.
+func (b *bundle) dueOnThe1st(t *testing.T, body map[string]any, n int) []string {
+	t.Helper()
+	b.clock.Set(time.Date(2027, 1, 29, 15, 30, 0, 0, parcela.SaoPaulo))
+	offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+	_, fin := configs(offer)
+	order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+	charge := chargeBody(fin, "pix", n)
+	charge["due_day"] = 1
+	ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
+	b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+	return ids
 }
 
 // The largest installment a plan allows, months late: its fine and
@@ -397,13 +406,7 @@ func TestLateInstallmentStaysWithinABoleto(t *testing.T) {
 		body["offer"].(map[string]any)["amount_cents"] = parcela.MaxAmountCents
 		fin := body["payment_configurations"].([]any)[1].(map[string]any)
 		fin["down_payment_value"], fin["interest_rate"], fin["registration_fee"], fin["max_installments"] = json.Number("0.1"), json.Number("0.0299"), json.Number("0"), 2
-		offer := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
-		_, finID := configs(offer)
-		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-		charge := chargeBody(finID, "pix", 2)
-		charge["due_day"] = 1
-		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", charge).want(t, 200).JSON(t))
-		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+		ids := b.dueOnThe1st(t, body, 2)
 		amount := cents(b.bill(t, ids[1])["amount_cents"])
 
 		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))

@@ -105,22 +105,6 @@ func TestRaceChargeAndSeatLimit(t *testing.T) {
 	})
 }
 
-// pausingStore is the store, except that Apply first runs before once: a
-// charge's change is applied only after what before does has committed,
-// as when a request's decision loses the race to another's commit.
-type pausingStore struct {
-	*sqldb.DB
-	before func()
-}
-
-func (s *pausingStore) Apply(ctx context.Context, c *parcela.Change) error {
-	if f := s.before; f != nil {
-		s.before = nil
-		f()
-	}
-	return s.DB.Apply(ctx, c)
-}
-
 // An offer disabled while a charge of it is being decided is not sold
 // after the PATCH that disabled it answered: the charge reads the offer
 // again and is refused.
@@ -133,7 +117,7 @@ func TestRaceChargeAndDisableOffer(t *testing.T) {
 				t.Fatal(err)
 			}
 			var patched error
-			store := &pausingStore{DB: db, before: func() { patched = r.patchOffer(offer.ID, `{"availability": "disabled"}`) }}
+			store := &interposedStore{DB: db, before: func() { patched = r.patchOffer(offer.ID, `{"availability": "disabled"}`) }}
 			app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
 			_, err := app.Orders.ChargeOrder(r.ctx, r.a, r.order.ID, r.chargeRequest(offer, 3))
 			if patched != nil {
@@ -147,23 +131,6 @@ func TestRaceChargeAndDisableOffer(t *testing.T) {
 			}
 		}
 	})
-}
-
-// patchingStore is the store, except that UpdateOffer first runs before
-// once: a PATCH's write comes only after what before does has committed,
-// as when another PATCH of the offer commits between its read and its
-// write.
-type patchingStore struct {
-	*sqldb.DB
-	before func()
-}
-
-func (s *patchingStore) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
-	if f := s.before; f != nil {
-		s.before = nil
-		f()
-	}
-	return s.DB.UpdateOffer(ctx, u)
 }
 
 // Two PATCHes of one offer, each naming its own field, the second's write
@@ -184,7 +151,7 @@ func TestRaceTwoOfferPatches(t *testing.T) {
 			r := newRound(t, db, 3, true)
 			offer := r.order.Offer
 			var first error
-			store := &patchingStore{DB: db, before: func() { first = r.patchOffer(offer.ID, tc.first) }}
+			store := &interposedStore{DB: db, before: func() { first = r.patchOffer(offer.ID, tc.first) }}
 			app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
 			answered, err := app.Catalog.UpdateOffer(r.ctx, r.a, offer.ID, fromJSON[parcela.OfferFields](t, tc.second))
 			if err != nil || first != nil {
@@ -209,22 +176,6 @@ func TestRaceTwoOfferPatches(t *testing.T) {
 			}
 		}
 	})
-}
-
-// creatingStore is the store, except that CreateOffer first runs before
-// once, as when the offer's product changes between the offer's read of it
-// and its write.
-type creatingStore struct {
-	*sqldb.DB
-	before func()
-}
-
-func (s *creatingStore) CreateOffer(ctx context.Context, o *parcela.Offer) error {
-	if f := s.before; f != nil {
-		s.before = nil
-		f()
-	}
-	return s.DB.CreateOffer(ctx, o)
 }
 
 // An offer never costs more than its product, whichever of an offer's
@@ -257,7 +208,7 @@ func TestRaceCreateOfferAndLowerProduct(t *testing.T) {
 		}
 
 		var lowered error
-		store := &creatingStore{DB: db, before: func() { lowered = lower(130000) }}
+		store := &interposedStore{DB: db, before: func() { lowered = lower(130000) }}
 		app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
 		_, err := app.Catalog.CreateOffer(r.ctx, r.a, offerRequest(productID, 140000))
 		var refused *parcela.Error
@@ -283,22 +234,6 @@ func TestRaceCreateOfferAndLowerProduct(t *testing.T) {
 	})
 }
 
-// productPatchingStore is the store, except that UpdateProduct first runs
-// before once: another PATCH of the product commits between this PATCH's
-// read and its write.
-type productPatchingStore struct {
-	*sqldb.DB
-	before func()
-}
-
-func (s *productPatchingStore) UpdateProduct(ctx context.Context, p *parcela.Product) error {
-	if f := s.before; f != nil {
-		s.before = nil
-		f()
-	}
-	return s.DB.UpdateProduct(ctx, p)
-}
-
 // Two PATCHes of one product, each naming its own field, the second's
 // write after the first committed: the product keeps both, and the second
 // answers the product as it stands.
@@ -315,7 +250,7 @@ func TestRaceTwoProductPatches(t *testing.T) {
 				return app.Catalog.UpdateProduct(r.ctx, r.a, id, fromJSON[parcela.ProductInput](t, body))
 			}
 			var first error
-			store := &productPatchingStore{DB: db, before: func() { _, first = patch(r.app, tc.first) }}
+			store := &interposedStore{DB: db, before: func() { _, first = patch(r.app, tc.first) }}
 			answered, err := patch(parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links), tc.second)
 			if err != nil || first != nil {
 				t.Fatalf("%s then %s: %v, %v", tc.first, tc.second, first, err)
@@ -346,4 +281,40 @@ func TestRaceTwoProductPatches(t *testing.T) {
 			}
 		}
 	})
+}
+
+// interposedStore is the store, except that the first of its writes below
+// (Apply, UpdateOffer, CreateOffer, UpdateProduct) first runs before, once:
+// the write comes only after what before does has committed, as when
+// another request's change commits between a request's read and its write.
+type interposedStore struct {
+	*sqldb.DB
+	before func()
+}
+
+func (s *interposedStore) interpose() {
+	if f := s.before; f != nil {
+		s.before = nil
+		f()
+	}
+}
+
+func (s *interposedStore) Apply(ctx context.Context, c *parcela.Change) error {
+	s.interpose()
+	return s.DB.Apply(ctx, c)
+}
+
+func (s *interposedStore) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
+	s.interpose()
+	return s.DB.UpdateOffer(ctx, u)
+}
+
+func (s *interposedStore) CreateOffer(ctx context.Context, o *parcela.Offer) error {
+	s.interpose()
+	return s.DB.CreateOffer(ctx, o)
+}
+
+func (s *interposedStore) UpdateProduct(ctx context.Context, p *parcela.Product) error {
+	s.interpose()
+	return s.DB.UpdateProduct(ctx, p)
 }
