@@ -124,11 +124,8 @@ func TestAttemptBatchInOrder(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
-			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+			db, clock, a := hookStore(t, e)
 			app := sqldbtest.Services(db, clock)
-			c := sqldbtest.Company(t, db)
-			a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
 			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
 				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
 			if err != nil {
@@ -178,4 +175,13 @@ func TestAttemptBatchInOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hookStore opens engine e's store, its clock at 20:00 UTC on 21 November
+// 2026 and its jobs recorded, and a new company's sandbox.
+func hookStore(t *testing.T, e sqldb.Dialect) (*sqldb.DB, *parcela.TestClock, parcela.Auth) {
+	t.Helper()
+	clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
+	db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+	return db, clock, parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"parcela"
 	"parcela/sqldb"
@@ -39,10 +38,8 @@ func TestWebhookWritesKeepConcurrentChanges(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
-			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
+			db, clock, a := hookStore(t, e)
 			app := sqldbtest.Services(db, clock)
-			a := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
 			store := &interleaved{DB: db}
 			hooks := parcela.NewWebhooks(store, clock)
 			hook, err := hooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
@@ -156,9 +153,7 @@ func TestRaceTwoWebhookPatches(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			clock := parcela.NewTestClock(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
-			db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
-			a := parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
+			db, clock, a := hookStore(t, e)
 			store := &interleaved{DB: db}
 			hooks := parcela.NewWebhooks(store, clock)
 			cases := []struct{ first, second string }{
