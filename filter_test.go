@@ -17,11 +17,13 @@ func TestBillFilterValidate(t *testing.T) {
 		fields []string
 	}{
 		{"no filter", BillFilter{Page: page}, nil},
-		{"every filter", BillFilter{BillingID: id, OrderID: id, Status: BillOverdue, DueFrom: day(1), DueTo: day(2), PaidFrom: day(1), PaidTo: day(1), Page: page}, nil},
+		{"every filter", BillFilter{BillingID: id, OrderID: id, Status: BillOverdue, DueFrom: day(1), DueTo: day(2), PaidFrom: day(1), PaidTo: day(2), Page: page}, nil},
 		{"billing id not a UUID: matches nothing, refuses nothing", BillFilter{BillingID: "1 OR 1=1", Page: page}, nil},
 		{"unknown status", BillFilter{Status: "late", Page: page}, []string{"status"}},
 		{"due range reversed", BillFilter{DueFrom: day(2), DueTo: day(1), Page: page}, []string{"due_date_end"}},
 		{"paid range reversed", BillFilter{PaidFrom: day(2), PaidTo: day(1), Page: page}, []string{"paid_at_end"}},
+		{"due range ending the day before its start", BillFilter{DueFrom: day(2), DueTo: day(2), Page: page}, []string{"due_date_end"}},
+		{"paid range ending the day before its start", BillFilter{PaidFrom: day(2), PaidTo: day(2), Page: page}, []string{"paid_at_end"}},
 		{"page too far", BillFilter{Page: Page{MaxPage + 1, 25}}, []string{"page"}},
 		{"all at once", BillFilter{Status: "late", DueFrom: day(2), DueTo: day(1), Page: Page{0, 1001}}, []string{"status", "due_date_end", "page", "per_page"}},
 	}

@@ -2349,8 +2349,9 @@ type ClientInterface interface {
 	// The company's bills in bill-endpoint form, with their payments,
 	// filtered by the query parameters (all optional, combined with AND)
 	// and ordered by `due_date`, then `id`. Date filters are São Paulo
-	// calendar dates and include both ends. `paid_at` filters match only
-	// paid bills.
+	// calendar dates and include both ends; an end before its start, even
+	// by one day, is 422 `validation_failed` on the end (`due_date_end`,
+	// `paid_at_end`). `paid_at` filters match only paid bills.
 	//
 	// Corresponds with GET /external_api/v1/bills (the `ListBills` operationId).
 	ListBills(ctx context.Context, params *ListBillsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2953,8 +2954,9 @@ func (c *RawClient) CancelBilling(ctx context.Context, id BillingId, params *Can
 // The company's bills in bill-endpoint form, with their payments,
 // filtered by the query parameters (all optional, combined with AND)
 // and ordered by `due_date`, then `id`. Date filters are São Paulo
-// calendar dates and include both ends. `paid_at` filters match only
-// paid bills.
+// calendar dates and include both ends; an end before its start, even
+// by one day, is 422 `validation_failed` on the end (`due_date_end`,
+// `paid_at_end`). `paid_at` filters match only paid bills.
 //
 // Corresponds with GET /external_api/v1/bills (the `ListBills` operationId).
 func (c *RawClient) ListBills(ctx context.Context, params *ListBillsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5589,8 +5591,9 @@ type ClientWithResponsesInterface interface {
 	// The company's bills in bill-endpoint form, with their payments,
 	// filtered by the query parameters (all optional, combined with AND)
 	// and ordered by `due_date`, then `id`. Date filters are São Paulo
-	// calendar dates and include both ends. `paid_at` filters match only
-	// paid bills.
+	// calendar dates and include both ends; an end before its start, even
+	// by one day, is 422 `validation_failed` on the end (`due_date_end`,
+	// `paid_at_end`). `paid_at` filters match only paid bills.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11304,8 +11307,9 @@ func (c *ClientWithResponses) CancelBillingWithResponse(ctx context.Context, id 
 // The company's bills in bill-endpoint form, with their payments,
 // filtered by the query parameters (all optional, combined with AND)
 // and ordered by `due_date`, then `id`. Date filters are São Paulo
-// calendar dates and include both ends. `paid_at` filters match only
-// paid bills.
+// calendar dates and include both ends; an end before its start, even
+// by one day, is 422 `validation_failed` on the end (`due_date_end`,
+// `paid_at_end`). `paid_at` filters match only paid bills.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -142,3 +142,25 @@ func TestListingQueriesAreUnambiguous(t *testing.T) {
 		b.call("GET", "/external_api/v1/bills?&status=&page=1&", nil).want(t, 200)
 	})
 }
+
+// A date range's end is inclusive, so an end one day before its start is
+// reversed as much as one a month before it: both are refused, and a range
+// of one day (start == end) is not.
+func TestListBillsRefusesAReversedRangeByOneDay(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for q, field := range map[string]string{
+			"due_date_start=2026-12-02&due_date_end=2026-12-01": "due_date_end",
+			"due_date_start=2027-01-01&due_date_end=2026-12-31": "due_date_end",
+			"due_date_start=2026-12-31&due_date_end=2026-11-30": "due_date_end",
+			"paid_at_start=2026-03-01&paid_at_end=2026-02-28":   "paid_at_end",
+		} {
+			if got := fieldCodes(t, b.call("GET", "/external_api/v1/bills?"+q, nil)); got[field] != "invalid" || len(got) != 1 {
+				t.Errorf("%s: field errors %v, want %s invalid", q, got, field)
+			}
+		}
+		for _, q := range []string{"due_date_start=2026-12-01&due_date_end=2026-12-01", "paid_at_start=2026-02-28&paid_at_end=2026-02-28"} {
+			b.call("GET", "/external_api/v1/bills?"+q, nil).want(t, 200)
+		}
+	})
+}
