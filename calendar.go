@@ -27,6 +27,18 @@ func SaoPauloDate(t time.Time) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, SaoPaulo)
 }
 
+// StartOfDay is the first instant of a São Paulo calendar date. Until 2019
+// daylight saving began at midnight, so some days began at 01:00 (UTC−2),
+// where time.Date answers 23:00 of the day before (UTC−3): the first
+// instant is then the end of that offset's span.
+func StartOfDay(y int, m time.Month, d int) time.Time {
+	t := time.Date(y, m, d, 0, 0, 0, 0, SaoPaulo)
+	if _, _, day := t.Date(); day != time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Day() {
+		_, t = t.ZoneBounds()
+	}
+	return t
+}
+
 // Easter returns Easter Sunday (midnight, São Paulo) of the given Gregorian
 // year, by the anonymous Gregorian (Meeus/Jones/Butcher) algorithm.
 func Easter(year int) time.Time {

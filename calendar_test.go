@@ -291,3 +291,28 @@ func TestSaoPauloDate(t *testing.T) {
 		t.Errorf("SaoPauloDate = %v, want %v", got, want)
 	}
 }
+
+func TestStartOfDay(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		y    int
+		m    time.Month
+		d    int
+		want string
+	}{
+		{2026, time.December, 31, "2026-12-31T00:00:00-03:00"},
+		{2018, time.November, 4, "2018-11-04T01:00:00-02:00"}, // daylight saving began at midnight
+		{2017, time.October, 15, "2017-10-15T01:00:00-02:00"},
+		{2018, time.November, 3, "2018-11-03T00:00:00-03:00"},
+		{2019, time.February, 16, "2019-02-16T00:00:00-02:00"}, // it ended at the next midnight: 23:00 came twice
+		{2019, time.February, 17, "2019-02-17T00:00:00-03:00"},
+	} {
+		got := StartOfDay(tt.y, tt.m, tt.d)
+		if s := got.Format(time.RFC3339); s != tt.want {
+			t.Errorf("StartOfDay(%d-%02d-%02d) = %s, want %s", tt.y, tt.m, tt.d, s, tt.want)
+		}
+		if y, m, d := got.In(SaoPaulo).Date(); y != tt.y || m != tt.m || d != tt.d || got.Add(-time.Millisecond).In(SaoPaulo).Day() == tt.d {
+			t.Errorf("StartOfDay(%d-%02d-%02d) = %s is not the day's first instant", tt.y, tt.m, tt.d, got)
+		}
+	}
+}

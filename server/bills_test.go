@@ -164,3 +164,37 @@ func TestListBillsRefusesAReversedRangeByOneDay(t *testing.T) {
 		}
 	})
 }
+
+// A date filter's day is the São Paulo calendar day whole, also on a day
+// whose midnight daylight saving skipped (4 November 2018 began at 01:00,
+// UTC−2): the day before ends at its 23:59:59.999, UTC−3, where an
+// installment of that day is due.
+func TestListBillsDaysAcrossDaylightSaving(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.at(t, "2018-09-20 10:00")
+		offer, o := b.order()
+		_, fin := configs(offer)
+		body := chargeBody(fin, "boleto", 3)
+		body["due_day"] = 3
+		b.call("POST", "/external_api/v1/orders/"+o["id"].(string)+"/charge", body).want(t, 200)
+		dues := map[string]bool{}
+		for _, bill := range billsOf(b.call("GET", "/external_api/v1/bills", nil).want(t, 200).JSON(t)) {
+			dues[bill["due_date"].(string)] = true
+		}
+		if len(dues) != 3 || !dues["2018-11-03T23:59:59.999-03:00"] || !dues["2018-12-03T23:59:59.999-02:00"] {
+			t.Fatalf("no installment due at the end of 3 November 2018: %v", dues)
+		}
+		for q, want := range map[string]int{
+			"due_date_start=2018-11-03&due_date_end=2018-11-03": 1,
+			"due_date_end=2018-11-03":                           2, // the down payment and installment 1
+			"due_date_start=2018-11-04&due_date_end=2018-11-30": 0,
+			"due_date_start=2018-11-04":                         1, // installment 2, on 3 December
+		} {
+			page := b.call("GET", "/external_api/v1/bills?per_page=1000&"+q, nil).want(t, 200).JSON(t)
+			if got := len(page["results"].([]any)); got != want || page["total_items"] != float64(want) {
+				t.Errorf("%s: %d bills (total_items %v), want %d", q, got, page["total_items"], want)
+			}
+		}
+	})
+}

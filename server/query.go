@@ -65,21 +65,24 @@ func (q query) integer(name string, def int) (int, error) {
 	return n, nil
 }
 
-// date reads an optional YYYY-MM-DD São Paulo date; end dates are
-// inclusive, so they become the following midnight.
+// date reads an optional YYYY-MM-DD São Paulo date as the day's first
+// instant; end dates are inclusive, so they become the next day's.
 func (q query) date(name string, end bool) (*time.Time, error) {
 	s, err := q.one(name)
 	if s == "" || err != nil {
 		return nil, err
 	}
-	t, err := time.ParseInLocation(time.DateOnly, s, parcela.SaoPaulo)
+	// Read as a calendar date: in São Paulo a day daylight saving began
+	// would parse as 23:00 of the day before.
+	day, err := time.Parse(time.DateOnly, s)
 	if err != nil {
 		return nil, &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be a date as YYYY-MM-DD",
 			Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be a date as YYYY-MM-DD"}}}
 	}
 	if end {
-		t = t.AddDate(0, 0, 1)
+		day = day.AddDate(0, 0, 1)
 	}
+	t := parcela.StartOfDay(day.Date())
 	return &t, nil
 }
 
