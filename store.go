@@ -222,6 +222,8 @@ type WebhookStore interface {
 	RotateWebhookSecret(ctx context.Context, w *Webhook, from string) error
 	// DeleteWebhook marks a webhook deleted at at (not found if it was).
 	DeleteWebhook(ctx context.Context, a Auth, id string, at time.Time) error
+	// Deliveries lists a's deliveries, of webhookID when not "", whether
+	// or not it was deleted (not found when it is no webhook of a's).
 	Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error)
 	Delivery(ctx context.Context, a Auth, id string) (*Delivery, error)
 	// RetryDelivery queues d again as its next generation, at at, if it is

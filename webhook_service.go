@@ -119,15 +119,11 @@ func (s *Webhooks) RotateWebhookSecret(ctx context.Context, a Auth, id string) (
 }
 
 // Deliveries lists the caller's deliveries, newest first, optionally of one
-// of its webhooks.
+// of its webhooks, a deleted one too: its log is kept, and listed under its
+// id in the whole log.
 func (s *Webhooks) Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error) {
-	if webhookID != "" {
-		if !IsUUID(webhookID) {
-			return nil, 0, NotFound("webhook")
-		}
-		if _, err := s.store.Webhook(ctx, a, webhookID); err != nil {
-			return nil, 0, err
-		}
+	if webhookID != "" && !IsUUID(webhookID) {
+		return nil, 0, NotFound("webhook")
 	}
 	return s.store.Deliveries(ctx, a, webhookID, p)
 }

@@ -2177,7 +2177,7 @@ type SandboxPayPaymentParams struct {
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
-	// WebhookId Only deliveries of this webhook.
+	// WebhookId Only deliveries of this webhook, deleted or not.
 	WebhookId *string `form:"webhook_id,omitempty" json:"webhook_id,omitempty"`
 
 	// Page Page number, 1…100000. A page past the end has empty `results`.
@@ -2763,7 +2763,7 @@ type ClientInterface interface {
 
 	// ListWebhookDeliveries List webhook deliveries
 	//
-	// The delivery log, newest first, optionally of one webhook.
+	// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
 	//
 	// Corresponds with GET /external_api/v1/webhook_deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveries(ctx context.Context, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2823,7 +2823,7 @@ type ClientInterface interface {
 
 	// DeleteWebhook Delete a webhook
 	//
-	// Deletes the webhook; it receives nothing more.
+	// Deletes the webhook; it receives nothing more. Its delivery log is kept, listed by `GET /webhook_deliveries`, `webhook_id` included.
 	//
 	// Corresponds with DELETE /external_api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3648,7 +3648,7 @@ func (c *RawClient) SandboxPayPayment(ctx context.Context, id PaymentId, params 
 
 // ListWebhookDeliveries List webhook deliveries
 //
-// The delivery log, newest first, optionally of one webhook.
+// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
 //
 // Corresponds with GET /external_api/v1/webhook_deliveries (the `ListWebhookDeliveries` operationId).
 func (c *RawClient) ListWebhookDeliveries(ctx context.Context, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3758,7 +3758,7 @@ func (c *RawClient) CreateWebhook(ctx context.Context, params *CreateWebhookPara
 
 // DeleteWebhook Delete a webhook
 //
-// Deletes the webhook; it receives nothing more.
+// Deletes the webhook; it receives nothing more. Its delivery log is kept, listed by `GET /webhook_deliveries`, `webhook_id` included.
 //
 // Corresponds with DELETE /external_api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
 func (c *RawClient) DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6025,7 +6025,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebhookDeliveriesWithResponse List webhook deliveries
 	//
-	// The delivery log, newest first, optionally of one webhook.
+	// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6091,7 +6091,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteWebhookWithResponse Delete a webhook
 	//
-	// Deletes the webhook; it receives nothing more.
+	// Deletes the webhook; it receives nothing more. Its delivery log is kept, listed by `GET /webhook_deliveries`, `webhook_id` included.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11909,7 +11909,7 @@ func (c *ClientWithResponses) SandboxPayPaymentWithResponse(ctx context.Context,
 
 // ListWebhookDeliveriesWithResponse List webhook deliveries
 //
-// The delivery log, newest first, optionally of one webhook.
+// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12005,7 +12005,7 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 
 // DeleteWebhookWithResponse Delete a webhook
 //
-// Deletes the webhook; it receives nothing more.
+// Deletes the webhook; it receives nothing more. Its delivery log is kept, listed by `GET /webhook_deliveries`, `webhook_id` included.
 //
 // Returns a wrapper object for the known response body format(s).
 //

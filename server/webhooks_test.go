@@ -469,3 +469,28 @@ func TestDeliveryLogIsTheCompanysOwn(t *testing.T) {
 		}
 	})
 }
+
+// A deleted webhook's delivery log is kept, and listed under its
+// webhook_id as it is in the whole log; an id that was never one of the
+// company's webhooks is still a 404.
+func TestDeliveriesOfADeletedWebhook(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		h := b.hook(t, "http://hooks.example.com/x", "order", "in_progress")
+		id := h["id"].(string)
+		offer, order := b.order()
+		_, fin := configs(offer)
+		b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 2)).want(t, 200)
+		b.call("DELETE", "/external_api/v1/webhooks/"+id, nil).want(t, 204)
+		all := billsOf(b.call("GET", "/external_api/v1/webhook_deliveries", nil).want(t, 200).JSON(t))
+		if len(all) != 1 || all[0]["webhook_id"] != id {
+			t.Fatalf("the log holds %v, want the deleted webhook's one delivery", all)
+		}
+		page := b.call("GET", "/external_api/v1/webhook_deliveries?webhook_id="+id, nil).want(t, 200).JSON(t)
+		if got := billIDsOf(billsOf(page)); len(got) != 1 || got[0] != all[0]["id"] || page["total_items"] != float64(1) {
+			t.Fatalf("the deleted webhook's log: %v, want %v", got, all[0]["id"])
+		}
+		b.call("GET", "/external_api/v1/webhook_deliveries?webhook_id="+parcela.NewID(), nil).want(t, 404)
+		b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/webhook_deliveries?webhook_id="+id, nil, nil).want(t, 404)
+	})
+}

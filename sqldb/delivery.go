@@ -237,16 +237,28 @@ func (db *DB) attachAttempts(ctx context.Context, ds []*parcela.Delivery) error 
 	return err
 }
 
-// Deliveries lists the caller's deliveries, newest first, optionally of one webhook.
+// Deliveries lists the caller's deliveries, newest first, optionally of one
+// of its webhooks, deleted ones included (their log is kept); a webhook id
+// that was never the caller's is not found.
 func (db *DB) Deliveries(ctx context.Context, a parcela.Auth, webhookID string, p parcela.Page) ([]*parcela.Delivery, int, error) {
 	cond, args := `d.company_id = ? AND d.environment = ?`, []any{a.CompanyID, string(a.Environment)}
-	if webhookID != "" {
+	var total int
+	if webhookID == "" {
+		if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond, args...).Scan(&total); err != nil {
+			return nil, 0, failed("count deliveries", err)
+		}
+	} else {
 		cond += ` AND d.webhook_id = ?`
 		args = append(args, webhookID)
-	}
-	var total int
-	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond, args...).Scan(&total); err != nil {
-		return nil, 0, failed("count deliveries", err)
+		var known bool
+		err := db.reader.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND company_id = ? AND environment = ?),
+			(SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond+`)`, append([]any{webhookID, a.CompanyID, string(a.Environment)}, args...)...).Scan(&known, &total)
+		if err == nil && !known {
+			err = parcela.NotFound("webhook")
+		}
+		if err != nil {
+			return nil, 0, failed("count deliveries", err)
+		}
 	}
 	out, err := collect(ctx, db.reader.pagesOf(a, p), scanDelivery, deliverySelect+` WHERE `+cond+` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`,
 		append(args, p.PerPage, (p.Page-1)*p.PerPage)...)
