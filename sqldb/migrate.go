@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
@@ -64,18 +63,19 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
 	dialect := goose.DialectSQLite3
 	if db.dialect == Postgres {
 		dialect = goose.DialectPostgres
-		// Replicas starting together must not migrate at the same time.
-		locker, err := lock.NewPostgresSessionLocker()
+		// Replicas starting together must not migrate at the same time:
+		// not parcela's migrations, nor River's (which take no lock of
+		// their own), nor the seed, so one lock is held across all three.
+		unlock, err := db.lockMigrations(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("migrate: %w", err)
 		}
-		opts = append(opts, goose.WithSessionLocker(locker))
+		defer unlock()
 	}
-	p, err := goose.NewProvider(dialect, db.write, sub, opts...)
+	p, err := goose.NewProvider(dialect, db.write, sub, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
@@ -103,4 +103,27 @@ func (db *DB) migrateRiver(ctx context.Context) error {
 	}
 	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	return err
+}
+
+// migrationLockKey is the PostgreSQL advisory lock that Migrate holds.
+const migrationLockKey = int64(0x7061726365_6c61) // "parcela"
+
+// lockMigrations waits for the session advisory lock of the migrations, on
+// a connection of its own kept until the returned unlock.
+func (db *DB) lockMigrations(ctx context.Context) (unlock func(), err error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockKey); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("lock migrations: %w", err)
+	}
+	return func() {
+		// A lock that cannot be released goes with its connection.
+		if _, err := conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", migrationLockKey); err != nil {
+			conn.Conn().Close(context.Background())
+		}
+		conn.Release()
+	}, nil
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"parcela/sqldb"
+)
+
+// freshPostgres creates an empty PostgreSQL database for one test and drops
+// it when the test ends.
+func freshPostgres(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("PARCELA_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("PARCELA_TEST_POSTGRES_URL is not set")
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "parcela_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), base)
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background())
+		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// An upgrade that brings only a new migration of the job queue's schema
+// finds parcela's own migrations applied: every replica gets past them at
+// once, and all of them apply the queue's at the same moment.
+func TestConcurrentQueueMigrationsOnPostgres(t *testing.T) {
+	t.Parallel()
+	dsn := freshPostgres(t)
+	ctx := context.Background()
+	for round := range 3 {
+		db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		m, err := rivermigrate.New(riverpgxv5.New(db.PgxPool()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{MaxSteps: round + 1}); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		const n = 4
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Go(func() {
+				errs[i] = run(ctx, []string{"migrate"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &bytes.Buffer{}, &bytes.Buffer{})
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d, instance %d: %v", round, i, err)
+			}
+		}
+	}
+}
