@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
@@ -82,6 +83,15 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	// Up passes over versions it does not know: a database migrated by a
+	// newer parcela would be served by code that does not write its schema.
+	current, latest, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if current > latest {
+		return fmt.Errorf("the database is at migration %d, newer than this parcela's latest (%d): it was migrated by a newer parcela, which is the one to run", current, latest)
+	}
 	if err := db.migrateRiver(ctx); err != nil {
 		return fmt.Errorf("migrate job queue: %w", err)
 	}
@@ -89,20 +99,38 @@ func (db *DB) Migrate(ctx context.Context) error {
 }
 
 func (db *DB) migrateRiver(ctx context.Context) error {
+	var latest int
+	var err error
 	if db.dialect == Postgres {
-		m, err := rivermigrate.New(riverpgxv5.New(db.pool), nil)
-		if err != nil {
-			return err
-		}
-		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
-		return err
+		latest, err = migrateRiverUp(ctx, riverpgxv5.New(db.pool))
+	} else {
+		latest, err = migrateRiverUp(ctx, riversqlite.New(db.write))
 	}
-	m, err := rivermigrate.New(riversqlite.New(db.write), nil)
 	if err != nil {
 		return err
 	}
-	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	return err
+	// Like parcela's, River's migrations pass over versions they do not know.
+	var current int
+	if err := db.write.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM river_migration WHERE line = 'main'").Scan(&current); err != nil {
+		return err
+	}
+	if current > latest {
+		return fmt.Errorf("the database's job queue is at migration %d, newer than this parcela's latest (%d): it was migrated by a newer parcela, which is the one to run", current, latest)
+	}
+	return nil
+}
+
+// migrateRiverUp applies River's migrations and returns the latest it has.
+func migrateRiverUp[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) (int, error) {
+	m, err := rivermigrate.New(driver, nil)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return 0, err
+	}
+	all := m.AllVersions()
+	return all[len(all)-1].Version, nil
 }
 
 // migrationLockKey is the PostgreSQL advisory lock that Migrate holds.

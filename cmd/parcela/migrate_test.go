@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -88,6 +90,46 @@ func TestConcurrentQueueMigrationsOnPostgres(t *testing.T) {
 		for i, err := range errs {
 			if err != nil {
 				t.Errorf("round %d, instance %d: %v", round, i, err)
+			}
+		}
+	}
+}
+
+// A database migrated by a newer parcela (a rollback of the binary alone)
+// is refused at start, naming the versions, on both engines: the older code
+// would write rows that lack what the newer schema expects.
+func TestNewerDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
+	engines := map[string]func() string{"sqlite": func() string { return tempDSN(t) }}
+	if os.Getenv("PARCELA_TEST_POSTGRES_URL") != "" {
+		engines["postgres"] = func() string { return freshPostgres(t) }
+	}
+	ctx := context.Background()
+	for engine, newDSN := range engines {
+		for table, insert := range map[string]string{
+			"goose_db_version": "INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, TRUE)",
+			"river_migration":  "INSERT INTO river_migration (line, version) VALUES ('main', 9999)",
+		} {
+			dsn := newDSN()
+			cli(t, dsn, "migrate")
+			db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = db.SQLDB().ExecContext(ctx, insert)
+			db.Close()
+			if err != nil {
+				t.Fatalf("%s: %v", engine, err)
+			}
+			for _, args := range [][]string{{"migrate"}, {"serve"}} {
+				// A serve that starts is stopped, and fails the test.
+				ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				err := run(ctx, args, env(map[string]string{"PARCELA_DATABASE_URL": dsn, "PARCELA_ADDR": "127.0.0.1:0",
+					"PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"}), &bytes.Buffer{}, &bytes.Buffer{})
+				if err == nil || !strings.Contains(err.Error(), "9999") || !strings.Contains(err.Error(), "newer parcela") {
+					t.Errorf("%s, %s at 9999, %s: %v", engine, table, args[0], err)
+				}
+				cancel()
 			}
 		}
 	}
