@@ -69,3 +69,25 @@ func TestServeLimitsFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// Every rate limit takes 0 and the rates its limiter can count, and stops
+// the start, naming the variable, on a value it cannot: NaN made every
+// request panic on a window of 0, Inf and 1e19 overflowed the count to a
+// negative one that refused every request, and 1e-10 overflowed the window.
+func TestServeRatesAtTheirLimits(t *testing.T) {
+	t.Parallel()
+	names := []string{"PARCELA_RATE_LIMIT", "PARCELA_SANDBOX_RATE_LIMIT", "PARCELA_UNAUTHENTICATED_RATE_LIMIT", "PARCELA_IMAGE_RATE_LIMIT"}
+	for _, name := range names {
+		for _, v := range []string{"0", "0.00001", "0.5", "1000000000"} {
+			if _, err := readServeConfig(env(map[string]string{name: v})); err != nil {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+		for _, v := range []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "1e19", "1e400", "1000000001", "1e-10", "0.000009", "-1", "ten"} {
+			_, err := readServeConfig(env(map[string]string{name: v}))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+	}
+}

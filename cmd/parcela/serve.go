@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -93,14 +94,23 @@ func envOr(getenv func(string) string, name, def string) string {
 	return def
 }
 
+// The rates a limiter can count: its window (1/rate seconds, below one a
+// second) and its count per second must fit in int64.
+const (
+	minRate = 0.00001 // one in 100,000 s, about 28 hours
+	maxRate = 1e9
+)
+
+// envFloat reads a rate limit: 0 (none), or from minRate to maxRate a second.
 func envFloat(getenv func(string) string, name string, def float64) (float64, error) {
 	s := getenv(name)
 	if s == "" {
 		return def, nil
 	}
+	// ParseFloat takes NaN and Inf, which no comparison below refuses alone.
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("%s: %q is not a non-negative number of requests per second", name, s)
+	if err != nil || math.IsNaN(f) || (f != 0 && (f < minRate || f > maxRate)) {
+		return 0, fmt.Errorf("%s: %q is not a number of requests per second: 0 (no limit) or from 0.00001 to 1000000000", name, s)
 	}
 	return f, nil
 }
