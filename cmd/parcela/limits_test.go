@@ -91,3 +91,24 @@ func TestServeRatesAtTheirLimits(t *testing.T) {
 		}
 	}
 }
+
+// The token cache's TTL and the shutdown's grace take 0 (no cache, no
+// wait) and stop the start, naming the variable, on a negative duration,
+// which acted as 0 while saying something else, and on one past int64's
+// nanoseconds.
+func TestServeDurationsAtTheirLimits(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"PARCELA_TOKEN_CACHE_TTL", "PARCELA_SHUTDOWN_TIMEOUT"} {
+		for _, v := range []string{"0", "0s", "1ms", "2562047h"} {
+			if _, err := readServeConfig(env(map[string]string{name: v})); err != nil {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+		for _, v := range []string{"-1s", "-0.5ms", "2562048h", "9999999999999999999s", "20", "soon"} {
+			_, err := readServeConfig(env(map[string]string{name: v}))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+	}
+}

@@ -58,14 +58,16 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 	if c.sandboxLimit, err = envFloat(getenv, "PARCELA_SANDBOX_RATE_LIMIT", 25); err != nil {
 		return c, err
 	}
+	// 0 is meant (no cache, no wait); a negative duration would act as 0
+	// while saying something else.
 	if s := getenv("PARCELA_TOKEN_CACHE_TTL"); s != "" {
-		if c.tokenCacheTTL, err = time.ParseDuration(s); err != nil {
-			return c, fmt.Errorf("PARCELA_TOKEN_CACHE_TTL: %q is not a duration", s)
+		if c.tokenCacheTTL, err = time.ParseDuration(s); err != nil || c.tokenCacheTTL < 0 {
+			return c, fmt.Errorf("PARCELA_TOKEN_CACHE_TTL: %q is not a duration of 0 or more", s)
 		}
 	}
 	if s := getenv("PARCELA_SHUTDOWN_TIMEOUT"); s != "" {
-		if c.shutdownTimeout, err = time.ParseDuration(s); err != nil {
-			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration", s)
+		if c.shutdownTimeout, err = time.ParseDuration(s); err != nil || c.shutdownTimeout < 0 {
+			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration of 0 or more", s)
 		}
 	}
 	switch c.productionProvider = getenv("PARCELA_PRODUCTION_PROVIDER"); c.productionProvider {
