@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,12 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 		shutdownTimeout: 20 * time.Second,
 	}
 	var err error
+	for name, u := range map[string]string{"PARCELA_PUBLIC_URL": c.publicURL, "PARCELA_SANDBOX_PUBLIC_URL": c.sandboxURL} {
+		if err := checkPublicURL(u); err != nil {
+			// Not quoted: a URL refused for its user may hold a password.
+			return c, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if c.rateLimit, err = envFloat(getenv, "PARCELA_RATE_LIMIT", 100); err != nil {
 		return c, err
 	}
@@ -87,6 +94,28 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkPublicURL accepts "" (the listener's own address) or an absolute
+// http or https address, written as the links will carry it: every offer,
+// checkout and image link is this prefix and a path, and the pages mark
+// their cookies Secure by its scheme.
+func checkPublicURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil, !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://"):
+		return errors.New("must be an address starting with http:// or https://")
+	case u.Host == "" || u.Hostname() == "":
+		return errors.New("must name a host")
+	case u.User != nil, u.RawQuery != "", u.ForceQuery, u.Fragment != "", strings.Contains(s, "#"):
+		return errors.New("takes no user, query or fragment: it is the prefix of links")
+	case strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return errors.New("must hold no space or control character")
+	}
+	return nil
 }
 
 func envOr(getenv func(string) string, name, def string) string {
