@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -23,9 +24,16 @@ type demoSetup struct {
 	FinancedConfigurationID string `json:"financed_payment_configuration_id"`
 }
 
+// errDemoTaken is setUpDemo's answer when another process, starting at the
+// same moment, created the demo company first.
+var errDemoTaken = errors.New("the database already has a company; the demo only sets up an empty database")
+
 // setUpDemo creates a demo company and a sandbox token through the store's
-// operator methods, and its product and offer through the catalog.
+// operator methods, and its product and offer through the catalog. A
+// signal does not stop it between its steps: a company left without its
+// token or offer would be taken for a database already set up.
 func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
+	ctx = context.WithoutCancel(ctx)
 	catalog := parcela.NewCatalog(db, parcela.SystemClock{})
 	c := parcela.NewCompany("Escola Demonstração", "11222333000181", "demo")
 	email, phone := "contato@demo.parcela.dev", "11987654321"
@@ -33,7 +41,9 @@ func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
 	complement := "Sala 42"
 	c.Address = &parcela.Address{Zipcode: "01310100", Street: "Avenida Paulista", Number: "1000", Complement: &complement,
 		Neighborhood: "Bela Vista", City: parcela.City{IBGECode: "3550308"}}
-	if err := db.CreateCompany(ctx, &c); err != nil {
+	if err := db.CreateCompany(ctx, &c); parcela.ErrorCode(err) == parcela.ECONFLICT {
+		return nil, errDemoTaken
+	} else if err != nil {
 		return nil, err
 	}
 	t, plain, err := db.CreateToken(ctx, c.ID, parcela.Sandbox)
@@ -95,7 +105,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	if n > 0 {
-		return fmt.Errorf("the database already has a company; the demo only sets up an empty database")
+		return errDemoTaken
 	}
 	d, err := setUpDemo(ctx, db)
 	if err != nil {

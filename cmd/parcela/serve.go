@@ -150,6 +150,10 @@ func envFloat(getenv func(string) string, name string, def float64) (float64, er
 // to kill itself between the steps of an idempotent request.
 var storeFault func(context.Context, sqldb.FaultPoint)
 
+// demoCounted is nil in the binary. A test sets it to hold starts that
+// found no company until all of them did, as starts at one moment can.
+var demoCounted func()
+
 func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, dbFlag := newFlags("serve", stderr)
 	demo := fs.Bool("demo", false, "create a demo company and sandbox token when the database has no company")
@@ -201,11 +205,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		if err != nil {
 			return err
 		}
+		var d *demoSetup
+		if n == 0 && demoCounted != nil {
+			demoCounted()
+		}
 		if n == 0 {
-			d, err := setUpDemo(ctx, db)
-			if err != nil {
+			// Another start may create it first (errDemoTaken), as if it
+			// had been there.
+			if d, err = setUpDemo(ctx, db); err != nil && !errors.Is(err, errDemoTaken) {
 				return fmt.Errorf("demo: %w", err)
 			}
+		}
+		if d != nil {
 			printDemo(stdout, d, cfg.sandboxURL)
 		} else {
 			fmt.Fprintln(stdout, "demo: the database already has a company; nothing created (see 'parcela company list')")
