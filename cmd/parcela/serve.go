@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -287,11 +288,17 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// Drain in-flight requests, then let running jobs finish.
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.shutdownTimeout)
 	defer cancel()
+	// All at once: a listener shut after another drained would take new
+	// requests meanwhile, and leave them less of the grace period.
+	var drained sync.WaitGroup
 	for _, s := range []*http.Server{prod, sandbox, ops} {
-		if err := s.Shutdown(shutdownCtx); err != nil {
-			log.Error("shutdown", "error", err.Error())
-		}
+		drained.Go(func() {
+			if err := s.Shutdown(shutdownCtx); err != nil {
+				log.Error("shutdown", "error", err.Error())
+			}
+		})
 	}
+	drained.Wait()
 	if err := queue.Stop(shutdownCtx); err != nil {
 		// Jobs still running past the grace period are canceled; they stay
 		// queued and run again after the next start.
