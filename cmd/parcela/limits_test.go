@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,26 @@ func TestServePublicURLs(t *testing.T) {
 				t.Errorf("%s=%s: %v", name, v, err)
 			}
 		}
+	}
+}
+
+// A malformed PARCELA_WEBHOOK_ALLOWED_CIDRS stops the start before it
+// touches the database, as every other variable does, where it was found
+// after the migrations and the demo: `serve --demo` created the demo
+// company, printed its token, and then stopped.
+func TestServeRefusesBadCIDRsBeforeTheDatabase(t *testing.T) {
+	t.Parallel()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "parcela.db")
+	out := &syncBuffer{}
+	err := run(context.Background(), []string{"serve", "--demo"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn, "PARCELA_ADDR": "127.0.0.1:0",
+		"PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0", "PARCELA_WEBHOOK_ALLOWED_CIDRS": "10.0.0.0/8, 127.0.0.1/33"}), out, &syncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "PARCELA_WEBHOOK_ALLOWED_CIDRS") || exitCode(err) != 2 {
+		t.Fatalf("serve: %v", err)
+	}
+	if strings.Contains(out.String(), "sandbox_") {
+		t.Errorf("the demo was set up before the refusal:\n%s", out)
+	}
+	if _, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the database was created before the refusal: %v", err)
 	}
 }

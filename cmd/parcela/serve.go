@@ -26,6 +26,7 @@ import (
 	"parcela/jobs"
 	"parcela/server"
 	"parcela/sqldb"
+	"parcela/webhook"
 )
 
 // serveConfig is read from the environment once, so nothing else reads it.
@@ -77,6 +78,11 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 		if c.shutdownTimeout, err = time.ParseDuration(s); err != nil || c.shutdownTimeout < 0 {
 			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration of 0 or more", s)
 		}
+	}
+	// The queue reads it again; refused here, before the database is
+	// migrated or the demo created.
+	if _, err := webhook.NewAddressPolicy(c.allowedCIDRs); err != nil {
+		return c, fmt.Errorf("PARCELA_WEBHOOK_ALLOWED_CIDRS: %w", err)
 	}
 	switch c.productionProvider = getenv("PARCELA_PRODUCTION_PROVIDER"); c.productionProvider {
 	case "", "simulated":
