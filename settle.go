@@ -86,7 +86,11 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 		return err
 	}
 	m.guardBilling(b)
-	if p.PaidAmountCents += amount; p.PaidAmountCents < p.AmountCents {
+	// The bill is paid by the settlement that brings what its payments
+	// received to what it owes, though this payment received less than
+	// its own amount: a Pix and a boleto issued for one bill, each paid in
+	// part, would otherwise leave it open owing nothing.
+	if p.PaidAmountCents += amount; p.PaidAmountCents < p.AmountCents && bill.owed(paidAt, c) > 0 {
 		m.touchPayment(p)
 		p.PaidAt = &paidAt
 		return nil

@@ -1404,7 +1404,7 @@ type PaymentBill struct {
 	// Installments 1 for boleto and Pix; for a card payment, the card installments the customer chose.
 	Installments int `json:"installments"`
 
-	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet.
+	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet; on a `paid` one, the settlement that completed what its bill's payments received.
 	PaidAmountCents int64      `json:"paid_amount_cents"`
 	PaidAt          *time.Time `json:"paid_at"`
 
@@ -1606,7 +1606,7 @@ type PaymentOrder struct {
 	// Installments 1 for boleto and Pix; for a card payment, the card installments the customer chose.
 	Installments int `json:"installments"`
 
-	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet.
+	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet; on a `paid` one, the settlement that completed what its bill's payments received.
 	PaidAmountCents int64      `json:"paid_amount_cents"`
 	PaidAt          *time.Time `json:"paid_at"`
 
@@ -2713,7 +2713,10 @@ type ClientInterface interface {
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
-	// written; the next settlement adds to it. `paid_at` before the
+	// written; the next settlement adds to it. Unless it brings what all
+	// the bill's payments received to what the bill owes at `paid_at` (a
+	// Pix and a boleto of one bill, each paid in part): then it pays the
+	// payment and the bill as a full one does. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -2744,7 +2747,10 @@ type ClientInterface interface {
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
-	// written; the next settlement adds to it. `paid_at` before the
+	// written; the next settlement adds to it. Unless it brings what all
+	// the bill's payments received to what the bill owes at `paid_at` (a
+	// Pix and a boleto of one bill, each paid in part): then it pays the
+	// payment and the bill as a full one does. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -3578,7 +3584,10 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
-// written; the next settlement adds to it. `paid_at` before the
+// written; the next settlement adds to it. Unless it brings what all
+// the bill's payments received to what the bill owes at `paid_at` (a
+// Pix and a boleto of one bill, each paid in part): then it pays the
+// payment and the bill as a full one does. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -3619,7 +3628,10 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
-// written; the next settlement adds to it. `paid_at` before the
+// written; the next settlement adds to it. Unless it brings what all
+// the bill's payments received to what the bill owes at `paid_at` (a
+// Pix and a boleto of one bill, each paid in part): then it pays the
+// payment and the bill as a full one does. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -5975,7 +5987,10 @@ type ClientWithResponsesInterface interface {
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
-	// written; the next settlement adds to it. `paid_at` before the
+	// written; the next settlement adds to it. Unless it brings what all
+	// the bill's payments received to what the bill owes at `paid_at` (a
+	// Pix and a boleto of one bill, each paid in part): then it pays the
+	// payment and the bill as a full one does. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -6006,7 +6021,10 @@ type ClientWithResponsesInterface interface {
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 	// nothing: the payment stays `unpaid`, its bill open, and no event is
-	// written; the next settlement adds to it. `paid_at` before the
+	// written; the next settlement adds to it. Unless it brings what all
+	// the bill's payments received to what the bill owes at `paid_at` (a
+	// Pix and a boleto of one bill, each paid in part): then it pays the
+	// payment and the bill as a full one does. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -11847,7 +11865,10 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
-// written; the next settlement adds to it. `paid_at` before the
+// written; the next settlement adds to it. Unless it brings what all
+// the bill's payments received to what the bill owes at `paid_at` (a
+// Pix and a boleto of one bill, each paid in part): then it pays the
+// payment and the bill as a full one does. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -11884,7 +11905,10 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
 // nothing: the payment stays `unpaid`, its bill open, and no event is
-// written; the next settlement adds to it. `paid_at` before the
+// written; the next settlement adds to it. Unless it brings what all
+// the bill's payments received to what the bill owes at `paid_at` (a
+// Pix and a boleto of one bill, each paid in part): then it pays the
+// payment and the bill as a full one does. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.

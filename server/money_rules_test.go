@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -162,6 +163,44 @@ func TestSettlementMustMatch(t *testing.T) {
 		}
 		if got, _ := json.Marshal(events); string(got) != `["bill:paid","billing:active"]` {
 			t.Fatalf("events %s", got)
+		}
+	})
+}
+
+// Two payments of one bill, each settled in part, that together received
+// what the bill owes pay it: the settlement that completes the sum pays
+// the bill. They used to leave it open for ever, owing nothing or less
+// than nothing, its checkout offering a card for R$ 0,00 or failing.
+func TestPartialSettlementsThatCompleteTheBillPayIt(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+		bill := b.bill(t, billIDs(charged)[0])
+		pix := openPayment(t, bill)
+		amount := int64(pix["amount_cents"].(float64))
+		boleto, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, bill["id"].(string), bill["authentication_code"].(string), parcela.MethodBoleto)
+		if err != nil || boleto.AmountCents != amount {
+			t.Fatalf("boleto beside the Pix: %+v, %v", boleto, err)
+		}
+		b.clock.Advance(time.Hour)
+		pay := func(id string, cents int64) map[string]any {
+			return b.call("POST", "/external_api/v1/sandbox/payments/"+id+"/pay", map[string]any{"paid_amount_cents": cents}).want(t, 200).JSON(t)
+		}
+		if got := pay(pix["id"].(string), amount-100); got["status"] != "pending" {
+			t.Fatalf("after part of the Pix: bill %v", got["status"])
+		}
+		got := pay(boleto.ID, 100)
+		if got["status"] != "paid" || got["billing"].(map[string]any)["status"] != "active" {
+			t.Fatalf("after the rest on the boleto: bill %v, billing %v", got["status"], got["billing"].(map[string]any)["status"])
+		}
+		for _, p := range got["payments"].([]any) {
+			p := p.(map[string]any)
+			want := map[string]string{pix["id"].(string): "canceled", boleto.ID: "paid"}[p["id"].(string)]
+			if p["status"] != want {
+				t.Errorf("payment %v (%v received): %v, want %v", p["payment_method"], p["paid_amount_cents"], p["status"], want)
+			}
 		}
 	})
 }
