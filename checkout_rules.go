@@ -92,8 +92,9 @@ func newCardAttempt(bill *Bill, card CardSummary, installments int, amount int64
 // bill stays open. Approved, p settles the bill exactly as a paid Pix
 // would (pay: the bill's other payments canceled, the billing and order
 // moved on, their events), unless the bill can no longer be paid (paid by
-// a racing payment, canceled): then the approval must be voided at the
-// acquirer, and p is kept as canceled. It reports whether to void.
+// a racing payment, canceled) or now owes less than p charged (another
+// payment received part of it meanwhile): then the approval must be voided
+// at the acquirer, and p is kept as canceled. It reports whether to void.
 func (m *mover) recordCard(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, d CardDecision) (void bool, err error) {
 	m.guardBilling(b)
 	if !d.Approved {
@@ -101,7 +102,9 @@ func (m *mover) recordCard(o *Order, b *Billing, bill *Bill, p *Payment, c *Comp
 		m.addPayment(bill, p)
 		return false, nil
 	}
-	if bill.NotPayable() != "" {
+	// Penalties only grow, so a bill owing less than the card was priced
+	// at received money since: kept, the card would charge it twice.
+	if bill.NotPayable() != "" || bill.owed(m.c.At, c) < p.AmountCents {
 		p.Status, p.UpdatedAt = PaymentCanceled, m.c.At
 		m.addPayment(bill, p)
 		return true, nil

@@ -171,7 +171,8 @@ const cardTimeout = 30 * time.Second
 // read after a conflict but never sent twice. Approved, the bill is paid
 // as by any payment; refused, the attempt is kept with its reason and the
 // bill stays open. An approval that finds the bill paid meanwhile (a
-// racing Pix, another card) is voided, so the bill is paid once. Only the
+// racing Pix, another card), or owing less than the card was charged (part
+// of a Pix settled), is voided, so nothing is paid twice. Only the
 // card's brand and last four digits are kept.
 func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authenticationCode string, card CardPayment) (*Payment, error) {
 	acquirer := s.acquirers[env]
@@ -245,7 +246,7 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 		return nil, err
 	}
 	if void {
-		return nil, Errorf(EINVALIDSTATE, "the bill was paid or canceled while the card was being charged; the card charge was released")
+		return nil, Errorf(EINVALIDSTATE, "the bill was paid, canceled or partly paid while the card was being charged; the card charge was released")
 	}
 	return stored, nil
 }

@@ -527,3 +527,57 @@ func TestCardApprovalCommittedIsNotVoided(t *testing.T) {
 		}
 	})
 }
+
+// settlingAcquirer is the simulated acquirer that lets a settlement in
+// while it decides: the bank reports part of the bill's Pix paid between
+// the card's pricing and its approval.
+type settlingAcquirer struct {
+	countingAcquirer
+	settle func()
+}
+
+func (a *settlingAcquirer) Authorize(ctx context.Context, req parcela.CardAuthorization) (parcela.CardDecision, error) {
+	a.settle()
+	return a.SimulatedAcquirer.Authorize(ctx, req)
+}
+
+// A card approved for what the bill owed when it was priced, while part of
+// the bill's Pix was settled, would charge the payer what the Pix already
+// paid: its approval is voided, the attempt kept as canceled, and the bill
+// stays open for the rest. The card used to pay the bill for the whole
+// amount on top of the Pix's part.
+func TestCardApprovedAfterAPartialSettlementIsVoided(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		acq := &settlingAcquirer{}
+		b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		first := b.charge(3, parcela.MethodPix).Billings[0].Bills[0]
+		pix := first.Payments[0]
+		acq.settle = func() {
+			part := int64(5000)
+			if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, pix.ID, parcela.Settlement{PaidAmountCents: &part}); err != nil {
+				t.Errorf("part of the Pix: %v", err)
+			}
+		}
+		_, err := b.payByCard(first, card("4111111111111111", "123"))
+		wantCode(t, "card", err, parcela.EINVALIDSTATE)
+		got := b.bill(first.ID)
+		var attempt *parcela.Payment
+		for _, p := range got.Payments {
+			if p.Method == parcela.MethodCreditCard {
+				attempt = p
+			}
+		}
+		if got.Status != parcela.BillPending || got.Received() != 5000 || attempt == nil || attempt.Status != parcela.PaymentCanceled {
+			t.Fatalf("bill %s, received %d, card attempt %+v", got.Status, got.Received(), attempt)
+		}
+		if !slices.Contains(acq.voided, attempt.ID) {
+			t.Fatalf("the approval of card payment %s was not voided: %v", attempt.ID, acq.voided)
+		}
+		// The payer pays the rest by card.
+		acq.settle = func() {}
+		p, err := b.payByCard(first, card("4111111111111111", "123"))
+		if err != nil || p.Status != parcela.PaymentPaid || p.AmountCents != first.AmountCents-5000 {
+			t.Fatalf("the rest by card: %+v, %v", p, err)
+		}
+	})
+}
