@@ -120,12 +120,7 @@ func TestBoletoDownPaymentPayableThroughItsDay(t *testing.T) {
 func TestSettlementMustMatch(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		offer, order := b.order()
-		_, fin := configs(offer)
-		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
-		bill := b.bill(t, billIDs(charged)[0])
-		p := openPayment(t, bill)
-		amount := int64(p["amount_cents"].(float64))
+		_, p, amount := b.firstBillByPix(t)
 		pay := func(body map[string]any) resp {
 			return b.call("POST", "/external_api/v1/sandbox/payments/"+p["id"].(string)+"/pay", body)
 		}
@@ -174,12 +169,7 @@ func TestSettlementMustMatch(t *testing.T) {
 func TestPartialSettlementsThatCompleteTheBillPayIt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		offer, order := b.order()
-		_, fin := configs(offer)
-		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
-		bill := b.bill(t, billIDs(charged)[0])
-		pix := openPayment(t, bill)
-		amount := int64(pix["amount_cents"].(float64))
+		bill, pix, amount := b.firstBillByPix(t)
 		boleto, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, bill["id"].(string), bill["authentication_code"].(string), parcela.MethodBoleto)
 		if err != nil || boleto.AmountCents != amount {
 			t.Fatalf("boleto beside the Pix: %+v, %v", boleto, err)
@@ -203,4 +193,16 @@ func TestPartialSettlementsThatCompleteTheBillPayIt(t *testing.T) {
 			}
 		}
 	})
+}
+
+// firstBillByPix charges an order financed in three bills, its down
+// payment by Pix, and returns the first bill, its Pix and the Pix's amount.
+func (b *bundle) firstBillByPix(t *testing.T) (bill, pix map[string]any, amount int64) {
+	t.Helper()
+	offer, order := b.order()
+	_, fin := configs(offer)
+	charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+	bill = b.bill(t, billIDs(charged)[0])
+	pix = openPayment(t, bill)
+	return bill, pix, int64(pix["amount_cents"].(float64))
 }
