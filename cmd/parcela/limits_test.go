@@ -78,14 +78,22 @@ func TestServeLimitsFromEnvironment(t *testing.T) {
 // negative one that refused every request, and 1e-10 overflowed the window.
 func TestServeRatesAtTheirLimits(t *testing.T) {
 	t.Parallel()
-	names := []string{"PARCELA_RATE_LIMIT", "PARCELA_SANDBOX_RATE_LIMIT", "PARCELA_UNAUTHENTICATED_RATE_LIMIT", "PARCELA_IMAGE_RATE_LIMIT"}
+	variableLimits(t, []string{"PARCELA_RATE_LIMIT", "PARCELA_SANDBOX_RATE_LIMIT", "PARCELA_UNAUTHENTICATED_RATE_LIMIT", "PARCELA_IMAGE_RATE_LIMIT"},
+		[]string{"0", "0.00001", "0.5", "1000000000"},
+		[]string{"NaN", "nan", "Inf", "+Inf", "-Inf", "1e19", "1e400", "1000000001", "1e-10", "0.000009", "-1", "ten"})
+}
+
+// variableLimits checks that each of names takes every value of good, and
+// stops the start naming itself on every value of bad.
+func variableLimits(t *testing.T, names, good, bad []string) {
+	t.Helper()
 	for _, name := range names {
-		for _, v := range []string{"0", "0.00001", "0.5", "1000000000"} {
+		for _, v := range good {
 			if _, err := readServeConfig(env(map[string]string{name: v})); err != nil {
 				t.Errorf("%s=%s: %v", name, v, err)
 			}
 		}
-		for _, v := range []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "1e19", "1e400", "1000000001", "1e-10", "0.000009", "-1", "ten"} {
+		for _, v := range bad {
 			_, err := readServeConfig(env(map[string]string{name: v}))
 			if err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("%s=%s: %v", name, v, err)
@@ -100,19 +108,9 @@ func TestServeRatesAtTheirLimits(t *testing.T) {
 // nanoseconds.
 func TestServeDurationsAtTheirLimits(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"PARCELA_TOKEN_CACHE_TTL", "PARCELA_SHUTDOWN_TIMEOUT"} {
-		for _, v := range []string{"0", "0s", "1ms", "2562047h"} {
-			if _, err := readServeConfig(env(map[string]string{name: v})); err != nil {
-				t.Errorf("%s=%s: %v", name, v, err)
-			}
-		}
-		for _, v := range []string{"-1s", "-0.5ms", "2562048h", "9999999999999999999s", "20", "soon"} {
-			_, err := readServeConfig(env(map[string]string{name: v}))
-			if err == nil || !strings.Contains(err.Error(), name) {
-				t.Errorf("%s=%s: %v", name, v, err)
-			}
-		}
-	}
+	variableLimits(t, []string{"PARCELA_TOKEN_CACHE_TTL", "PARCELA_SHUTDOWN_TIMEOUT"},
+		[]string{"0", "0s", "1ms", "2562047h"},
+		[]string{"-1s", "-0.5ms", "2562048h", "9999999999999999999s", "20", "soon"})
 }
 
 // The public URLs are the prefixes of every offer, checkout and image link
