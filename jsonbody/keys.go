@@ -17,14 +17,7 @@ import (
 // silently: a key twice in one object, and a key that names a field of the
 // target struct in other letter case.
 func checkKeys(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	w := walker{dec: dec}
-	t := reflect.TypeOf(v)
-	if t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return w.value(t, "")
+	return walker{}.walk(body, reflect.TypeOf(v))
 }
 
 // walker reads a body beside the Go type it decodes into, naming each
@@ -37,6 +30,13 @@ type walker struct {
 	// mistyped, when set, is asked about every value's first token beside
 	// the type it decodes into (mistypedValue): its error ends the walk.
 	mistyped func(t reflect.Type, tok json.Token, path string) error
+}
+
+// walk reads body, one JSON value, beside t with w's hooks.
+func (w walker) walk(body []byte, t reflect.Type) error {
+	w.dec = json.NewDecoder(bytes.NewReader(body))
+	w.dec.UseNumber()
+	return w.value(t, "")
 }
 
 // value reads one value whose Go type is t (nil when its keys are free:

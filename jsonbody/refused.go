@@ -1,7 +1,6 @@
 package jsonbody
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -36,14 +35,15 @@ var timeType = reflect.TypeFor[time.Time]()
 // encoding/json reports such an error without the field it came from. It
 // returns nil when it finds none.
 func refusedValue(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	w := walker{dec: dec, refused: refusal}
-	if err := w.value(reflect.TypeOf(v), ""); err != nil {
-		var e *parcela.Error
-		if errors.As(err, &e) && len(e.Fields) > 0 {
-			return e
-		}
+	return fieldRefusal(walker{refused: refusal}.walk(body, reflect.TypeOf(v)))
+}
+
+// fieldRefusal is err, a walk's error, when it names a field; nil
+// otherwise (Decode then reports encoding/json's own error).
+func fieldRefusal(err error) error {
+	var e *parcela.Error
+	if errors.As(err, &e) && len(e.Fields) > 0 && e.Fields[0].Field != "" {
+		return e
 	}
 	return nil
 }
@@ -84,16 +84,7 @@ func mistypedValue(err error, body []byte, v any) error {
 	if !errors.As(err, &typ) || typ.Field == "" {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	w := walker{dec: dec, mistyped: mistyped}
-	if err := w.value(reflect.TypeOf(v), ""); err != nil {
-		var e *parcela.Error
-		if errors.As(err, &e) && len(e.Fields) > 0 && e.Fields[0].Field != "" {
-			return e
-		}
-	}
-	return nil
+	return fieldRefusal(walker{mistyped: mistyped}.walk(body, reflect.TypeOf(v)))
 }
 
 // mistyped is the refusal of tok, a value's first token, as a value of
