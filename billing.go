@@ -109,11 +109,11 @@ type Payment struct {
 	UpdatedAt                time.Time
 }
 
-// Penalty of the bill at now under the company's fine and interest rates.
-// A bill owes none unless it is open with a live payment to pay it with
-// (see lateFrom for when it starts).
+// Penalty of the bill at now under the company's fine and interest rates:
+// an open bill's penaltyAt, which every payment issued for it carries, so
+// what the bill shows is what it is asked to pay.
 func (b *Bill) Penalty(now time.Time, c *Company) Penalty {
-	if !b.open() || b.unpaidPayment() == nil {
+	if !b.open() {
 		return Penalty{}
 	}
 	return b.penaltyAt(now, c)

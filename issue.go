@@ -218,10 +218,7 @@ func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now ti
 	if now.After(bill.EffectiveDueDate) {
 		o.due = EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour))
 	}
-	o.amount = bill.AmountCents - bill.Received()
-	if bill.firstIssued() != nil {
-		o.amount = bill.owed(o.due, c)
-	}
+	o.amount = bill.owed(o.due, c)
 	o.expires = BoletoExpiry(o.due, c.BoletoGraceBusinessDays)
 	return o
 }

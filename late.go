@@ -4,11 +4,13 @@ import "time"
 
 // When a bill is late, and what it owes. Only an installment is ever late:
 // a first bill (a down payment, an upfront bill) is paid or lapses. A
-// payer is late only with a way to pay: an installment turns overdue and
-// accrues a fine and interest only while it has a live (unpaid) payment,
-// and only after the later of its effective due date and, when its first
-// payment was issued after that date, that payment's expiry. A card
-// attempt is no payment issued to the payer: it counts for neither.
+// payer is late only once given a way to pay: an installment never issued
+// a Pix or boleto owes no fine or interest, and one issued its first
+// payment after its effective due date is late only once that payment
+// expires. From then the penalty accrues whether or not a payment is live
+// (one that expired unpaid is re-issued carrying it), while the bill turns
+// overdue only with a live one (markOverdue). A card attempt is no payment
+// issued to the payer: it counts for neither.
 
 // unpaidPayment is the bill's payment that can still be paid, if any.
 func (b *Bill) unpaidPayment() *Payment {
@@ -55,11 +57,11 @@ func (b *Bill) LateSince() time.Time {
 
 // penaltyAt is the penalty of the open bill at t, whether or not it has a
 // live payment now: what a payment issued for it must carry. A first bill
-// owes none. It stops where the bill's current amount reaches
+// owes none, nor an installment never issued a Pix or boleto. It stops where the bill's current amount reaches
 // MaxAmountCents: no boleto or Pix code carries more, so a larger amount
 // could never be issued and the bill never paid.
 func (b *Bill) penaltyAt(t time.Time, c *Company) Penalty {
-	if b.Type != BillTypeInstallment {
+	if b.Type != BillTypeInstallment || b.firstIssued() == nil {
 		return Penalty{}
 	}
 	p := LatePenalty(b.AmountCents, b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
@@ -82,14 +84,15 @@ func (b *Bill) Received() int64 {
 }
 
 // owed is what the bill still owes at t: its original amount with the
-// penalty at t, less what it received.
+// penalty at t, less what it received. It is below zero only when a waiver
+// (disable_penalties_until) took back a penalty already partly received.
 func (b *Bill) owed(t time.Time, c *Company) int64 {
 	return b.penaltyAt(t, c).Total(b.AmountCents) - b.Received()
 }
 
-// Outstanding is what the payer is asked for at now: the bill's current
-// amount (its Penalty at now included) less what it received. A card
-// attempt charges it, and the checkout page shows it.
+// Outstanding is what the payer is asked for at now: what the open bill
+// owes (owed), never less than nothing. A card attempt charges it, and the
+// checkout page shows it.
 func (b *Bill) Outstanding(now time.Time, c *Company) int64 {
-	return b.Penalty(now, c).Total(b.AmountCents) - b.Received()
+	return max(0, b.Penalty(now, c).Total(b.AmountCents)-b.Received())
 }

@@ -99,3 +99,53 @@ func TestLatePenaltyStopsAtTheLargestBoleto(t *testing.T) {
 		}
 	}
 }
+
+// A late installment whose boleto expired with nothing issued after it
+// (the provider down at the re-issue) still owes the penalty accrued: the
+// API's current amount, the checkout's and the boleto issued next agree,
+// and a boleto that received more than the original amount leaves the
+// bill owing the rest, never less than nothing. A bill never issued a Pix
+// or boleto is not late, live payment or not.
+func TestLatePenaltyIsOwedWithoutALivePayment(t *testing.T) {
+	t.Parallel()
+	c := NewCompany("Escola", "11222333000181", "escola")
+	eff := time.Date(2027, time.March, 1, 23, 59, 59, 999e6, SaoPaulo)
+	issued := time.Date(2027, time.February, 20, 9, 0, 0, 0, SaoPaulo)
+	bill := &Bill{Type: BillTypeInstallment, Status: BillOverdue, AmountCents: 100_000, DueDate: eff, EffectiveDueDate: eff,
+		Billing: &Billing{Status: BillingActive}}
+	boleto := &Payment{Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: 100_000, CreatedAt: issued, ExpiresAt: eff.AddDate(0, 0, 2)}
+	bill.Payments = []*Payment{boleto}
+	live := eff.AddDate(0, 0, 1)
+	if p := bill.Penalty(live, &c); p.FineCents != 2_000 || p.InterestCents != 33 {
+		t.Fatalf("penalty %+v a day late", p)
+	}
+	// Expired having received the original amount and R$ 1,00.
+	boleto.Status, boleto.PaidAmountCents = PaymentExpired, 100_100
+	now := eff.AddDate(0, 0, 10)
+	want := Penalty{FineCents: 2_000, InterestCents: 333, DaysLate: 10}
+	if got := bill.Penalty(now, &c); got != want {
+		t.Fatalf("penalty %+v with no live payment, want %+v", got, want)
+	}
+	if got, owed := bill.Outstanding(now, &c), bill.owed(now, &c); got != 2_233 || owed != got {
+		t.Fatalf("outstanding %d, owed %d; want 2233", got, owed)
+	}
+	if f := NewBillEndpointForm(bill, &c, now, Links{}); f.CurrentAmountCents != 102_333 {
+		t.Fatalf("current_amount_cents %d, want 102333", f.CurrentAmountCents)
+	}
+	o := installmentPayment(&c, &PaymentConfiguration{}, bill, now)
+	if o.amount != bill.owed(o.due, &c) || o.amount < bill.Outstanding(now, &c) {
+		t.Fatalf("boleto re-issued for %d, owed %d at its due date, %d now", o.amount, bill.owed(o.due, &c), bill.Outstanding(now, &c))
+	}
+	// A waiver past now leaves what was received above the original
+	// amount: nothing is owed, never less.
+	waived := now.AddDate(0, 0, 5)
+	bill.DisablePenaltiesUntil = &waived
+	if got := bill.Outstanding(now, &c); got != 0 {
+		t.Fatalf("outstanding %d under a waiver, want 0", got)
+	}
+	never := &Bill{Type: BillTypeInstallment, Status: BillPending, AmountCents: 100_000, DueDate: eff, EffectiveDueDate: eff,
+		Billing: &Billing{Status: BillingActive}}
+	if p, owed := never.Penalty(now, &c), never.owed(now, &c); p != (Penalty{}) || owed != 100_000 {
+		t.Fatalf("never issued: penalty %+v, owes %d", p, owed)
+	}
+}

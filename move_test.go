@@ -391,7 +391,7 @@ func TestMarkOverdueDecision(t *testing.T) {
 	}
 }
 
-func TestPenaltyNeedsALivePayment(t *testing.T) {
+func TestPenaltyNeedsAnIssuedPayment(t *testing.T) {
 	t.Parallel()
 	o, c := chargedOrder(2)
 	bill := o.Billings[0].Bills[1]
@@ -400,9 +400,11 @@ func TestPenaltyNeedsALivePayment(t *testing.T) {
 	if got := bill.Penalty(moveNow, c).Total(bill.AmountCents); got != 10300 {
 		t.Fatalf("with an unpaid payment: %d, want 10300", got)
 	}
+	// Expired with no re-issue yet: the penalty is still owed, as the
+	// boleto re-issued next carries it.
 	bill.Payments[0].Status = PaymentExpired
-	if got := bill.Penalty(moveNow, c); got != (Penalty{}) {
-		t.Fatalf("without a live payment: %+v", got)
+	if got := bill.Penalty(moveNow, c).Total(bill.AmountCents); got != 10300 {
+		t.Fatalf("without a live payment: %d, want 10300", got)
 	}
 	bill.Payments = nil
 	if got := bill.Penalty(moveNow, c); got != (Penalty{}) {

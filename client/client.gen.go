@@ -773,7 +773,7 @@ type BillEndpoint struct {
 	CheckoutUrl string    `json:"checkout_url"`
 	CreatedAt   time.Time `json:"created_at"`
 
-	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest, up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses).
+	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses).
 	CurrentAmountCents int64 `json:"current_amount_cents"`
 
 	// DisablePenaltiesUntil No penalties accrue before this moment; `null` when not waived.

@@ -386,3 +386,65 @@ func TestCheckoutAfterAPartialSettlement(t *testing.T) {
 		t.Fatalf("bill %s, card payment %+v", paid.Status, last)
 	}
 }
+
+// A late installment whose boleto (carrying its fine and interest)
+// received more than the bill's original amount, though less than the
+// boleto's, and then expired with nothing issued after it (the provider
+// down at the re-issue) still owes the rest: its checkout shows the
+// penalty accrued and asks for what is left, as the boleto issued next
+// would, and its card button and installments are that amount.
+func TestCheckoutLateBillPartlyPaidThenExpired(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+	second := o.Billings[0].Bills[1]
+	b.clock.Set(second.DueDate.AddDate(0, 0, -10))
+	b.store.mu.Lock()
+	boleto, err := b.store.issue(b.store.bills[second.ID], parcela.MethodBoleto, second.AmountCents, second.DueDate, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.store.mu.Unlock()
+	// Re-issued late (as the sweep does), it carried the penalty at its
+	// due date; it received the original amount and R$ 1,00 more, then
+	// expired.
+	late := second.EffectiveDueDate.Add(3 * 24 * time.Hour)
+	b.clock.Set(late)
+	b.store.mu.Lock()
+	bill := b.store.bills[second.ID]
+	bill.Status = parcela.BillOverdue
+	// The seller takes cards for installments too.
+	bill.Billing.PaymentConfiguration.PaymentMethods = []string{parcela.MethodBoleto, parcela.MethodCreditCard}
+	boleto.AmountCents = bill.Penalty(late, b.company).Total(bill.AmountCents)
+	boleto.PaidAmountCents = bill.AmountCents + 100
+	boleto.ExpiresAt = late.Add(time.Hour)
+	b.store.mu.Unlock()
+	b.clock.Set(late.Add(2 * time.Hour))
+	b.store.mu.Lock()
+	boleto.Status = parcela.PaymentExpired
+	second = b.store.billCopy(bill, false)
+	b.store.mu.Unlock()
+
+	page := b.get(t, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode))
+	if page.status != http.StatusOK {
+		t.Fatalf("checkout: %d\n%s", page.status, page.body)
+	}
+	now := b.clock.Now()
+	pen := second.Penalty(now, b.company)
+	if pen.FineCents == 0 || pen.InterestCents == 0 {
+		t.Fatalf("penalty %+v of a late bill with no live payment", pen)
+	}
+	owed := pen.Total(second.AmountCents) - (second.AmountCents + 100)
+	if got := second.Outstanding(now, b.company); got != owed {
+		t.Fatalf("outstanding %d, want %d", got, owed)
+	}
+	body := html.UnescapeString(page.body)
+	for _, want := range []string{"Multa por atraso", brl(pen.FineCents), brl(pen.InterestCents), "Já recebido</th><td class=\"num\">−" + brl(second.AmountCents+100),
+		"Total</th><td class=\"num total\">" + brl(owed), "Pagar " + brl(owed) + " no cartão", "1× de " + brl(owed) + " (à vista)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checkout lacks %q", want)
+		}
+	}
+}
