@@ -295,22 +295,27 @@ func CardInstallmentAmounts(totalCents int64, n int) []int64 {
 	return out
 }
 
-// CardInstallmentLimit is how many card installments bill b may be split
-// into under its configuration pc and company c. Monthly installments are
-// paid in one; a down payment up to the configuration's
-// max_down_payment_installments; an upfront bill, whose max_installments
-// counts bills and is always 1, up to the company's max_installments. Never
-// more than MaxCardInstallments.
-func CardInstallmentLimit(b *Bill, pc *PaymentConfiguration, c *Company) int {
+// CardInstallmentLimit is how many card installments bill b, charged
+// amount cents, may be split into under its configuration pc and company
+// c. Monthly installments are paid in one; a down payment up to the
+// configuration's max_down_payment_installments; an upfront bill, whose
+// max_installments counts bills and is always 1, up to the company's
+// max_installments. Never more than MaxCardInstallments, nor than amount's
+// cents: a bill left owing a few cents would be split into installments
+// of R$ 0,00.
+func CardInstallmentLimit(b *Bill, pc *PaymentConfiguration, c *Company, amount int64) int {
+	limit := MaxCardInstallments
 	switch {
 	case b.Type == BillTypeInstallment || pc == nil:
 		return 1
 	case pc.MaxDownPaymentInstallments != nil:
-		return max(1, min(*pc.MaxDownPaymentInstallments, MaxCardInstallments))
+		limit = min(*pc.MaxDownPaymentInstallments, limit)
 	case pc.PaymentType == Upfront && c != nil:
-		return max(1, min(c.MaxInstallments, MaxCardInstallments))
+		limit = min(c.MaxInstallments, limit)
+	default:
+		limit = min(pc.MaxInstallments, limit)
 	}
-	return max(1, min(pc.MaxInstallments, MaxCardInstallments))
+	return int(max(1, min(int64(limit), amount)))
 }
 
 // AcceptsCardFirst tells whether the configuration lets the customer pay

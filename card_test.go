@@ -181,20 +181,24 @@ func TestCardInstallmentLimit(t *testing.T) {
 	financed := &PaymentConfiguration{PaymentType: Financed, MaxInstallments: 10, MaxDownPaymentInstallments: &one}
 	down := &Bill{Type: BillTypeDownPayment}
 	for _, tt := range []struct {
-		name string
-		b    *Bill
-		pc   *PaymentConfiguration
-		c    *Company
-		want int
+		name   string
+		b      *Bill
+		pc     *PaymentConfiguration
+		c      *Company
+		amount int64
+		want   int
 	}{
-		{"upfront: the company's limit, capped at 12", down, upfront, c, MaxCardInstallments},
-		{"upfront, company allows 3", down, upfront, &Company{MaxInstallments: 3}, 3},
-		{"financed down payment: max_down_payment_installments", down, financed, c, 1},
-		{"down payment allowed 6", down, &PaymentConfiguration{PaymentType: Financed, MaxDownPaymentInstallments: &six}, c, 6},
-		{"monthly installment: one", &Bill{Type: BillTypeInstallment}, upfront, c, 1},
-		{"no configuration", down, nil, c, 1},
+		{"upfront: the company's limit, capped at 12", down, upfront, c, 100_000, MaxCardInstallments},
+		{"upfront, company allows 3", down, upfront, &Company{MaxInstallments: 3}, 100_000, 3},
+		{"financed down payment: max_down_payment_installments", down, financed, c, 100_000, 1},
+		{"down payment allowed 6", down, &PaymentConfiguration{PaymentType: Financed, MaxDownPaymentInstallments: &six}, c, 100_000, 6},
+		{"monthly installment: one", &Bill{Type: BillTypeInstallment}, upfront, c, 100_000, 1},
+		{"no configuration", down, nil, c, 100_000, 1},
+		// Never an installment of R$ 0,00.
+		{"upfront owing 3 cents", down, upfront, c, 3, 3},
+		{"upfront owing a cent", down, upfront, c, 1, 1},
 	} {
-		if got := CardInstallmentLimit(tt.b, tt.pc, tt.c); got != tt.want {
+		if got := CardInstallmentLimit(tt.b, tt.pc, tt.c, tt.amount); got != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
 		}
 	}

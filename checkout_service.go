@@ -192,11 +192,12 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 	if err := checkMethod(pc, bill, MethodCreditCard); err != nil {
 		return nil, err
 	}
-	summary, err := card.Check(now, CardInstallmentLimit(bill, pc, c))
+	amount := bill.Outstanding(now, c)
+	summary, err := card.Check(now, CardInstallmentLimit(bill, pc, c, amount))
 	if err != nil {
 		return nil, err
 	}
-	attempt := newCardAttempt(bill, summary, card.Installments, bill.Outstanding(now, c), now)
+	attempt := newCardAttempt(bill, summary, card.Installments, amount, now)
 	// The attempt is an intent, committed before the acquirer is asked:
 	// the change that records the attempt completes it, and one that a
 	// crash left is voided by the intents' recovery, at the acquirer too

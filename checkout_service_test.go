@@ -14,6 +14,8 @@ import (
 type cardStore struct {
 	CheckoutStore
 	billID   string
+	received int64 // what the down payment's payment received before
+	split    int   // the down payment's max_down_payment_installments, if set
 	applyErr error
 	applied  []*Change
 	intents  []string // id state, as recorded
@@ -30,6 +32,10 @@ func (s *cardStore) Order(ctx context.Context, a Auth, id string) (*Order, error
 	o, _ := chargedOrder(3)
 	o.Billings[0].Bills[0].ID = s.billID
 	o.Billings[0].PaymentConfiguration.AllowedDownPaymentMethods = []string{MethodCreditCard}
+	o.Billings[0].Bills[0].Payments[0].PaidAmountCents = s.received
+	if s.split > 0 {
+		o.Billings[0].PaymentConfiguration.MaxDownPaymentInstallments = &s.split
+	}
 	return o, nil
 }
 
@@ -131,5 +137,29 @@ func TestPayByCardFailures(t *testing.T) {
 				t.Fatalf("intents %v, want %v", store.intents, want)
 			}
 		})
+	}
+}
+
+// A bill owing a few cents (its Pix paid all but R$ 0,01) is split in no
+// more card installments than it has cents: none of R$ 0,00 is sent to
+// the acquirer.
+func TestPayByCardSplitsNoInstallmentOfNothing(t *testing.T) {
+	t.Parallel()
+	visa := CardPayment{Number: "4111111111111111", HolderName: "MARIA", ExpiryMonth: 12, ExpiryYear: 2030, CVV: "123", Installments: 2}
+	store := &cardStore{billID: NewID(), received: 9_999, split: 6}
+	acq := &recordingAcquirer{}
+	acquirers := AcquirersByEnvironment{Sandbox: acq}
+	s := NewCheckout(store, VoidingCards(nil, acquirers), acquirers, NewTestClock(moveNow.Add(-time.Hour)), LinksByEnvironment{})
+	_, err := s.PayByCard(context.Background(), Sandbox, store.billID, "CODE", visa)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != EINVALID || len(e.Fields) != 1 || e.Fields[0].Field != "card.installments" {
+		t.Fatalf("2 installments of a bill owing 1 cent: %v", err)
+	}
+	if len(acq.authorized) != 0 {
+		t.Fatalf("the acquirer was asked for %+v", acq.authorized)
+	}
+	visa.Installments = 1
+	if p, err := s.PayByCard(context.Background(), Sandbox, store.billID, "CODE", visa); err != nil || p.AmountCents != 1 || p.Status != PaymentPaid {
+		t.Fatalf("in one: %+v, %v", p, err)
 	}
 }

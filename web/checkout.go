@@ -257,7 +257,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 				v.Pay = append(v.Pay, newPayView(p, now))
 			}
 		}
-		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c), now)
+		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c, v.Current), now)
 		v.Token = h.csrf.issue(w, r, h.secureCookies(r))
 	}
 	v.Outcome = paymentOutcome(b, paymentID, now)

@@ -448,3 +448,28 @@ func TestCheckoutLateBillPartlyPaidThenExpired(t *testing.T) {
 		}
 	}
 }
+
+// A bill left owing R$ 0,01 (its Pix paid all but a cent) offers the card
+// in one installment only: never installments of R$ 0,00.
+func TestCheckoutOwingACent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	b.store.mu.Lock()
+	b.store.payments[bill.Payments[0].ID].PaidAmountCents = 198_999 // of 199_000
+	b.store.mu.Unlock()
+	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
+	body := html.UnescapeString(b.get(t, checkout).body)
+	for _, want := range []string{"Total</th><td class=\"num total\">R$\u00a00,01", "Pagar R$\u00a00,01 no cartão", "1× de R$\u00a00,01 (à vista)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checkout lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "R$\u00a00,00") || strings.Contains(body, "2×") {
+		t.Errorf("checkout offers installments of nothing:\n%s", body)
+	}
+	if res := b.postCheckout(t, checkout, "card", card("4111111111111111", "123", 2)); res.status != http.StatusUnprocessableEntity {
+		t.Fatalf("2 installments of a cent: %d", res.status)
+	}
+}

@@ -202,7 +202,7 @@ func (s *fakeStore) PayByCard(ctx context.Context, env parcela.Environment, id, 
 			Fields: []parcela.FieldError{{Field: "payment.payment_method", Code: "not_allowed", Message: "is not allowed for this bill"}}}
 	}
 	now := s.clock.Now()
-	if _, err := card.Check(now, parcela.CardInstallmentLimit(b, pc, c)); err != nil {
+	if _, err := card.Check(now, parcela.CardInstallmentLimit(b, pc, c, b.Outstanding(now, c))); err != nil {
 		return nil, err
 	}
 	p := &parcela.Payment{ID: s.id(), CompanyID: b.CompanyID, Environment: b.Environment, BillID: b.ID, Method: parcela.MethodCreditCard,
