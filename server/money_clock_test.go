@@ -456,3 +456,31 @@ func TestSettlementInTheDueDaysLastMillisecondIsOnTime(t *testing.T) {
 		t.Fatalf("payment %v not in %v", p["id"], paid["payments"])
 	})
 }
+
+// A waiver of the penalty of a late installment whose late boleto already
+// received more than the original amount leaves it owing less than
+// nothing. Which payment is then paid (the partly paid boleto may be live
+// or expired, and only an unpaid one can move to paid), or whether such a
+// waiver is refused, is the product's to decide.
+func TestWaiverUnderWhatALateBillReceived(t *testing.T) {
+	t.Skip("a waiver that leaves a bill owing less than it received: the bill stays open for ever, its live boleto asking for the penalty waived and no boleto issuable (owes <= 0); paying it or refusing the waiver needs a product decision")
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ids := b.dueOnThe1st(t, offerBody(b.product()["id"].(string)), 4)
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		amount := cents(b.bill(t, ids[1])["amount_cents"])
+		// Its boleto expires unpaid and is re-issued carrying the penalty.
+		b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		late := openPayment(t, b.bill(t, ids[1]))
+		if cents(late["amount_cents"]) <= amount+100 {
+			t.Fatalf("re-issued boleto %v, want one carrying a penalty over R$ 1,00 on %d", late, amount)
+		}
+		b.call("POST", "/external_api/v1/sandbox/payments/"+late["id"].(string)+"/pay", map[string]any{"paid_amount_cents": amount + 100}).want(t, 200)
+		got := b.call("PATCH", "/external_api/v1/bills/"+ids[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
+		if got["status"] != "paid" {
+			t.Fatalf("waived under what it received (%d of %d owed): bill %v, payments %v", amount+100, amount, got["status"], got["payments"])
+		}
+	})
+}
