@@ -259,6 +259,10 @@ func (s *fakeStore) CreateOrder(ctx context.Context, a parcela.Auth, req parcela
 		return nil, &parcela.Error{Code: parcela.EINVALID, Message: "order.offer_id not found",
 			Fields: []parcela.FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company"}}}
 	}
+	if err := offer.Sellable(now); err != nil { // as the domain answers
+		return nil, &parcela.Error{Code: parcela.EINVALID, Message: "order.offer_id: " + parcela.ErrorMessage(err),
+			Fields: []parcela.FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: parcela.ErrorMessage(err)}}}
+	}
 	p, _ := loadPlaces()
 	city, ok := p.byCode[o.Address.City.IBGECode]
 	if !ok {

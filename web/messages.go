@@ -113,7 +113,7 @@ func knownSuffix(field string) string {
 
 func generalMessage(f parcela.FieldError) string {
 	switch f.Field {
-	case "offer":
+	case "offer", "order.offer_id":
 		return "Esta oferta não está mais à venda."
 	case "signature", "signature.remote_ip", "signature.user_agent":
 		return "Não conseguimos registrar o aceite da compra a partir deste navegador. Tente novamente."

@@ -131,6 +131,12 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	switch code := parcela.ErrorCode(err); {
 	case err == nil:
 		http.Redirect(w, r, target, http.StatusSeeOther)
+	case code == parcela.EINVALID && notSellable(err):
+		// The offer stopped selling after this post read it (disabled,
+		// expired, sold out): shown as a GET would now show it.
+		if offer, c = h.loadOffer(w, r); offer != nil {
+			h.renderOffer(w, r, http.StatusUnprocessableEntity, offer, c, f, fieldsOf(err), nil, "")
+		}
 	case code == parcela.EINVALID:
 		h.renderOffer(w, r, http.StatusUnprocessableEntity, offer, c, f, fieldsOf(err), nil, "")
 	case code == parcela.ECONFLICT || code == parcela.EINVALIDSTATE:
@@ -138,6 +144,14 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	default:
 		h.fail(w, r, err)
 	}
+}
+
+// notSellable tells whether err refuses the order or its charge because
+// the offer no longer sells.
+func notSellable(err error) bool {
+	return slices.ContainsFunc(fieldsOf(err), func(f parcela.FieldError) bool {
+		return f.Code == "not_sellable" && (f.Field == "offer" || f.Field == "order.offer_id")
+	})
 }
 
 // checkPurchase validates the whole form as the order and the charge will,

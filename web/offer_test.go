@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"html"
 	"net/http"
 	"net/url"
@@ -589,5 +590,48 @@ func TestPlanDisclosesItsCost(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("plan lacks %q", want)
 		}
+	}
+}
+
+// disablingOrders disables the offer just before the order is created, as
+// a seller's PATCH committed between the form's post and its order would.
+type disablingOrders struct {
+	parcela.OrderService
+	store *fakeStore
+	edit  func(*parcela.Offer)
+}
+
+func (d disablingOrders) CreateOrder(ctx context.Context, a parcela.Auth, req parcela.OrderRequest) (*parcela.Order, error) {
+	d.store.mu.Lock()
+	d.edit(d.store.offers[*req.Order.OfferID])
+	d.store.mu.Unlock()
+	return d.OrderService.CreateOrder(ctx, a, req)
+}
+
+// An offer that stops selling while its form is posted (disabled, expired
+// or sold out after the post read it) is shown as unavailable, as the page
+// would now be, not the same form again with no word of what went wrong.
+func TestBuyWhenTheOfferStopsSellingMeanwhile(t *testing.T) {
+	t.Parallel()
+	for name, edit := range map[string]func(*parcela.Offer){
+		"disabled": func(o *parcela.Offer) { o.Availability = "disabled" },
+		"sold out": func(o *parcela.Offer) { seats := 1; o.Seats, o.SeatsTaken = &seats, 1 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var store *fakeStore
+			b := setup(t, func(d *Deps) {
+				store = d.Orders.(*fakeStore)
+				d.Orders = disablingOrders{OrderService: d.Orders, store: store, edit: edit}
+			})
+			page := b.get(t, b.offerPath())
+			res := b.post(t, b.offerPath(), buyForm(t, page.body, testUpfront+":pix", nil))
+			if res.status != http.StatusGone || !strings.Contains(res.body, "Oferta indisponível") || strings.Contains(res.body, "<form") {
+				t.Fatalf("status %d, want 410 saying the offer is unavailable:\n%s", res.status, res.body)
+			}
+			if n := len(b.store.orderList()); n != 0 {
+				t.Fatalf("%d orders", n)
+			}
+		})
 	}
 }
