@@ -123,8 +123,7 @@ func (h *Handler) handleCheckout(w http.ResponseWriter, r *http.Request) {
 // handleIssue issues (or finds) the bill's live Pix or boleto and shows it.
 func (h *Handler) handleIssue(method string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err != nil {
-			h.fail(w, r, err)
+		if !h.parseForm(w, r) {
 			return
 		}
 		code := r.PostFormValue("code")
@@ -153,8 +152,7 @@ func (h *Handler) handleIssue(method string) http.HandlerFunc {
 // opened on the attempt; a card that fails validation is shown again
 // without its number and security code.
 func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, err)
+	if !h.parseForm(w, r) {
 		return
 	}
 	code := r.PostFormValue("code")

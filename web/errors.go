@@ -34,3 +34,21 @@ func fieldsOf(err error) []parcela.FieldError {
 	}
 	return nil
 }
+
+// parseForm parses the posted form, or answers and reports false: a body
+// or query that is not form encoding (a bad escape) is the client's
+// error, 400, as a body over the bound is a 413, neither a failure of the
+// pages.
+func (h *Handler) parseForm(w http.ResponseWriter, r *http.Request) bool {
+	err := r.ParseForm()
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooLarge):
+		h.renderError(w, r, http.StatusRequestEntityTooLarge)
+	default:
+		h.renderError(w, r, http.StatusBadRequest)
+	}
+	return false
+}

@@ -94,8 +94,7 @@ func (h *Handler) handleOffer(w http.ResponseWriter, r *http.Request) {
 // the cities of a newly chosen state and the plan of newly chosen options
 // (the "update" button of browsers without JavaScript), or with its errors.
 func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.fail(w, r, err)
+	if !h.parseForm(w, r) {
 		return
 	}
 	offer, c := h.loadOffer(w, r)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"parcela"
 )
 
 func TestSubmissions(t *testing.T) {
@@ -171,5 +173,38 @@ func TestSubmissionsKeepNothingOfTheForm(t *testing.T) {
 		if k != nonce || within(k, body) {
 			t.Fatalf("the entry's key %q is a piece of the form's body", k)
 		}
+	}
+}
+
+// A form whose body or query is not form encoding (a bad escape) is the
+// client's error: 400, with nothing logged as a failure of the pages.
+func TestMalformedFormIsABadRequest(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	u, _ := url.Parse(parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode))
+	for _, path := range []string{b.offerPath(), u.Path + "/card", u.Path + "/pix", u.Path + "/boleto", u.Path + "/card?%zz"} {
+		body := "code=%zz"
+		if strings.Contains(path, "?") {
+			body = "code=" + url.QueryEscape(u.Query().Get("code"))
+		}
+		req, err := http.NewRequest(http.MethodPost, b.server.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", b.server.URL)
+		res, err := b.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("POST %s with a bad escape: %d, want 400", path, res.StatusCode)
+		}
+	}
+	if logs := b.logs.String(); strings.Contains(logs, `"level":"ERROR"`) {
+		t.Errorf("a client's malformed form logged as a failure:\n%s", logs)
 	}
 }
