@@ -58,11 +58,12 @@ func (s *Billings) CancelBilling(ctx context.Context, a Auth, id, reason string)
 type Bills struct {
 	store BillStore
 	clock Clock
+	links PublicLinks
 }
 
 // NewBills returns the bill use cases.
-func NewBills(store BillStore, clock Clock) *Bills {
-	return &Bills{store: store, clock: clock}
+func NewBills(store BillStore, clock Clock, links PublicLinks) *Bills {
+	return &Bills{store: store, clock: clock, links: links}
 }
 
 var _ BillService = (*Bills)(nil)
@@ -87,23 +88,37 @@ func (s *Bills) Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, 
 }
 
 // WaivePenalties sets (or, with nil, clears) the instant until which an
-// open bill carries no late penalties.
+// open bill carries no late penalties, and settles what that changes
+// (mover.waive): a live Pix or boleto priced with a penalty waived is
+// canceled, and a bill whose payments received what it now owes is paid.
 func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *time.Time) (*Bill, *Company, error) {
 	var v Validation
 	if checkInstant(&v, "bill.disable_penalties_until", until); v.Err() != nil {
 		return nil, nil, v.Err()
 	}
 	err := decideAndApply("bill", func() error {
-		b, _, err := s.store.Bill(ctx, a, id)
+		found, _, err := s.store.Bill(ctx, a, id)
 		if err != nil {
 			return err
 		}
-		if !b.open() {
-			return Errorf(EINVALIDSTATE, "bill is %s; penalties can only be waived on a pending or overdue bill", b.Status)
+		if !found.open() {
+			return Errorf(EINVALIDSTATE, "bill is %s; penalties can only be waived on a pending or overdue bill", found.Status)
 		}
-		m := newMover(a, s.clock.Now(), Links{})
-		b.DisablePenaltiesUntil = until
-		m.touchBill(b)
+		// Read with its order: a waiver that pays the bill moves its
+		// billing and order on.
+		o, err := s.store.Order(ctx, a, found.OrderID)
+		if err != nil {
+			return err
+		}
+		o.linkBills()
+		b, bill := o.findBill(id)
+		if bill == nil || !bill.open() {
+			return &Conflict{Entity: "bill", ID: id}
+		}
+		m := newMover(a, s.clock.Now(), s.links.Links(a.Environment))
+		if err := m.waive(o, b, bill, o.Offer.Product.Company, until); err != nil {
+			return err
+		}
 		return s.store.Apply(ctx, m.change())
 	})
 	if err != nil {

@@ -33,6 +33,18 @@ func (o *Order) findPayment(id string) (*Billing, *Bill, *Payment) {
 	return nil, nil, nil
 }
 
+// findBill finds a bill of the order with its billing.
+func (o *Order) findBill(id string) (*Billing, *Bill) {
+	for _, b := range o.Billings {
+		for _, bill := range b.Bills {
+			if bill.ID == id {
+				return b, bill
+			}
+		}
+	}
+	return nil, nil
+}
+
 func (o *Order) findBilling(id string) *Billing {
 	for _, b := range o.Billings {
 		if b.ID == id {
@@ -110,6 +122,50 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 		return err
 	}
 	bill.PaidAt = &paidAt
+	if err := m.billEvent(bill, c, BillPaid); err != nil {
+		return err
+	}
+	return m.advance(o, b)
+}
+
+// waive sets open bill's penalty waiver (until; nil clears it) and
+// settles what that changes. A bill whose payments received what it now
+// owes is paid: a payment that received part of it is paid, the other
+// unpaid ones canceled, as a settlement reaching it would have (pay). Else
+// a live Pix or boleto asking more than the bill will owe when it expires
+// was priced with a penalty now waived: it is canceled (voided at the
+// provider), and the issue sweep issues the bill one on its new terms,
+// where the payer would have paid the penalty waived.
+func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.Time) error {
+	m.touchBill(bill)
+	bill.DisablePenaltiesUntil = until
+	if bill.owed(m.c.At, c) > 0 {
+		for _, p := range bill.Payments {
+			if p.Status == PaymentUnpaid && p.AmountCents-p.PaidAmountCents > bill.owed(p.ExpiresAt, c) {
+				if err := m.movePayment(p, PaymentCanceled); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, p := range bill.Payments {
+		if p.Status != PaymentUnpaid {
+			continue
+		}
+		to := PaymentCanceled
+		if p.PaidAmountCents > 0 {
+			to = PaymentPaid
+		}
+		if err := m.movePayment(p, to); err != nil {
+			return err
+		}
+	}
+	if err := m.moveBill(bill, BillPaid); err != nil {
+		return err
+	}
+	at := m.c.At
+	bill.PaidAt = &at
 	if err := m.billEvent(bill, c, BillPaid); err != nil {
 		return err
 	}

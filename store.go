@@ -117,6 +117,9 @@ type BillStore interface {
 	// company whose rates price its penalties.
 	Bill(ctx context.Context, a Auth, id string) (*Bill, *Company, error)
 	Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, *Company, error)
+	// Order is OrderStore's: a waiver that pays a bill moves its billing
+	// and order on.
+	Order(ctx context.Context, a Auth, id string) (*Order, error)
 }
 
 // PaymentStore is what the payment use cases read and write.

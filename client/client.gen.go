@@ -2367,6 +2367,16 @@ type ClientInterface interface {
 	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
 	//
+	// A waiver settles what it changes. A bill whose payments already
+	// received what it owes once waived (part of a late boleto paid) is
+	// `paid` at once: the payment that received it is `paid`, any other
+	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+	// Pix or boleto asking for more than the bill will owe when it expires
+	// (one priced with the penalty now waived) is `canceled`, and a new one
+	// for what the bill owes is issued within ten minutes, as for an
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+	// re-prices nothing already issued.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -2377,6 +2387,16 @@ type ClientInterface interface {
 	// Sets `disable_penalties_until`: no late fine or interest accrues
 	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
+	//
+	// A waiver settles what it changes. A bill whose payments already
+	// received what it owes once waived (part of a late boleto paid) is
+	// `paid` at once: the payment that received it is `paid`, any other
+	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+	// Pix or boleto asking for more than the bill will owe when it expires
+	// (one priced with the penalty now waived) is `canceled`, and a new one
+	// for what the bill owes is issued within ten minutes, as for an
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+	// re-prices nothing already issued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2998,6 +3018,16 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // before that moment. `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
 //
+// A waiver settles what it changes. A bill whose payments already
+// received what it owes once waived (part of a late boleto paid) is
+// `paid` at once: the payment that received it is `paid`, any other
+// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+// Pix or boleto asking for more than the bill will owe when it expires
+// (one priced with the penalty now waived) is `canceled`, and a new one
+// for what the bill owes is issued within ten minutes, as for an
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+// re-prices nothing already issued.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -3018,6 +3048,16 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, contentTy
 // Sets `disable_penalties_until`: no late fine or interest accrues
 // before that moment. `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
+//
+// A waiver settles what it changes. A bill whose payments already
+// received what it owes once waived (part of a late boleto paid) is
+// `paid` at once: the payment that received it is `paid`, any other
+// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+// Pix or boleto asking for more than the bill will owe when it expires
+// (one priced with the penalty now waived) is `canceled`, and a new one
+// for what the bill owes is issued within ten minutes, as for an
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+// re-prices nothing already issued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5625,6 +5665,16 @@ type ClientWithResponsesInterface interface {
 	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
 	//
+	// A waiver settles what it changes. A bill whose payments already
+	// received what it owes once waived (part of a late boleto paid) is
+	// `paid` at once: the payment that received it is `paid`, any other
+	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+	// Pix or boleto asking for more than the bill will owe when it expires
+	// (one priced with the penalty now waived) is `canceled`, and a new one
+	// for what the bill owes is issued within ten minutes, as for an
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+	// re-prices nothing already issued.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -5635,6 +5685,16 @@ type ClientWithResponsesInterface interface {
 	// Sets `disable_penalties_until`: no late fine or interest accrues
 	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
+	//
+	// A waiver settles what it changes. A bill whose payments already
+	// received what it owes once waived (part of a late boleto paid) is
+	// `paid` at once: the payment that received it is `paid`, any other
+	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+	// Pix or boleto asking for more than the bill will owe when it expires
+	// (one priced with the penalty now waived) is `canceled`, and a new one
+	// for what the bill owes is issued within ten minutes, as for an
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+	// re-prices nothing already issued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11359,6 +11419,16 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // before that moment. `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
 //
+// A waiver settles what it changes. A bill whose payments already
+// received what it owes once waived (part of a late boleto paid) is
+// `paid` at once: the payment that received it is `paid`, any other
+// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+// Pix or boleto asking for more than the bill will owe when it expires
+// (one priced with the penalty now waived) is `canceled`, and a new one
+// for what the bill owes is issued within ten minutes, as for an
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+// re-prices nothing already issued.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -11375,6 +11445,16 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // Sets `disable_penalties_until`: no late fine or interest accrues
 // before that moment. `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
+//
+// A waiver settles what it changes. A bill whose payments already
+// received what it owes once waived (part of a late boleto paid) is
+// `paid` at once: the payment that received it is `paid`, any other
+// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
+// Pix or boleto asking for more than the bill will owe when it expires
+// (one priced with the penalty now waived) is `canceled`, and a new one
+// for what the bill owes is issued within ten minutes, as for an
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
+// re-prices nothing already issued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

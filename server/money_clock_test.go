@@ -458,29 +458,76 @@ func TestSettlementInTheDueDaysLastMillisecondIsOnTime(t *testing.T) {
 }
 
 // A waiver of the penalty of a late installment whose late boleto already
-// received more than the original amount leaves it owing less than
-// nothing. Which payment is then paid (the partly paid boleto may be live
-// or expired, and only an unpaid one can move to paid), or whether such a
-// waiver is refused, is the product's to decide.
+// received more than the original amount pays the bill: its payments
+// received what it now owes. The boleto that received it is paid, where
+// the bill stayed overdue for ever, its boleto asking for the penalty
+// waived and no new one issuable (it owed less than nothing).
 func TestWaiverUnderWhatALateBillReceived(t *testing.T) {
-	t.Skip("a waiver that leaves a bill owing less than it received: the bill stays open for ever, its live boleto asking for the penalty waived and no boleto issuable (owes <= 0); paying it or refusing the waiver needs a product decision")
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		ids := b.dueOnThe1st(t, offerBody(b.product()["id"].(string)), 4)
-		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
-		b.runSweeps(t, b.sweeps.IssueDueInstallments)
-		amount := cents(b.bill(t, ids[1])["amount_cents"])
-		// Its boleto expires unpaid and is re-issued carrying the penalty.
-		b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
-		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
-		late := openPayment(t, b.bill(t, ids[1]))
-		if cents(late["amount_cents"]) <= amount+100 {
-			t.Fatalf("re-issued boleto %v, want one carrying a penalty over R$ 1,00 on %d", late, amount)
-		}
+		ids, amount, late := b.lateBoleto(t)
 		b.call("POST", "/external_api/v1/sandbox/payments/"+late["id"].(string)+"/pay", map[string]any{"paid_amount_cents": amount + 100}).want(t, 200)
 		got := b.call("PATCH", "/external_api/v1/bills/"+ids[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
-		if got["status"] != "paid" {
-			t.Fatalf("waived under what it received (%d of %d owed): bill %v, payments %v", amount+100, amount, got["status"], got["payments"])
+		if got["status"] != "paid" || got["paid_at"] != "2027-03-10T10:00:00.000-03:00" {
+			t.Fatalf("waived under what it received (%d of %d owed): bill %v paid at %v", amount+100, amount, got["status"], got["paid_at"])
+		}
+		p := got["payments"].([]any)[len(got["payments"].([]any))-1].(map[string]any)
+		if p["id"] != late["id"] || p["status"] != "paid" || cents(p["paid_amount_cents"]) != amount+100 {
+			t.Fatalf("the boleto that received the bill: %v", p)
+		}
+		if o := b.call("GET", "/external_api/v1/bills/"+ids[2], nil).want(t, 200).JSON(t); o["status"] != "pending" {
+			t.Fatalf("the next installment: %v", o["status"])
 		}
 	})
+}
+
+// A waiver of a late installment's penalty cancels its live boleto, which
+// asks for the penalty, and the issue sweep issues one for the original
+// amount, where the payer paying the boleto they held paid the penalty
+// waived. A boleto issued before the due date, which carries none, stays.
+func TestWaiverCancelsABoletoPricedWithThePenalty(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ids, amount, late := b.lateBoleto(t)
+		waive := map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}
+		got := b.call("PATCH", "/external_api/v1/bills/"+ids[1], waive).want(t, 200).JSON(t)
+		if cents(got["current_amount_cents"]) != amount {
+			t.Fatalf("waived bill owes %v, want %d", got["current_amount_cents"], amount)
+		}
+		for _, x := range got["payments"].([]any) {
+			if p := x.(map[string]any); p["id"] == late["id"] && p["status"] != "canceled" {
+				t.Fatalf("the late boleto after the waiver: %v", p)
+			}
+		}
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		if p := openPayment(t, b.bill(t, ids[1])); cents(p["amount_cents"]) != amount {
+			t.Fatalf("boleto issued after the waiver: %v cents, want %d", p["amount_cents"], amount)
+		}
+		b.clock.Set(time.Date(2027, 3, 25, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		onTime := openPayment(t, b.bill(t, ids[2]))
+		b.call("PATCH", "/external_api/v1/bills/"+ids[2], waive).want(t, 200)
+		if p := openPayment(t, b.bill(t, ids[2])); p["id"] != onTime["id"] {
+			t.Fatalf("a boleto with no penalty was replaced by a waiver: %v, was %v", p["id"], onTime["id"])
+		}
+	})
+}
+
+// lateBoleto charges an order of installments due on the 1st and lets its
+// first installment's boleto expire unpaid: it is re-issued carrying a
+// penalty over R$ 1,00, on 10 March 2027 at 10:00. It returns the bills,
+// the installment's original amount and its late boleto.
+func (b *bundle) lateBoleto(t *testing.T) (ids []string, amount int64, late map[string]any) {
+	t.Helper()
+	ids = b.dueOnThe1st(t, offerBody(b.product()["id"].(string)), 4)
+	b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+	b.runSweeps(t, b.sweeps.IssueDueInstallments)
+	amount = cents(b.bill(t, ids[1])["amount_cents"])
+	b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
+	b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+	late = openPayment(t, b.bill(t, ids[1]))
+	if cents(late["amount_cents"]) <= amount+100 {
+		t.Fatalf("re-issued boleto %v, want one carrying a penalty over R$ 1,00 on %d", late, amount)
+	}
+	return ids, amount, late
 }
