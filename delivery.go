@@ -45,10 +45,15 @@ type AttemptRecord struct {
 	DeliveryID string
 	WebhookID  string
 	Generation int
-	At         time.Time
-	Attempt    DeliveryAttempt
-	Status     string     // delivered, retrying or failed
-	RetryAt    *time.Time // when retrying
+	// Number is the attempt of the generation this is, from 1: the
+	// delivery must have made the ones before it and no other. Two runs of
+	// one job at once (a live job the rescuer took for dead) both make the
+	// same attempt; the second to record it changes nothing.
+	Number  int
+	At      time.Time
+	Attempt DeliveryAttempt
+	Status  string     // delivered, retrying or failed
+	RetryAt *time.Time // when retrying
 	// Webhook is how the attempt bears on its webhook.
 	Webhook WebhookHealth
 }
@@ -67,7 +72,7 @@ type WebhookHealth struct {
 // recordOf decides what one attempt changes.
 func recordOf(w *DeliveryWork, r AttemptResult, now time.Time) AttemptRecord {
 	rec := AttemptRecord{
-		DeliveryID: w.Delivery.ID, WebhookID: w.Webhook.ID, Generation: w.Delivery.Generation, At: now,
+		DeliveryID: w.Delivery.ID, WebhookID: w.Webhook.ID, Generation: w.Delivery.Generation, Number: w.Delivery.AttemptCount + 1, At: now,
 		Attempt: DeliveryAttempt{AttemptedAt: r.At, ResponseStatus: r.Status, DurationMS: r.Duration.Milliseconds(), Error: r.Error, ResponseBody: r.ResponseBody},
 		Status:  DeliveryFailed,
 	}

@@ -510,3 +510,54 @@ func TestDeliveryJobRunAgainStandsDown(t *testing.T) {
 		})
 	}
 }
+
+// Two runs of one delivery job at once (the rescuer freed a job still
+// running: its record was slow) both read the delivery before either
+// recorded, and both send. The attempt is recorded once, by whichever
+// run records first: the other's record of the same attempt changes
+// nothing, so a delivery recorded delivered is not moved back to retrying
+// and sent again by the other run's failure.
+func TestDeliveryJobRunTwiceAtOnceRecordsOneAttempt(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			r.answer = func(n int, w http.ResponseWriter) {
+				if n > 1 {
+					w.WriteHeader(http.StatusInternalServerError)
+				}
+			}
+			h := r.hook("/twice", "post")
+			d := r.event(h)
+			job := r.tape.of(d.ID)[0]
+			ctx := context.Background()
+			// Both runs read the delivery, then send, before either records.
+			var records []func() error
+			for range 2 {
+				work, err := r.app.Deliveries.DeliveryWork(ctx, d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, record := r.worker.attempt(ctx, job.items()[0], work); record != nil {
+					records = append(records, record)
+				}
+			}
+			if len(records) != 2 || r.requests() != 2 {
+				t.Fatalf("%d records of %d requests; want both runs to send", len(records), r.requests())
+			}
+			for _, record := range records {
+				if err := record(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := r.delivery(d.ID)
+			if got.Status != parcela.DeliveryDelivered || got.AttemptCount != 1 || len(got.Attempts) != 1 {
+				t.Fatalf("status %s with %d attempts (%d listed), want delivered with the one that delivered", got.Status, got.AttemptCount, len(got.Attempts))
+			}
+			if queued := r.tape.of(d.ID); len(queued) != 1 {
+				t.Fatalf("%d jobs queued, want no retry of a delivered delivery", len(queued))
+			}
+		})
+	}
+}

@@ -167,7 +167,7 @@ func (db *DB) writeAttemptBatch(ctx context.Context, batch []*pendingAttempt) er
 		var w attemptWrites
 		for _, r := range recs {
 			if moved[r] == 0 {
-				continue // superseded by a manual retry
+				continue // superseded by a manual retry, or recorded by another run of its job
 			}
 			if err := recordAttempt(ctx, tx, r, moved[r], &w); err != nil {
 				return err
@@ -186,9 +186,10 @@ func insertAttempts(ctx context.Context, tx *Tx, w *attemptWrites) error {
 
 // moveDeliveries moves each record's delivery to its next state if the
 // delivery is still at the record's generation (a manual retry supersedes
-// an attempt otherwise), and returns the records whose delivery moved,
-// each with its delivery's attempts since then (its retry's job makes the
-// next). The deliveries of distinct records move in one statement per
+// an attempt otherwise) and has not recorded the record's attempt yet
+// (another run of its job did, sending at the same time), and returns the
+// records whose delivery moved, each with its delivery's attempts since
+// then (its retry's job makes the next). The deliveries of distinct records move in one statement per
 // maxParams of them, not one each: on PostgreSQL every statement is a
 // round trip.
 func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) (map[*parcela.AttemptRecord]int, error) {
@@ -196,8 +197,8 @@ func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) 
 	byID := make(map[string]*parcela.AttemptRecord, len(recs))
 	for _, r := range recs {
 		if byID[r.DeliveryID] != nil {
-			// Two attempts of one delivery (a rescued job ran twice):
-			// one statement would count them once.
+			// Two records of one delivery (a rescued job ran twice): one
+			// statement would move it once, whichever it took.
 			for _, r := range recs {
 				m, err := moveDeliveries(ctx, tx, []*parcela.AttemptRecord{r})
 				if err != nil {
@@ -209,12 +210,13 @@ func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) 
 		}
 		byID[r.DeliveryID] = r
 	}
-	const width = 5
+	const width = 6
 	for len(recs) > 0 {
 		n := min(len(recs), maxParams/width)
 		var b strings.Builder
 		// VALUES columns are column1… on both engines; the casts type
-		// PostgreSQL's parameters, which would otherwise be text.
+		// PostgreSQL's parameters, which would otherwise be text. column6
+		// is the attempts the delivery made before the record's.
 		b.WriteString(`UPDATE webhook_deliveries SET status = v.column2, attempt_count = attempt_count + 1, next_attempt_at = v.column4,
 			updated_at = v.column5 FROM (VALUES `)
 		args := make([]any, 0, n*width)
@@ -222,11 +224,11 @@ func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) 
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(`(?, ?, CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT))`)
-			args = append(args, r.DeliveryID, r.Status, r.Generation, msPtr(r.RetryAt), ms64(r.At))
+			b.WriteString(`(?, ?, CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER))`)
+			args = append(args, r.DeliveryID, r.Status, r.Generation, msPtr(r.RetryAt), ms64(r.At), r.Number-1)
 		}
 		b.WriteString(`) AS v WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.generation = v.column3
-			RETURNING webhook_deliveries.id, webhook_deliveries.attempt_count`)
+			AND webhook_deliveries.attempt_count = v.column6 RETURNING webhook_deliveries.id, webhook_deliveries.attempt_count`)
 		counts, err := collect(ctx, tx.r, scanAttemptCount, b.String(), args...)
 		if err != nil {
 			return nil, err

@@ -118,7 +118,8 @@ func TestRecordAttemptsConcurrently(t *testing.T) {
 
 // In one batch, each attempt bears on its webhook as if recorded alone, in
 // order: a delivery clears the failure record, a failure starts one, 410
-// disables; two attempts of one delivery both count.
+// disables; two attempts of one delivery both count, and an attempt
+// recorded twice (two runs of its job) counts once.
 func TestAttemptBatchInOrder(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
@@ -139,8 +140,8 @@ func TestAttemptBatchInOrder(t *testing.T) {
 			at := clock.Now()
 			retry := at.Add(time.Hour)
 			rec := func(i int, h parcela.WebhookHealth, offset time.Duration) parcela.AttemptRecord {
-				r := parcela.AttemptRecord{DeliveryID: ds[i].ID, WebhookID: hook.ID, At: at.Add(offset), Status: parcela.DeliveryDelivered, Webhook: h,
-					Attempt: parcela.DeliveryAttempt{AttemptedAt: at.Add(offset)}}
+				r := parcela.AttemptRecord{DeliveryID: ds[i].ID, WebhookID: hook.ID, Number: 1, At: at.Add(offset), Status: parcela.DeliveryDelivered,
+					Webhook: h, Attempt: parcela.DeliveryAttempt{AttemptedAt: at.Add(offset)}}
 				if !h.Delivered {
 					r.Status, r.RetryAt = parcela.DeliveryRetrying, &retry
 				}
@@ -155,8 +156,11 @@ func TestAttemptBatchInOrder(t *testing.T) {
 				}
 				return w
 			}
+			second := rec(5, failing, 6*time.Second)
+			second.Number = 2
+			again := rec(4, delivered, 6*time.Second) // another run's record of delivery 4's first attempt
 			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(0, failing, 0), rec(1, delivered, time.Second), rec(2, delivered, 2*time.Second),
-				rec(3, failing, 3*time.Second), rec(4, failing, 4*time.Second), rec(5, failing, 5*time.Second), rec(5, failing, 6*time.Second)}); err != nil {
+				rec(3, failing, 3*time.Second), rec(4, failing, 4*time.Second), rec(5, failing, 5*time.Second), second, again}); err != nil {
 				t.Fatal(err)
 			}
 			if w := webhook(); w.FailingSince == nil || !w.FailingSince.Equal(at.Add(3*time.Second)) || !w.Enabled {
@@ -164,6 +168,9 @@ func TestAttemptBatchInOrder(t *testing.T) {
 			}
 			if d, err := db.Delivery(ctx, a, ds[5].ID); err != nil || d.AttemptCount != 2 || len(d.Attempts) != 2 {
 				t.Fatalf("a delivery attempted twice in one batch: %+v, %v", d, err)
+			}
+			if d, err := db.Delivery(ctx, a, ds[4].ID); err != nil || d.Status != parcela.DeliveryRetrying || d.AttemptCount != 1 || len(d.Attempts) != 1 {
+				t.Fatalf("one attempt recorded twice in one batch: %+v, %v", d, err)
 			}
 			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(6, delivered, 7*time.Second), rec(7, failing, 8*time.Second),
 				rec(8, parcela.WebhookHealth{Disable: "the receiver answered 410 Gone"}, 9*time.Second), rec(9, failing, 10*time.Second)}); err != nil {
