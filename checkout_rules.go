@@ -105,13 +105,19 @@ func (m *mover) recordCard(o *Order, b *Billing, bill *Bill, p *Payment, c *Comp
 	// Penalties only grow, so a bill owing less than the card was priced
 	// at received money since: kept, the card would charge it twice.
 	if bill.NotPayable() != "" || bill.owed(m.c.At, c) < p.AmountCents {
-		p.Status, p.UpdatedAt = PaymentCanceled, m.c.At
-		m.addPayment(bill, p)
+		m.releaseCard(bill, p)
 		return true, nil
 	}
 	m.addPayment(bill, p)
 	paidAt, amount := p.CreatedAt, p.AmountCents
 	return false, m.pay(o, b, bill, p, c, Settlement{PaidAt: &paidAt, PaidAmountCents: &amount})
+}
+
+// releaseCard records card attempt p on bill as canceled, its approval
+// voided at the acquirer. The caller guards the billing.
+func (m *mover) releaseCard(bill *Bill, p *Payment) {
+	p.Status, p.UpdatedAt = PaymentCanceled, m.c.At
+	m.addPayment(bill, p)
 }
 
 // AcquirersByEnvironment is a CardAcquirer per environment. An environment

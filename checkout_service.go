@@ -172,7 +172,8 @@ const cardTimeout = 30 * time.Second
 // as by any payment; refused, the attempt is kept with its reason and the
 // bill stays open. An approval that finds the bill paid meanwhile (a
 // racing Pix, another card), or owing less than the card was charged (part
-// of a Pix settled), is voided, so nothing is paid twice. Only the
+// of a Pix settled), is voided, so nothing is paid twice; once voided it
+// is kept canceled, whatever a later round finds the bill owes. Only the
 // card's brand and last four digits are kept.
 func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authenticationCode string, card CardPayment) (*Payment, error) {
 	acquirer := s.acquirers[env]
@@ -227,6 +228,13 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 		p := *attempt
 		stored = &p
 		m := newMover(a, s.clock.Now(), s.links.Links(env))
+		if void {
+			// Released in an earlier round: it stays released, though the
+			// bill may owe the card's amount again now (its fine began).
+			m.guardBilling(bill.Billing)
+			m.releaseCard(bill, stored)
+			return s.store.Apply(ctx, m.change())
+		}
 		if void, err = m.recordCard(o, bill.Billing, bill, stored, o.Offer.Product.Company, d); err != nil {
 			return err
 		}

@@ -581,3 +581,79 @@ func TestCardApprovedAfterAPartialSettlementIsVoided(t *testing.T) {
 		}
 	})
 }
+
+// releaseRaceStore is the store, except that the first change recording a
+// card attempt as canceled (its approval just voided at the acquirer) runs
+// once the clock has passed the bill's due instant and another change
+// moved the billing, so it conflicts and the attempt is decided again.
+type releaseRaceStore struct {
+	*sqldb.DB
+	meanwhile func()
+}
+
+func (s *releaseRaceStore) Apply(ctx context.Context, c *parcela.Change) error {
+	for _, p := range c.NewPayments {
+		if f := s.meanwhile; f != nil && p.Method == parcela.MethodCreditCard && p.Status == parcela.PaymentCanceled {
+			s.meanwhile = nil
+			f()
+		}
+	}
+	return s.DB.Apply(ctx, c)
+}
+
+// A card approval voided at the acquirer stays voided: the attempt is
+// kept canceled even when a conflict has it decided again after the
+// bill's due instant, when the fine makes the bill owe the card's amount
+// again. It used to be recorded as paying the bill, with the money
+// released to the payer.
+func TestCardApprovalVoidedStaysVoided(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		acq := &settlingAcquirer{}
+		store := &releaseRaceStore{DB: b.db}
+		b.app = parcela.NewServices(store, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		p, err := b.app.Catalog.CreateProduct(b.ctx, b.a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.offer, err = b.app.Catalog.CreateOffer(b.ctx, b.a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+			"payment_configurations": [{"payment_type": "financed", "financed_type": "boleto", "payment_methods": ["boleto", "credit_card"],
+			 "allowed_down_payment_methods": ["pix"], "down_payment_type": "percentage", "down_payment_value": 0.2,
+			 "interest_rate": 0.0199, "max_installments": 12, "expires_in_hours": 48}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := b.charge(3, parcela.MethodPix)
+		if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, o.Billings[0].Bills[0].Payments[0].ID, parcela.Settlement{}); err != nil {
+			t.Fatal(err)
+		}
+		installment := o.Billings[0].Bills[1]
+		boleto, err := b.app.Checkout.IssuePayment(b.ctx, parcela.Sandbox, installment.ID, installment.AuthenticationCode, parcela.MethodBoleto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		settle := func(cents int64) {
+			if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, boleto.ID, parcela.Settlement{PaidAmountCents: &cents}); err != nil {
+				t.Errorf("part of the boleto: %v", err)
+			}
+		}
+		// Priced an hour before the due instant; 1 cent of the boleto is
+		// settled while the acquirer decides, so the approval is voided.
+		b.clock.Set(installment.EffectiveDueDate.Add(-time.Hour))
+		acq.settle = func() { settle(1) }
+		store.meanwhile = func() {
+			b.clock.Set(installment.EffectiveDueDate.Add(time.Hour))
+			settle(1)
+		}
+		_, err = b.payByCard(installment, card("4111111111111111", "123"))
+		got := b.bill(installment.ID)
+		for _, p := range got.Payments {
+			if p.Method == parcela.MethodCreditCard && slices.Contains(acq.voided, p.ID) && p.Status != parcela.PaymentCanceled {
+				t.Fatalf("card payment %s voided at the acquirer is %s; bill %s", p.ID, p.Status, got.Status)
+			}
+		}
+		wantCode(t, "card", err, parcela.EINVALIDSTATE)
+		if got.Status == parcela.BillPaid || got.Received() != 2 {
+			t.Fatalf("bill %s, received %d, want open with the boleto's 2 cents", got.Status, got.Received())
+		}
+	})
+}
