@@ -189,9 +189,9 @@ func insertAttempts(ctx context.Context, tx *Tx, w *attemptWrites) error {
 // an attempt otherwise) and has not recorded the record's attempt yet
 // (another run of its job did, sending at the same time), and returns the
 // records whose delivery moved, each with its delivery's attempts since
-// then (its retry's job makes the next). The deliveries of distinct records move in one statement per
-// maxParams of them, not one each: on PostgreSQL every statement is a
-// round trip.
+// then (its retry's job makes the next). The deliveries of distinct
+// records move in one statement per maxParams of them, not one each: on
+// PostgreSQL every statement is a round trip.
 func moveDeliveries(ctx context.Context, tx *Tx, recs []*parcela.AttemptRecord) (map[*parcela.AttemptRecord]int, error) {
 	moved := make(map[*parcela.AttemptRecord]int, len(recs))
 	byID := make(map[string]*parcela.AttemptRecord, len(recs))
