@@ -49,3 +49,14 @@ func (c *TestClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 	c.mu.Unlock()
 }
+
+// toMillisecond is t, when sent, cut to the millisecond it is stored and
+// shown with, so a request's instant is checked as it will stand: an offer
+// expiring 0.5 ms from now expires now.
+func toMillisecond(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	ms := t.Truncate(time.Millisecond)
+	return &ms
+}

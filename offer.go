@@ -151,6 +151,7 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	} else if product != nil && o.AmountCents > product.FullAmountCents {
 		v.Add("offer.amount_cents", "too_large", fmt.Sprintf("must not exceed the product's full_amount_cents (%d); raise the product's amount first", product.FullAmountCents))
 	}
+	f.ExpiresAt = toMillisecond(f.ExpiresAt)
 	o.ExpiresAt, o.Seats = f.ExpiresAt, f.Seats
 	if f.ExpiresAt != nil && !f.ExpiresAt.After(now) {
 		v.Add("offer.expires_at", "in_past", "must be in the future")

@@ -33,6 +33,7 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 		o.Seats = nil
 	}
 	if f.ExpiresAt != nil {
+		f.ExpiresAt = toMillisecond(f.ExpiresAt)
 		if o.ExpiresAt = f.ExpiresAt; !f.ExpiresAt.After(now) {
 			v.Add("offer.expires_at", "in_past", "must be in the future")
 		} else {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"parcela"
 	"parcela/sqldb"
@@ -499,5 +500,31 @@ func TestLengthsCountCharacters(t *testing.T) {
 		if got := b.call("POST", "/external_api/v1/offers", offer).want(t, 201).JSON(t); got["name"] != strings.Repeat("ç", 255) {
 			t.Fatalf("offer name read back as %q", got["name"])
 		}
+	})
+}
+
+// An expiry within the millisecond the offer is created or patched in is
+// that millisecond, the one stored and shown: not in the future. It was
+// answered 201 with expires_at equal to created_at, an offer that had
+// already stopped selling.
+func TestOfferExpiryWithinTheMillisecondNow(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		p := b.product()
+		now := b.clock.Now()
+		body := offerBody(p["id"].(string))
+		body["offer"].(map[string]any)["expires_at"] = now.Add(500 * time.Microsecond).Format(time.RFC3339Nano)
+		if got := fieldCodes(t, b.call("POST", "/external_api/v1/offers", body)); got["offer.expires_at"] != "in_past" {
+			t.Fatalf("create: %v", got)
+		}
+		offer := b.offer()
+		patch := map[string]any{"offer": map[string]any{"expires_at": now.Add(999 * time.Microsecond).Format(time.RFC3339Nano)}}
+		if got := fieldCodes(t, b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), patch)); got["offer.expires_at"] != "in_past" {
+			t.Fatalf("patch: %v", got)
+		}
+		// The next millisecond is in the future, and sells until it comes.
+		body["offer"].(map[string]any)["expires_at"] = now.Add(time.Millisecond).Format(time.RFC3339Nano)
+		next := b.call("POST", "/external_api/v1/offers", body).want(t, 201).JSON(t)
+		b.call("POST", "/external_api/v1/orders", orderBody(next["id"].(string))).want(t, 201)
 	})
 }
