@@ -57,12 +57,12 @@ func Easter(year int) time.Time {
 }
 
 // NationalHolidays lists the days of year on which Brazilian banks do not
-// settle, as São Paulo midnights, sorted: the national holidays (fixed ones;
+// settle, as each day's first instant in São Paulo (StartOfDay), sorted: the national holidays (fixed ones;
 // Carnival Monday and Tuesday, Good Friday and Corpus Christi from Easter;
 // 20 November from 2024) and 31 December, when banks open to the public
 // for no settlement (FEBRABAN). State and municipal holidays are out of scope.
 func NationalHolidays(year int) []time.Time {
-	date := func(m time.Month, d int) time.Time { return time.Date(year, m, d, 0, 0, 0, 0, SaoPaulo) }
+	date := func(m time.Month, d int) time.Time { return StartOfDay(year, m, d) }
 	days := []time.Time{
 		date(time.January, 1),   // Confraternização Universal
 		date(time.April, 21),    // Tiradentes
@@ -77,9 +77,9 @@ func NationalHolidays(year int) []time.Time {
 	if year >= 2024 { // Consciência Negra became national by Lei 14.759/2023.
 		days = append(days, date(time.November, 20))
 	}
-	easter := Easter(year)
+	_, em, ed := Easter(year).Date()
 	for _, offset := range []int{-48, -47, -2, 60} { // Carnival Mon/Tue, Good Friday, Corpus Christi
-		days = append(days, easter.AddDate(0, 0, offset))
+		days = append(days, date(em, ed+offset))
 	}
 	sort.Slice(days, func(i, j int) bool { return days[i].Before(days[j]) })
 	return days
@@ -89,12 +89,14 @@ func NationalHolidays(year int) []time.Time {
 // since every due date, expiry and sweep asks about them.
 var holidaysByYear sync.Map // int → map[int]bool
 
+// isHoliday tells whether date, a calendar date as a UTC midnight, is a
+// non-settlement day.
 func isHoliday(date time.Time) bool {
 	set, ok := holidaysByYear.Load(date.Year())
 	if !ok {
 		days := map[int]bool{}
 		for _, h := range NationalHolidays(date.Year()) {
-			days[h.YearDay()] = true
+			days[h.In(SaoPaulo).YearDay()] = true
 		}
 		set, _ = holidaysByYear.LoadOrStore(date.Year(), days)
 	}
@@ -102,9 +104,12 @@ func isHoliday(date time.Time) bool {
 }
 
 // IsBusinessDay reports whether day's São Paulo calendar date is neither a
-// weekend nor a day banks do not settle.
+// weekend nor a day banks do not settle. The date is taken as a UTC
+// midnight: a São Paulo midnight daylight saving skipped (2004-11-02) is
+// 23:00 of the day before, whose weekday and day of year are not the date's.
 func IsBusinessDay(day time.Time) bool {
-	date := SaoPauloDate(day)
+	y, m, d := day.In(SaoPaulo).Date()
+	date := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	if wd := date.Weekday(); wd == time.Saturday || wd == time.Sunday {
 		return false
 	}

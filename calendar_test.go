@@ -316,3 +316,32 @@ func TestStartOfDay(t *testing.T) {
 		}
 	}
 }
+
+// Daylight saving began at midnight on 2 November 2004, Finados, a
+// Tuesday: that day's São Paulo midnight does not exist, and read as 23:00
+// of Monday 1 November it made the Monday the holiday as well, so a bill
+// due on it was due on Wednesday 3 November.
+func TestHolidayOnADayDaylightSavingBegan(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		day  time.Time
+		want bool
+	}{
+		{calSP(2004, time.November, 1, 12, 0, 0, 0), true},
+		{calSP(2004, time.November, 2, 12, 0, 0, 0), false},
+		{calSP(2004, time.November, 3, 12, 0, 0, 0), true},
+	} {
+		if got := IsBusinessDay(tt.day); got != tt.want {
+			t.Errorf("IsBusinessDay(%v) = %v, want %v", tt.day, got, tt.want)
+		}
+	}
+	for _, h := range NationalHolidays(2004) {
+		if y, m, d := h.In(SaoPaulo).Date(); h.Month() == time.November && d < 5 && (y != 2004 || m != time.November || d != 2) {
+			t.Errorf("a holiday of early November 2004 falls on %v, want 2 November", h)
+		}
+	}
+	due := calEndOfDay(2004, time.October, 30) // a Saturday
+	if got, want := EffectiveDueDate(due), calEndOfDay(2004, time.November, 1); !got.Equal(want) {
+		t.Errorf("EffectiveDueDate(%v) = %v, want %v", due, got, want)
+	}
+}
