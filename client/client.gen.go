@@ -780,7 +780,7 @@ type BillEndpoint struct {
 	DisablePenaltiesUntil *time.Time `json:"disable_penalties_until"`
 	DueDate               time.Time  `json:"due_date"`
 
-	// EffectiveDueDate The due date moved to the next business day when it falls on a weekend or a national bank holiday.
+	// EffectiveDueDate When the bill's time to pay ends: an installment's due date moved to the next business day when it falls on a weekend or a national bank holiday; for a first bill charged as a boleto, the end of its due day moved likewise; for one charged by Pix or card, its due instant exactly.
 	EffectiveDueDate    time.Time     `json:"effective_due_date"`
 	Id                  string        `json:"id"`
 	OriginalAmountCents int64         `json:"original_amount_cents"`

@@ -531,3 +531,31 @@ func (b *bundle) lateBoleto(t *testing.T) (ids []string, amount int64, late map[
 	}
 	return ids, amount, late
 }
+
+// A bill's effective_due_date, as the contract describes it, on a weekend:
+// an installment's moves to the next business day's end, a first bill
+// charged as a boleto is payable through the end of that day, and one
+// charged by Pix is due at its Pix's expiry, Sunday or not.
+func TestEffectiveDueDateOnAWeekend(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.clock.Set(time.Date(2026, time.November, 19, 10, 0, 0, 0, parcela.SaoPaulo)) // Thursday; 72 h on is Sunday
+		for _, tt := range []struct{ method, first string }{
+			{"pix", "2026-11-22T10:00:00.000-03:00"},
+			{"boleto", "2026-11-23T23:59:59.999-03:00"},
+		} {
+			offer, order := b.order()
+			_, fin := configs(offer)
+			charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, tt.method, 3)).want(t, 200).JSON(t)
+			bills := billIDs(charged)
+			first, installment := b.bill(t, bills[0]), b.bill(t, bills[1])
+			if first["due_date"] != "2026-11-22T10:00:00.000-03:00" || first["effective_due_date"] != tt.first {
+				t.Errorf("%s: first bill due %v, effective %v, want effective %s", tt.method, first["due_date"], first["effective_due_date"], tt.first)
+			}
+			// Installment 1 is due on Sunday 10 January 2027.
+			if installment["due_date"] != "2027-01-10T23:59:59.999-03:00" || installment["effective_due_date"] != "2027-01-11T23:59:59.999-03:00" {
+				t.Errorf("%s: installment due %v, effective %v", tt.method, installment["due_date"], installment["effective_due_date"])
+			}
+		}
+	})
+}
