@@ -208,8 +208,9 @@ func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentO
 // earlier payments received. A bill issued its first payment only after
 // its due date (the payer had nothing to pay with) is not late: that
 // payment carries the original amount, and the bill is late only after it
-// expires (Bill.lateFrom), so a boleto asked for meanwhile owes no penalty
-// either, but is still due days from now, never on the date already past.
+// expires (Bill.lateFrom), so a boleto or Pix asked for meanwhile owes no
+// penalty either, though it is due days from now (never on the date
+// already past), after that expiry.
 // Either way the boleto expires after its last payable day and the
 // company's grace.
 func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now time.Time) paymentOrder {
@@ -218,7 +219,14 @@ func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now ti
 	if now.After(bill.EffectiveDueDate) {
 		o.due = EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour))
 	}
-	o.amount = bill.owed(o.due, c)
+	// Only a bill whose time to pay is over owes its penalty to the due
+	// date: one not late yet owes none, however late the payment issued
+	// for it is due.
+	at := o.due
+	if now.Before(bill.lateFrom()) {
+		at = now
+	}
+	o.amount = bill.owed(at, c)
 	o.expires = BoletoExpiry(o.due, c.BoletoGraceBusinessDays)
 	return o
 }

@@ -559,3 +559,43 @@ func TestEffectiveDueDateOnAWeekend(t *testing.T) {
 		}
 	})
 }
+
+// An installment issued its first boleto only after its due date is not
+// late until that boleto expires: a Pix asked for meanwhile carries the
+// original amount, as the bill then owes, though it is due after that
+// expiry. It carried the fine and a day's interest, R$ 7.02 more than the
+// bill owed, charged to a payer who was not late. Once the bill is late,
+// what is issued for it carries its penalty as before.
+func TestPaymentAskedForBeforeALateIssuedBoletoExpiresOwesNoPenalty(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		i1 := b.firstInstallment(t, "boleto", "pix")
+		// Three days past its effective due date (the end of 1 March), the
+		// sweep issues its first boleto: due Sunday 7 March, expiring at
+		// the end of Tuesday 9 March.
+		b.clock.Set(time.Date(2027, 3, 4, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		boleto := openPayment(t, b.bill(t, i1.ID))
+		if boleto["expires_at"] != "2027-03-09T23:59:59.999-03:00" || cents(boleto["amount_cents"]) != i1.AmountCents {
+			t.Fatalf("boleto issued late: %v", boleto)
+		}
+
+		b.clock.Set(time.Date(2027, 3, 8, 10, 0, 0, 0, parcela.SaoPaulo)) // a Pix asked for now is due Thursday
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.bill(t, i1.ID); pix.AmountCents != i1.AmountCents || got["status"] != "pending" || cents(got["current_amount_cents"]) != i1.AmountCents {
+			t.Fatalf("Pix asked for before the bill is late: %d cents; bill %v at %v; want %d", pix.AmountCents, got["status"], got["current_amount_cents"], i1.AmountCents)
+		}
+
+		// Late from Wednesday: the boleto re-issued when the first expires carries the penalty.
+		b.clock.Set(time.Date(2027, 3, 12, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue)
+		got := b.bill(t, i1.ID)
+		reissued := openPayment(t, got)
+		if got["status"] != "overdue" || cents(reissued["amount_cents"]) <= i1.AmountCents {
+			t.Fatalf("late: bill %v, re-issued %v cents; want overdue, more than %d", got["status"], reissued["amount_cents"], i1.AmountCents)
+		}
+	})
+}
