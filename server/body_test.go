@@ -89,6 +89,11 @@ func TestRefusedValuesNameTheirField(t *testing.T) {
 			{"POST", "/external_api/v1/offers", offerWith("expires_at", "2030-01-01"), 422, "offer.expires_at", "invalid"},
 			{"POST", "/external_api/v1/offers", offerWith("expires_at", 1893456000), 400, "offer.expires_at", "invalid_type"},
 			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-02-30T00:00:00Z"}}, 422, "offer.expires_at", "invalid"},
+			// As the contract says: an uppercase T and Z, no 24:00, no leap second, an offset.
+			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-02-01t00:00:00z"}}, 422, "offer.expires_at", "invalid"},
+			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-02-01T24:00:00-03:00"}}, 422, "offer.expires_at", "invalid"},
+			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-12-31T23:59:60Z"}}, 422, "offer.expires_at", "invalid"},
+			{"PATCH", "/external_api/v1/offers/" + offer["id"].(string), map[string]any{"offer": map[string]any{"expires_at": "2030-02-01T00:00:00"}}, 422, "offer.expires_at", "invalid"},
 			{"PATCH", "/external_api/v1/bills/" + bill, map[string]any{"bill": map[string]any{"disable_penalties_until": "2026-12-01"}}, 422, "bill.disable_penalties_until", "invalid"},
 			{"PATCH", "/external_api/v1/bills/" + bill, map[string]any{"bill": map[string]any{"disable_penalties_until": 5}}, 400, "bill.disable_penalties_until", "invalid_type"},
 			{"POST", "/external_api/v1/sandbox/payments/" + payment + "/pay", map[string]any{"paid_at": "yesterday"}, 422, "paid_at", "invalid"},
