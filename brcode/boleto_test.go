@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	_ "time/tzdata" // São Paulo's past daylight saving, whatever the host has
 )
 
 func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
@@ -253,5 +254,26 @@ func TestFreeField(t *testing.T) {
 		if _, err := FreeField(c[0], c[1], c[2]); !errors.Is(err, ErrFormat) {
 			t.Errorf("FreeField(%q, %q, %q) err = %v", c[0], c[1], c[2], err)
 		}
+	}
+}
+
+// A due date on a day whose midnight daylight saving skipped (São Paulo,
+// 4 November 2018) is that day's first instant, 01:00: time.Date's
+// midnight was 23:00 of the day before, and a boleto due on the Sunday
+// showed Saturday's date to its payer.
+func TestDueDateFromFactorOnADayWithoutMidnight(t *testing.T) {
+	sp, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2018, 11, 4, 12, 0, 0, 0, sp)
+	f, _ := DueFactor(due)
+	var n int
+	if _, err := fmt.Sscan(f, &n); err != nil {
+		t.Fatal(err)
+	}
+	got := DueDateFromFactor(n, time.Date(2018, 11, 1, 10, 0, 0, 0, sp))
+	if want := time.Date(2018, 11, 4, 3, 0, 0, 0, time.UTC); !got.Equal(want) || got.Day() != 4 {
+		t.Errorf("DueDateFromFactor(%d) read in São Paulo = %s, want %s (01:00, the day's first instant)", n, got, want.In(sp))
 	}
 }

@@ -44,8 +44,11 @@ func DueFactor(date time.Time) (string, error) {
 // DueDateFromFactor returns the due date a factor stands for. Since the
 // reset the same factor recurs every 9000 days, so it picks the date nearest
 // to reference (normally "today" or the date the boleto was read); ties go
-// to the later date. The result is midnight in reference's location. Factor
-// 0 ("no due date") and values outside 0..9999 give the zero time.
+// to the later date. The result is the date's first instant in reference's
+// location: midnight, or, on a day daylight saving began at midnight
+// (São Paulo until 2019), 01:00, where time.Date answers 23:00 of the day
+// before. Factor 0 ("no due date") and values outside 0..9999 give the
+// zero time.
 func DueDateFromFactor(factor int, reference time.Time) time.Time {
 	if factor <= 0 || factor > 9999 {
 		return time.Time{}
@@ -66,7 +69,11 @@ func DueDateFromFactor(factor int, reference time.Time) time.Time {
 		}
 	}
 	y, m, d := time.Unix((factorBaseDays+best)*86400, 0).UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, reference.Location())
+	t := time.Date(y, m, d, 0, 0, 0, 0, reference.Location())
+	if t.Day() != d {
+		_, t = t.ZoneBounds() // the offset that skipped midnight starts the day
+	}
+	return t
 }
 
 func abs64(x int64) int64 {
