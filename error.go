@@ -142,9 +142,11 @@ func (v *Validation) Err() error {
 // The instants a request may set (an offer's expiry, a waiver's end): the
 // API writes them in São Paulo time with a four-digit year, which Go and
 // RFC 3339 read back only from year 0 to 9999; before 1914 São Paulo's
-// offset had seconds, which RFC 3339 cannot carry.
+// offset had seconds, which RFC 3339 cannot carry. The first is at UTC−3,
+// as the contract and the refusal write it: São Paulo's own midnight that
+// day, in daylight saving (UTC−2), is an hour earlier.
 var (
-	earliestInstant = time.Date(2000, time.January, 1, 0, 0, 0, 0, SaoPaulo)
+	earliestInstant = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.FixedZone("", -3*60*60))
 	latestInstant   = time.Date(9999, time.December, 31, 23, 59, 59, 999e6, SaoPaulo)
 )
 

@@ -474,10 +474,18 @@ func TestInstantsAtTheirLimits(t *testing.T) {
 		_, fin := configs(offer)
 		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
 		bill := "/external_api/v1/bills/" + billIDs(charged)[1]
-		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "1900-01-01T00:00:00Z": "too_small"} {
+		// The first instant is 2000-01-01T00:00:00-03:00, as the contract
+		// says; São Paulo's midnight that day, in daylight saving, is an
+		// hour earlier, and was the bound.
+		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "1900-01-01T00:00:00Z": "too_small",
+			"1999-12-31T23:59:59.999-03:00": "too_small"} {
 			if got := fieldCodes(t, b.call("PATCH", bill, map[string]any{"bill": map[string]any{"disable_penalties_until": sent}})); got["bill.disable_penalties_until"] != code {
 				t.Fatalf("disable_penalties_until %s: %v", sent, got)
 			}
+		}
+		first := b.call("PATCH", bill, map[string]any{"bill": map[string]any{"disable_penalties_until": "2000-01-01T00:00:00-03:00"}}).want(t, 200).JSON(t)
+		if first["disable_penalties_until"] != "2000-01-01T01:00:00.000-02:00" {
+			t.Fatalf("the first instant read back as %v", first["disable_penalties_until"])
 		}
 	})
 }
