@@ -16,11 +16,12 @@ import (
 // slow company's backlog waits without churning through the queue.
 //
 // A company whose attempts are fast may go past its share, up to burst
-// places (half the workers), while its oldest running attempt is younger
-// than fastAttempt: fast receivers free their workers within milliseconds,
-// so a single busy tenant is not held to a tenth of the workers, and the
-// others keep at least half of them. Once an attempt of the company has run
-// longer, it is held to its share again.
+// places (half the workers), while its attempts take less than fastAttempt
+// (its moving average) and its oldest running attempt is younger than
+// that: fast receivers free their workers within milliseconds, so a single
+// busy tenant is not held to a tenth of the workers, and the others keep at
+// least half of them. Once an attempt of the company has run longer, it is
+// held to its share again, until its attempts are fast again.
 //
 // An attempt of a fast company that finds every place taken waits for one
 // in the worker (up to burst of them, each at most fastAttempt) rather than
@@ -116,13 +117,17 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 		s = &companyShare{}
 		c.byKey[key] = s
 	}
-	fast := len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt
+	// Fast: its attempts have been quick and none running has outlasted
+	// fastAttempt. Its oldest running attempt alone would call a company
+	// whose attempts hang fast again whenever they have all ended, and let
+	// its next batch take half the workers until they hung too.
+	fast := s.typical < fastAttempt && (len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt)
 	if s.running >= c.limit && (!fast || s.running >= c.burst) {
 		wait := min(max(s.typical, minShareSnooze), maxShareSnooze)
 		if c.jitter {
 			wait += rand.N(wait / 4)
 		}
-		if !mayWait || !fast || s.typical >= fastAttempt || s.waiting >= c.burst {
+		if !mayWait || !fast || s.waiting >= c.burst {
 			return false, wait, nil
 		}
 		if s.freed == nil {

@@ -131,3 +131,40 @@ func (c *companyShares) acquire(key string, now time.Time) (bool, time.Duration)
 	ok, wait, _ := c.take(key, now, false)
 	return ok, wait
 }
+
+// A company whose attempts have been slow (a receiver that hangs until the
+// timeout) is held to its share even when none of its attempts is running:
+// its next attempts are no faster for having just begun. Two such
+// companies bursting to half the workers each took them all, and every
+// other company's deliveries waited for a slot and were deferred.
+func TestCompanySharesNoBurstAfterSlowAttempts(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(10, 100, false) // share 10, burst 50
+	now := time.Now()
+	for _, hanging := range []string{"a/production", "b/production"} {
+		// Its last attempts ran to the sender's timeout and ended.
+		for range 10 {
+			if ok, _ := c.acquire(hanging, now); !ok {
+				t.Fatalf("%s refused within its share", hanging)
+			}
+		}
+		for range 10 {
+			c.release(hanging, now, 15*time.Second)
+		}
+		// A new backlog arrives at once (River starts a fetched batch
+		// together): it takes its share, not half the workers.
+		later := now.Add(15 * time.Second)
+		taken := 0
+		for range 50 {
+			if ok, _ := c.acquire(hanging, later); ok {
+				taken++
+			}
+		}
+		if taken != 10 {
+			t.Errorf("%s, whose attempts take 15 s, took %d places at once; its share is 10", hanging, taken)
+		}
+	}
+	if ok, _ := c.acquire("c/production", now.Add(15*time.Second)); !ok {
+		t.Fatal("another company refused")
+	}
+}
