@@ -15,6 +15,7 @@ import (
 // that is not; a hop that cannot be read stops the walk at the last proxy
 // read. Nothing else in the header is believed, so a client cannot choose
 // its own address. The address is invalid when the peer's is unreadable.
+// Limits count by its Network.
 func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	peer := Parse(r.RemoteAddr)
 	if !isTrusted(peer, trusted) {
@@ -32,6 +33,21 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 		peer = a
 	}
 	return peer
+}
+
+// Network is what a client at a is limited by: an IPv4 address itself, an
+// IPv6 address's /64. A subscriber is given a whole /64 (a host picks its
+// own addresses in it), so limited by its address one client could take
+// 2^64 allowances, and fill the bounded tables the limits are kept in.
+func Network(a netip.Addr) netip.Addr {
+	if !a.Is6() {
+		return a
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return a
+	}
+	return p.Addr()
 }
 
 func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {

@@ -7,11 +7,13 @@ import (
 	"strings"
 )
 
-// clientAddress is the address a request comes from, behind the trusted
-// proxies (forwarded.ClientAddr), or the raw peer when it is unreadable.
+// clientAddress is what the per-address limits count a request by: the
+// network of the address it comes from, behind the trusted proxies
+// (forwarded.ClientAddr, forwarded.Network: an IPv6 client's /64), or the
+// raw peer when it is unreadable.
 func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 	if a := forwarded.ClientAddr(r, trusted); a.IsValid() {
-		return a.String()
+		return forwarded.Network(a).String()
 	}
 	return r.RemoteAddr
 }

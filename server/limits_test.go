@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -225,6 +226,34 @@ func TestUnauthenticatedRequestsLimitedPerAddress(t *testing.T) {
 	get(t, http.DefaultClient, direct.URL+"/external_api/v1/orders/o1", "", "198.51.100.1")
 	if status, _, _ := get(t, http.DefaultClient, direct.URL+"/external_api/v1/orders/o1", "", "198.51.100.2"); status != http.StatusTooManyRequests {
 		t.Fatalf("a forged X-Forwarded-For escaped the limit: %d", status)
+	}
+}
+
+// An IPv6 client is limited by its /64, the network a single subscriber
+// is given: by the whole address, one host stepping through its network
+// had every token it tried looked up, ten a second from each of 2^64
+// addresses.
+func TestUnauthenticatedRequestsLimitedPerIPv6Network(t *testing.T) {
+	t.Parallel()
+	tokens := &countingTokens{}
+	loopback := netip.MustParsePrefix("127.0.0.0/8")
+	srv := limitedServer(t, server.Services{Tokens: tokens}, server.Config{UnauthenticatedRateLimit: 3, TrustedProxies: []netip.Prefix{loopback}})
+	url := srv.URL + "/external_api/v1/orders/o1"
+	startOfNextSecond()
+	var statuses []int
+	for i := range 6 {
+		status, _, _ := get(t, http.DefaultClient, url, "Bearer sandbox_wrong_"+strconv.Itoa(i), "2001:db8:1:2::"+strconv.Itoa(i+1))
+		statuses = append(statuses, status)
+	}
+	if !slices.Equal(statuses, []int{401, 401, 401, 429, 429, 429}) {
+		t.Fatalf("six addresses of one /64 at 3 a second: %v", statuses)
+	}
+	// Three within the limit, a fourth used it up; after that, none.
+	if n := tokens.lookups.Load(); n != 4 {
+		t.Fatalf("%d token lookups", n)
+	}
+	if status, _, body := get(t, http.DefaultClient, url, "Bearer sandbox_fake", "2001:db8:1:3::1"); status != http.StatusNotFound {
+		t.Fatalf("another /64 with a good token: %d %s", status, body)
 	}
 }
 

@@ -16,7 +16,8 @@ func (h *Handler) clientAddr(r *http.Request) netip.Addr {
 	return forwarded.ClientAddr(r, h.d.TrustedProxies)
 }
 
-// postLimits keeps a token bucket per client address for the pages' POSTs.
+// postLimits keeps a token bucket per client (an IPv4 address, an IPv6 /64)
+// for the pages' POSTs.
 // Buckets idle for ten minutes are dropped, and the map is bounded: when it
 // is full, new addresses share one overflow bucket rather than grow it.
 type postLimits struct {
@@ -42,8 +43,10 @@ func newPostLimiter(perMinute int) *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(float64(perMinute)/60), max(1, perMinute))
 }
 
-// allow takes a token for addr, or tells how long to wait for one.
+// allow takes a token for the client at addr (its forwarded.Network), or
+// tells how long to wait for one.
 func (l *postLimits) allow(addr netip.Addr) (time.Duration, bool) {
+	addr = forwarded.Network(addr)
 	now := time.Now()
 	l.mu.Lock()
 	if now.Sub(l.swept) > time.Minute {

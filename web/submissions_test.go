@@ -79,6 +79,34 @@ func TestPostLimitsPerClient(t *testing.T) {
 	}
 }
 
+// An IPv6 client is limited by its /64, the network a single subscriber
+// is given: by the whole address, one host stepping through its network
+// posted without limit, and, past maxPostBuckets addresses, every new
+// payer of every company shared the overflow bucket it then drained.
+func TestPostLimitsPerIPv6Network(t *testing.T) {
+	t.Parallel()
+	l := newPostLimits(2)
+	refused := 0
+	for i := range 10 {
+		host := netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2, 15: byte(i + 1)})
+		if _, ok := l.allow(host); !ok {
+			refused++
+		}
+	}
+	if refused != 8 {
+		t.Fatalf("10 posts from 10 addresses of one /64 at 2 a minute: %d refused", refused)
+	}
+	if n := len(l.buckets); n != 1 {
+		t.Fatalf("one /64 took %d buckets", n)
+	}
+	if _, ok := l.allow(netip.MustParseAddr("2001:db8:1:3::1")); !ok {
+		t.Fatal("another /64 shares the first one's bucket")
+	}
+	if _, ok := l.allow(netip.MustParseAddr("203.0.113.1")); !ok {
+		t.Fatal("an IPv4 client shares an IPv6 network's bucket")
+	}
+}
+
 func TestDoubleCardSubmitChargesOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
