@@ -396,3 +396,63 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 		})
 	}
 }
+
+// A page of bills filtered by payment date reads and sorts the whole range
+// whatever its offset, so its first page takes its company's turn as a deep
+// page does: where it passed at once, one company's wide paid_at ranges
+// filled the gate ahead of every other company's reads. Its first page
+// filtered by due date (read in order, LIMIT stops early) takes none.
+func TestReadGateAdmitsPaidRangePagesByTurns(t *testing.T) {
+	t.Parallel()
+	busy := parcela.Auth{CompanyID: "busy", Environment: parcela.Production}
+	owner := busy.CompanyID + "/" + string(busy.Environment)
+	from, to := time.Date(2000, 1, 1, 0, 0, 0, 0, parcela.SaoPaulo), time.Date(2030, 1, 1, 0, 0, 0, 0, parcela.SaoPaulo)
+	first := parcela.Page{Page: 1, PerPage: 100}
+	for name, gate := range map[string]*readGate{"sqlite": newReadGate(4), "postgres": newPageGate(4)} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := gateSetup(t, 4)
+			r.gate = gate
+			ctx := context.Background()
+			// The company's turns are all taken by its deep pages.
+			var held []*gatedRows
+			for range gate.perOwner() {
+				rows, err := r.pagesOf(busy, parcela.Page{Page: deepPageRows/100 + 1, PerPage: 100}).query(ctx, `SELECT 1`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				held = append(held, rows)
+			}
+			paid := make(chan error, 1)
+			go func() {
+				rows, err := r.billPagesOf(busy, parcela.BillFilter{Page: first, PaidFrom: &from, PaidTo: &to}).query(ctx, `SELECT 1`)
+				if err == nil {
+					rows.Close()
+				}
+				paid <- err
+			}()
+			for waiting := 0; waiting != len(held)+1; {
+				select {
+				case err := <-paid:
+					t.Fatalf("the first page of a paid_at range passed without its company's turn (%v)", err)
+				case <-time.After(time.Millisecond):
+				}
+				gate.turnsMu.Lock()
+				if turn := gate.turns[owner]; turn != nil {
+					waiting = turn.users
+				}
+				gate.turnsMu.Unlock()
+			}
+			due := r.billPagesOf(busy, parcela.BillFilter{Page: first, DueFrom: &from, DueTo: &to})
+			if due.owner != "" {
+				t.Fatal("the first page of a due date range takes a turn")
+			}
+			for _, rows := range held {
+				rows.Close()
+			}
+			if err := <-paid; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -112,6 +112,16 @@ func (r runner) pagesOf(a parcela.Auth, p parcela.Page) runner {
 	return r
 }
 
+// byTurns is r for statements that read pages of a's rows whose cost is
+// not their offset but their filter's whole range (rows read by one index
+// and sorted by another): however shallow, they wait for a's turn as deep
+// pages do.
+func (r runner) byTurns(a parcela.Auth) runner {
+	r.page = true
+	r.owner = a.CompanyID + "/" + string(a.Environment)
+	return r
+}
+
 // deepPageRows is the offset from which a page waits for its company's
 // turn. A page's cost grows with its offset (SQLite: 4 to 8 ms for the
 // first page of 100 bills at a million, 23 ms at offset 5,000), so up to
