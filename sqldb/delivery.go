@@ -218,6 +218,11 @@ func scanAttempt(row rowScanner) (deliveryAttempt, error) {
 }
 
 func (db *DB) attachAttempts(ctx context.Context, ds []*parcela.Delivery) error {
+	return attachAttempts(ctx, db.reader, ds)
+}
+
+// attachAttempts reads ds's attempts through r.
+func attachAttempts(ctx context.Context, r runner, ds []*parcela.Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -227,7 +232,7 @@ func (db *DB) attachAttempts(ctx context.Context, ds []*parcela.Delivery) error 
 		byID[d.ID] = d
 		args = append(args, d.ID)
 	}
-	attempts, err := collect(ctx, db.reader, scanAttempt, `SELECT delivery_id, attempted_at, response_status, duration_ms, error, response_body
+	attempts, err := collect(ctx, r, scanAttempt, `SELECT delivery_id, attempted_at, response_status, duration_ms, error, response_body
 		FROM webhook_attempts WHERE delivery_id IN (`+placeholders(len(args))+`) ORDER BY attempted_at, id`, args...)
 	for _, a := range attempts {
 		if d := byID[a.deliveryID]; d != nil {
@@ -240,18 +245,30 @@ func (db *DB) attachAttempts(ctx context.Context, ds []*parcela.Delivery) error 
 // Deliveries lists the caller's deliveries, newest first, optionally of one
 // of its webhooks, deleted ones included (their log is kept); a webhook id
 // that was never the caller's is not found.
+//
+// Its count reads the company's whole delivery log (or its webhook's),
+// which every event lengthens, whatever the page: the count, the page and
+// its attempts are read in one session that takes the company's turn at
+// the gate (byTurns). Counted before the gate (ungated on PostgreSQL), a
+// company with a long log sending listings at once held a pool connection
+// with each count, and every company's reads waited for one.
 func (db *DB) Deliveries(ctx context.Context, a parcela.Auth, webhookID string, p parcela.Page) ([]*parcela.Delivery, int, error) {
+	r, done, err := db.reader.byTurns(a).session(ctx)
+	if err != nil {
+		return nil, 0, failed("list deliveries", err)
+	}
+	defer done()
 	cond, args := `d.company_id = ? AND d.environment = ?`, []any{a.CompanyID, string(a.Environment)}
 	var total int
 	if webhookID == "" {
-		if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond, args...).Scan(&total); err != nil {
+		if err := r.queryRow(ctx, `SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond, args...).Scan(&total); err != nil {
 			return nil, 0, failed("count deliveries", err)
 		}
 	} else {
 		cond += ` AND d.webhook_id = ?`
 		args = append(args, webhookID)
 		var known bool
-		err := db.reader.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND company_id = ? AND environment = ?),
+		err := r.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND company_id = ? AND environment = ?),
 			(SELECT COUNT(*) FROM webhook_deliveries d WHERE `+cond+`)`, append([]any{webhookID, a.CompanyID, string(a.Environment)}, args...)...).Scan(&known, &total)
 		if err == nil && !known {
 			err = parcela.NotFound("webhook")
@@ -260,10 +277,10 @@ func (db *DB) Deliveries(ctx context.Context, a parcela.Auth, webhookID string, 
 			return nil, 0, failed("count deliveries", err)
 		}
 	}
-	out, err := collect(ctx, db.reader.pagesOf(a, p), scanDelivery, deliverySelect+` WHERE `+cond+` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`,
+	out, err := collect(ctx, r, scanDelivery, deliverySelect+` WHERE `+cond+` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`,
 		append(args, p.PerPage, (p.Page-1)*p.PerPage)...)
 	if err == nil {
-		err = db.attachAttempts(ctx, out)
+		err = attachAttempts(ctx, r, out)
 	}
 	return out, total, failed("list deliveries", err)
 }

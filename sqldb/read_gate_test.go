@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -455,4 +458,80 @@ func TestReadGateAdmitsPaidRangePagesByTurns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordingQuerier records the statements run through it.
+type recordingQuerier struct {
+	querier
+	mu  sync.Mutex
+	ran []string
+}
+
+func (q *recordingQuerier) QueryContext(ctx context.Context, s string, args ...any) (*sql.Rows, error) {
+	q.mu.Lock()
+	q.ran = append(q.ran, s)
+	q.mu.Unlock()
+	return q.querier.QueryContext(ctx, s, args...)
+}
+
+func (q *recordingQuerier) statements() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.ran)
+}
+
+// A listing of deliveries counts the company's whole delivery log (or its
+// webhook's), which every event lengthens, so its count is read within
+// the page's place at the gate and its company's turn. It was read before,
+// ungated on PostgreSQL: a company with a long log sending listings at once
+// held a pool connection with each count, as many as its rate limit let
+// through, and every company's reads waited for a connection.
+func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
+	t.Parallel()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "deliveries.db"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingQuerier{querier: db.reader.q}
+	db.reader.q, db.reader.gate = rec, newPageGate(1) // PostgreSQL's gate, one page wide
+	ctx := context.Background()
+	held, err := db.reader.heavy().query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := parcela.Auth{CompanyID: "busy", Environment: parcela.Production}
+	for _, webhookID := range []string{"", "5f0c6c9e-6f55-4b8e-9a43-0d4c4c2d7f10"} {
+		rec.mu.Lock()
+		rec.ran = nil
+		rec.mu.Unlock()
+		got := make(chan error, 1)
+		go func() {
+			_, _, err := db.Deliveries(ctx, busy, webhookID, parcela.Page{Page: 1, PerPage: 100})
+			got <- err
+		}()
+		waitForWaiter(t, db.reader.gate)
+		for _, s := range rec.statements() {
+			if strings.Contains(s, "webhook_deliveries") {
+				t.Fatalf("deliveries of webhook %q counted outside the gate, while it was full:\n%s", webhookID, s)
+			}
+		}
+		db.reader.gate.turnsMu.Lock()
+		turn := db.reader.gate.turns[busy.CompanyID+"/"+string(busy.Environment)]
+		db.reader.gate.turnsMu.Unlock()
+		if turn == nil {
+			t.Fatalf("deliveries of webhook %q listed without the company's turn", webhookID)
+		}
+		held.Close()
+		if err := <-got; err != nil && (webhookID == "" || parcela.ErrorCode(err) != parcela.ENOTFOUND) {
+			t.Fatal(err)
+		}
+		if held, err = db.reader.heavy().query(ctx, `SELECT 1`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held.Close()
 }
