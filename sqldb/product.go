@@ -80,13 +80,21 @@ func (db *DB) Product(ctx context.Context, a parcela.Auth, id string) (*parcela.
 	return p, failed("read product", notFound(err, "product"))
 }
 
-// Products lists the caller's products, newest first.
+// Products lists the caller's products, newest first. The count is read
+// in the page's session, as the offers' is: read before the gate (ungated
+// on PostgreSQL), a company's listings at once each held a pool connection
+// counting its catalog.
 func (db *DB) Products(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*parcela.Product, int, error) {
+	r, done, err := db.reader.pagesOf(a, p).session(ctx)
+	if err != nil {
+		return nil, 0, failed("list products", err)
+	}
+	defer done()
 	var total int
-	if err := db.reader.queryRow(ctx, `SELECT COUNT(*) FROM products WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
+	if err := r.queryRow(ctx, `SELECT COUNT(*) FROM products WHERE company_id = ? AND environment = ?`, a.CompanyID, string(a.Environment)).Scan(&total); err != nil {
 		return nil, 0, failed("count products", err)
 	}
-	out, err := collect(ctx, db.reader.pagesOf(a, p), scanProduct, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
+	out, err := collect(ctx, r, scanProduct, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
 		a.CompanyID, string(a.Environment), p.PerPage, (p.Page-1)*p.PerPage)
 	return out, total, failed("list products", err)
 }

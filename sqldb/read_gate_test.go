@@ -535,3 +535,41 @@ func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
 	}
 	held.Close()
 }
+
+// A listing of products counts them within its page's place at the gate,
+// as the offers' does: counted before the gate (ungated on PostgreSQL), a
+// company's listings at once held a pool connection with each count of its
+// catalog, which nothing bounds but its rate limit.
+func TestProductListingCountsWithinTheGate(t *testing.T) {
+	t.Parallel()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "products.db"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingQuerier{querier: db.reader.q}
+	db.reader.q, db.reader.gate = rec, newPageGate(1) // PostgreSQL's gate, one page wide
+	ctx := context.Background()
+	held, err := db.reader.heavy().query(ctx, `SELECT 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, _, err := db.Products(ctx, parcela.Auth{CompanyID: "busy", Environment: parcela.Production}, parcela.Page{Page: 1, PerPage: 100})
+		got <- err
+	}()
+	waitForWaiter(t, db.reader.gate)
+	for _, s := range rec.statements() {
+		if strings.Contains(s, "FROM products") {
+			t.Fatalf("products counted outside the gate, while it was full:\n%s", s)
+		}
+	}
+	held.Close()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+}
