@@ -40,7 +40,9 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 // own addresses in it), so limited by its address one client could take
 // 2^64 allowances, and fill the bounded tables the limits are kept in.
 func Network(a netip.Addr) netip.Addr {
-	if !a.Is6() {
+	// Unmapped first: ::ffff:192.0.2.1 is an IPv4 client, whose /64 would
+	// be every IPv4 client's.
+	if a = a.Unmap(); !a.Is6() {
 		return a
 	}
 	p, err := a.Prefix(64)

@@ -38,3 +38,21 @@ func TestClientAddr(t *testing.T) {
 		})
 	}
 }
+
+// A client is limited by its IPv4 address, or its IPv6 address's /64; an
+// IPv4 address mapped into IPv6 is an IPv4 client, not one of the ::/64
+// every mapped address shares.
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"203.0.113.9":              "203.0.113.9",
+		"::ffff:203.0.113.9":       "203.0.113.9",
+		"2001:db8:1:2:aaaa::1":     "2001:db8:1:2::",
+		"2001:db8:1:2:ffff:ffff::": "2001:db8:1:2::",
+		"::1":                      "::",
+	} {
+		if got := Network(netip.MustParseAddr(in)).String(); got != want {
+			t.Errorf("Network(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
