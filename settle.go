@@ -172,6 +172,14 @@ func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.
 	return m.advance(o, b)
 }
 
+// PixNoticeGrace is how long after its expires_at an unpaid Pix waits for
+// the bank's notice before the expiry sweep expires it: a Pix paid in its
+// last second is notified after it, and a notice that found it expired
+// was refused, the payer's money in no record. A boleto's expires_at
+// already holds its grace (BoletoExpiry). Paid at or after expires_at is
+// still refused (settlesAt), whenever the notice comes.
+const PixNoticeGrace = time.Hour
+
 // settlesAt tells whether money paid at t can settle p: a Pix or boleto
 // only before its expires_at (the bank takes nothing for it from then,
 // whether or not the expiry sweep has moved it yet); a card attempt is

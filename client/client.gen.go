@@ -1397,7 +1397,7 @@ type PaymentBill struct {
 	CardLastDigits *string   `json:"card_last_digits"`
 	CreatedAt      time.Time `json:"created_at"`
 
-	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly. A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December).
+	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December).
 	ExpiresAt time.Time `json:"expires_at"`
 	Id        string    `json:"id"`
 
@@ -1599,7 +1599,7 @@ type PaymentOrder struct {
 	CardLastDigits *string   `json:"card_last_digits"`
 	CreatedAt      time.Time `json:"created_at"`
 
-	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly. A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December).
+	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December).
 	ExpiresAt time.Time `json:"expires_at"`
 	Id        string    `json:"id"`
 

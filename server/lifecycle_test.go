@@ -219,6 +219,35 @@ func TestLifecycleUpfront(t *testing.T) {
 	}
 }
 
+// A Pix paid in its last seconds whose bank notice comes after its
+// expires_at pays its bill, though the expiry sweep ran meanwhile, where
+// the sweep had expired it and the notice was refused (409), the payer's
+// money in no record and the order canceled. A notice of money paid once
+// it expired is still refused.
+func TestPixNoticeAfterItsExpiry(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t)
+		pix := openPayment(t, b.bill(t, billIDs(charged)[0]))
+		expires, err := time.Parse(time.RFC3339Nano, pix["expires_at"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Set(expires.Add(time.Second))
+		b.sweep(t)
+		late := func(d time.Duration) map[string]any {
+			return map[string]any{"paid_at": expires.Add(d).Format(time.RFC3339Nano)}
+		}
+		b.call("POST", "/external_api/v1/sandbox/payments/"+pix["id"].(string)+"/pay", late(0)).want(t, 422)
+		got := b.call("POST", "/external_api/v1/sandbox/payments/"+pix["id"].(string)+"/pay", late(-2*time.Second)).want(t, 200).JSON(t)
+		if got["status"] != "paid" || got["billing"].(map[string]any)["status"] != "active" {
+			t.Fatalf("a Pix paid before its expiry, notified after: bill %v, billing %v", got["status"], got["billing"].(map[string]any)["status"])
+		}
+	})
+}
+
 func TestDownPaymentExpires(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -230,7 +259,13 @@ func TestDownPaymentExpires(t *testing.T) {
 		if o := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t); o["status"] != "in_progress" {
 			t.Fatalf("expired early: %v", o["status"])
 		}
-		b.at(t, "2026-11-24 15:31")
+		// Its Pix waits an hour for the bank's notice of a payment made in
+		// its last seconds, then expires with the order.
+		b.at(t, "2026-11-24 16:29")
+		if o := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t); o["status"] != "in_progress" {
+			t.Fatalf("expired within the notice grace: %v", o["status"])
+		}
+		b.at(t, "2026-11-24 16:31")
 		o := b.call("GET", "/external_api/v1/orders/"+oid, nil).want(t, 200).JSON(t)
 		billing := o["billings"].([]any)[0].(map[string]any)
 		if o["status"] != "canceled" || o["cancelation_reason"] != "expired" || billing["status"] != "canceled" || billing["cancelation_reason"] != "down_payment_not_paid" {

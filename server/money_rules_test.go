@@ -84,7 +84,7 @@ func TestBoletoDownPaymentPayableThroughItsDay(t *testing.T) {
 			return b.call("GET", "/external_api/v1/orders/"+id, nil).want(t, 200).JSON(t)["status"].(string)
 		}
 
-		b.at(t, "2026-11-28 15:31")
+		b.at(t, "2026-11-28 16:31") // past the Pix's notice grace
 		if status(pix) != "canceled" || status(paid) != "in_progress" || status(late) != "in_progress" {
 			t.Fatalf("Saturday after the due instant: pix %s, boletos %s %s", status(pix), status(paid), status(late))
 		}

@@ -58,15 +58,16 @@ func scanDueRow(row rowScanner) (parcela.DueRow, error) {
 	return r, err
 }
 
-// ExpiredPayments selects unpaid payments whose expiry has come.
+// ExpiredPayments selects unpaid payments whose expiry has come: a Pix's
+// once the bank's notice grace has passed too (parcela.PixNoticeGrace).
 func (db *DB) ExpiredPayments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
 	now := ms64(d.Now)
 	company, scoped := scope("p", d)
 	out, err := collect(ctx, db.reader, scanDueRow, `SELECT p.id, p.company_id, p.environment, p.bill_id, COALESCE(f.failures, 0)
 		FROM payments p`+failuresOf("p.id")+`
-		WHERE p.status = 'unpaid'`+company+` AND p.expires_at <= ?`+retryDue+`
+		WHERE p.status = 'unpaid'`+company+` AND p.expires_at <= ? AND (p.payment_method <> 'pix' OR p.expires_at <= ?)`+retryDue+`
 		ORDER BY p.expires_at LIMIT ?`,
-		args(parcela.SweepExpirePayments, scoped, now, now, d.Limit)...)
+		args(parcela.SweepExpirePayments, scoped, now, ms64(d.Now.Add(-parcela.PixNoticeGrace)), now, d.Limit)...)
 	return out, failed("select expired payments", err)
 }
 
