@@ -87,6 +87,14 @@ func TestBuildOffer(t *testing.T) {
 		{"floor reachable by the allowed installments", map[string]any{"min_installment_amount_cents": 11000, "max_installments": 11}, "", ""},
 		{"no plan reaches the floor", map[string]any{"min_installment_amount_cents": 200000},
 			"payment_configurations[1].max_installments", "too_large"},
+		// At what a boleto carries, 10% down at 4.99% a month leaves a
+		// single installment of about 10.07 billion cents: fewer
+		// installments cannot help, only a larger down payment.
+		{"a 2-installment plan above what a boleto carries", map[string]any{"offer.amount_cents": MaxAmountCents, "down_payment_value": json.Number("0.1"),
+			"interest_rate": json.Number("0.0499"), "registration_fee": json.Number("0"), "max_installments": 24},
+			"payment_configurations[1].down_payment_value", "too_small"},
+		{"the same with a larger down payment", map[string]any{"offer.amount_cents": MaxAmountCents, "down_payment_value": json.Number("0.2"),
+			"interest_rate": json.Number("0.0499"), "registration_fee": json.Number("0"), "max_installments": 24}, "", ""},
 		{"a 0-cent first bill", map[string]any{"down_payment_type": "absolute", "down_payment_value": json.Number("0"), "registration_fee": json.Number("0")},
 			"payment_configurations[1].down_payment_value", "too_small"},
 		{"no down payment but a fee", map[string]any{"down_payment_type": "absolute", "down_payment_value": json.Number("0")}, "", ""},

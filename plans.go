@@ -54,25 +54,34 @@ func checkPlans(v *Validation, at string, pc *PaymentConfiguration, amount int64
 	longest := int64(pc.ExpiresIn/24) + 1 + maxFirstPeriodDaysAfterD
 	floor := pc.MinInstallmentCents
 	factors := []decimal.Decimal{prorataFactor(pc.InterestRate.Decimal(), minFirstPeriodDays), prorataFactor(pc.InterestRate.Decimal(), longest)}
-	allowed := 1 // the most installments such that every smaller number is fine too
+	allowed := 1         // the most installments such that every smaller number is fine too
+	aboveBoleto := false // a bill of the first plan refused is more than a boleto carries
 	for n := 2; n <= pc.MaxInstallments; n++ {
 		ok := true
 		for _, factor := range factors {
 			amounts, err := priceTableCarried(principal, pc.InterestRate, n-1, factor)
 			if err != nil {
-				ok = false
+				ok, aboveBoleto = false, true // past int64: above any boleto
 				break
 			}
 			for _, p := range amounts.parts {
-				if bill := p.AmortizationCents + p.InterestCents; bill < max(floor, 1) || bill > MaxAmountCents {
+				bill := p.AmortizationCents + p.InterestCents
+				if bill < max(floor, 1) || bill > MaxAmountCents {
 					ok = false
 				}
+				aboveBoleto = aboveBoleto || bill > MaxAmountCents
 			}
 		}
 		if !ok {
 			break
 		}
 		allowed = n
+	}
+	if allowed < 2 && aboveBoleto {
+		// The fewest installments make the largest bills: no number of
+		// them up to max_installments helps, only less credit or interest.
+		v.Add(at+"down_payment_value", "too_small", fmt.Sprintf("leaves a 2-installment plan an installment above %d cents, more than a boleto or Pix code can carry: raise the down payment or lower the interest rate", int64(MaxAmountCents)))
+		return
 	}
 	if allowed < pc.MaxInstallments {
 		msg := fmt.Sprintf("allows plans with installments below the minimum of %d cents (or above %d); at most %d installments keep every bill within them",

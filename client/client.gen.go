@@ -1528,7 +1528,9 @@ type PaymentConfigurationRequest struct {
 	// DownPaymentValue Financed only, required. `percentage`: a fraction below 1 with at
 	// most 6 decimal places, at least the company's minimum down payment
 	// rate. `absolute`: whole cents, at least the company's minimum down
-	// payment cents and below the offer amount.
+	// payment cents and below the offer amount. A down payment that
+	// leaves a 2-installment plan an installment above 9999999999 cents
+	// (what a boleto or Pix code carries) is 422 `too_small` here.
 	//
 	//
 	// Example: 0.2
