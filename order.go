@@ -116,7 +116,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		}
 		o.Email = e
 	}
-	if p := str("order.phone", in.Phone, 25); p != "" {
+	if p := str("order.phone", in.Phone, 20); p != "" {
 		digits, msg := ParsePhone(p)
 		if msg != "" {
 			v.Add("order.phone", "invalid", msg)
