@@ -65,8 +65,10 @@ func ParsePhone(s string) (string, string) {
 }
 
 // validEmail reports whether e is a bare address (no display name) whose
-// domain is a host name: labels of letters, digits and inner hyphens (so no
-// "_"), and a top-level domain of at least two letters.
+// mailbox name is at most 64 bytes (RFC 5321: no server need deliver to a
+// longer one) and whose domain is a host name: labels of letters, digits
+// and inner hyphens (so no "_"), and a top-level domain of at least two
+// letters.
 func validEmail(e string) bool {
 	if len(e) > 254 || !ValidText(e, SingleLine) {
 		return false
@@ -75,7 +77,11 @@ func validEmail(e string) bool {
 	if err != nil || a.Address != e {
 		return false
 	}
-	labels := strings.Split(e[strings.LastIndex(e, "@")+1:], ".")
+	at := strings.LastIndex(e, "@")
+	if at > 64 {
+		return false
+	}
+	labels := strings.Split(e[at+1:], ".")
 	if len(labels) < 2 {
 		return false
 	}

@@ -1,6 +1,9 @@
 package parcela
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParsePhone(t *testing.T) {
 	t.Parallel()
@@ -70,6 +73,10 @@ func TestValidEmail(t *testing.T) {
 		{"maria", false},
 		{"@example.com", false},
 		{"maria@[127.0.0.1]", false},
+		{strings.Repeat("a", 64) + "@example.com", true},  // the most a mailbox's name may be (RFC 5321)
+		{strings.Repeat("a", 65) + "@example.com", false}, // no server delivers to it
+		{strings.Repeat("ã", 32) + "@example.com", true},  // 64 bytes of UTF-8
+		{strings.Repeat("ã", 33) + "@example.com", false},
 	}
 	for _, tt := range tests {
 		if got := validEmail(tt.in); got != tt.want {

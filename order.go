@@ -112,7 +112,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	}
 	if e := str("order.email", in.Email, 254); e != "" {
 		if !validEmail(e) {
-			v.Add("order.email", "invalid", "must be an email address like name@example.com, with a top-level domain of two letters or more")
+			v.Add("order.email", "invalid", "must be an email address like name@example.com, with at most 64 bytes before the @ and a top-level domain of two letters or more")
 		}
 		o.Email = e
 	}

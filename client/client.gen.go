@@ -1334,8 +1334,10 @@ type OrderInput struct {
 	// Example: 529.982.247-25
 	CustomerDocument string `json:"customer_document"`
 	CustomerName     string `json:"customer_name"`
-	Email            string `json:"email"`
-	OfferId          string `json:"offer_id"`
+
+	// Email A mailbox name of at most 64 bytes (RFC 5321), `@`, and a host name whose top-level domain has two letters or more.
+	Email   string `json:"email"`
+	OfferId string `json:"offer_id"`
 
 	// Phone 10 or 11 digits (area code included); punctuation is stripped.
 	//
