@@ -92,9 +92,12 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		v.Add("entity", "not_allowed", "cannot be changed; create another webhook")
 	}
 	if req.Name != nil {
-		if w.Name = strings.TrimSpace(*req.Name); w.Name == "" || TooLong(w.Name, 255) {
-			v.Add("name", "invalid", "must be 1 to 255 characters")
-		} else {
+		switch w.Name = strings.TrimSpace(*req.Name); {
+		case w.Name == "":
+			v.Add("name", "required", "must not be empty")
+		case TooLong(w.Name, 255):
+			v.Add("name", "too_long", "must be at most 255 characters")
+		default:
 			checkText(&v, "name", w.Name, SingleLine)
 		}
 	}

@@ -33,9 +33,10 @@ func TestWebhookApplyCreate(t *testing.T) {
 		{"no verb", Sandbox, func(r *WebhookRequest) { r.Verb = nil }, []fault{{"verb", "required", "is required"}}},
 		{"enabled on create", Sandbox, func(r *WebhookRequest) { r.Enabled = pointerTo(true) }, []fault{{"enabled", "not_allowed", "set with PATCH"}}},
 
-		{"blank name", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo("  ") }, []fault{{"name", "invalid", "1 to 255 characters"}}},
+		{"blank name", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo("  ") }, []fault{{"name", "required", "must not be empty"}}},
 		{"name of 255", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo(strings.Repeat("n", 255)) }, nil},
-		{"name of 256", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo(strings.Repeat("n", 256)) }, []fault{{"name", "invalid", "1 to 255 characters"}}},
+		{"name of 256", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo(strings.Repeat("n", 256)) }, []fault{{"name", "too_long", "at most 255 characters"}}},
+		{"name of 255 accented letters", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo(strings.Repeat("ç", 255)) }, nil},
 		{"name with a line break", Sandbox, func(r *WebhookRequest) { r.Name = pointerTo("ERP\nX") }, []fault{{"name", "invalid", "control characters"}}},
 
 		{"http in the sandbox", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("http://127.0.0.1:8080/hook") }, nil},
@@ -174,7 +175,7 @@ func TestWebhookApplyPatch(t *testing.T) {
 			}
 		}},
 		{"every fault at once", WebhookRequest{Name: pointerTo(""), URL: pointerTo("x"), Entity: pointerTo("order"), Events: &[]string{}, Verb: pointerTo("get")}, []fault{
-			{"entity", "not_allowed", "cannot be changed"}, {"name", "invalid", "1 to 255"}, {"url", "invalid", "absolute http(s) URL"},
+			{"entity", "not_allowed", "cannot be changed"}, {"name", "required", "must not be empty"}, {"url", "invalid", "absolute http(s) URL"},
 			{"events", "too_small", "at least one event"}, {"verb", "invalid", "post, put or patch"}}, nil},
 	}
 	for _, tt := range tests {
