@@ -155,12 +155,25 @@ var (
 func checkInstant(v *Validation, field string, t *time.Time) {
 	switch {
 	case t == nil:
+	case !validOffset(*t):
+		v.Add(field, "invalid", offsetMessage)
 	case t.Before(earliestInstant):
 		v.Add(field, "too_small", "must not be before 2000-01-01T00:00:00-03:00")
 	case t.After(latestInstant):
 		v.Add(field, "too_large", "must not be after 9999-12-31T23:59:59.999-03:00")
 	}
 }
+
+// validOffset reports whether t, as a request sent it, has a UTC offset
+// RFC 3339 can write (-23:59 to +23:59). Go reads +24:00, and +23:60 as
+// +24:00, which the contract's date-time refuses: a typo read as another
+// instant.
+func validOffset(t time.Time) bool {
+	_, off := t.Zone()
+	return off > -24*3600 && off < 24*3600
+}
+
+const offsetMessage = "must have a UTC offset from -23:59 to +23:59 (RFC 3339)"
 
 // TooLong tells whether s has more than n characters: the API's lengths
 // count characters (code points), as JSON Schema's maxLength does, not the

@@ -194,6 +194,8 @@ func (p *Payment) settlesAt(t time.Time) bool {
 func checkSettlement(p *Payment, paidAt time.Time, amount int64, now time.Time) error {
 	var v Validation
 	switch {
+	case !validOffset(paidAt):
+		v.Add("paid_at", "invalid", offsetMessage)
 	case paidAt.Before(p.CreatedAt):
 		v.Add("paid_at", "invalid", "must not be before the payment was issued ("+p.CreatedAt.In(SaoPaulo).Format(time.RFC3339)+")")
 	case !p.settlesAt(paidAt):

@@ -478,7 +478,7 @@ func TestInstantsAtTheirLimits(t *testing.T) {
 		// says; São Paulo's midnight that day, in daylight saving, is an
 		// hour earlier, and was the bound.
 		for sent, code := range map[string]string{"9999-12-31T23:59:59.999999999-23:59": "too_large", "1900-01-01T00:00:00Z": "too_small",
-			"1999-12-31T23:59:59.999-03:00": "too_small"} {
+			"1999-12-31T23:59:59.999-03:00": "too_small", "2027-01-01T00:00:00+24:00": "invalid"} {
 			if got := fieldCodes(t, b.call("PATCH", bill, map[string]any{"bill": map[string]any{"disable_penalties_until": sent}})); got["bill.disable_penalties_until"] != code {
 				t.Fatalf("disable_penalties_until %s: %v", sent, got)
 			}

@@ -125,8 +125,10 @@ func TestSettlementMustMatch(t *testing.T) {
 			return b.call("POST", "/external_api/v1/sandbox/payments/"+p["id"].(string)+"/pay", body)
 		}
 		for name, body := range map[string]map[string]any{
-			"paid_at":           {"paid_at": "2026-11-21T15:29:59.999-03:00"}, // before the payment was issued
-			"paid_at ":          {"paid_at": "2026-11-21T15:30:01.000-03:00"}, // in the future
+			"paid_at":  {"paid_at": "2026-11-21T15:29:59.999-03:00"}, // before the payment was issued
+			"paid_at ": {"paid_at": "2026-11-21T15:30:01.000-03:00"}, // in the future
+			// The instant it was issued, at an offset RFC 3339 has not.
+			"paid_at  ":         {"paid_at": "2026-11-22T18:30:00.000+24:00"},
 			"paid_amount_cents": {"paid_amount_cents": 0},
 			// The most one boleto or Pix can carry, plus a cent.
 			"paid_amount_cents ": {"paid_amount_cents": int64(parcela.MaxAmountCents) + 1},
