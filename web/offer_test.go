@@ -280,6 +280,30 @@ func TestBuyErrorsKeepValues(t *testing.T) {
 	}
 }
 
+// A due day out of the list (a form posted by hand) is said beside the due
+// day, its configuration shown with the default day, where the financed
+// choice vanished (no plan has a due day 0) under a summary that pointed
+// at no field.
+func TestBuyDueDayOutOfTheList(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, day := range []string{"0", "-5", "32"} {
+		page := b.get(t, b.offerPath())
+		res := b.post(t, b.offerPath(), buyForm(t, page.body, testFinanced+":pix", url.Values{"due_day." + testFinanced: {day}}))
+		if res.status != http.StatusUnprocessableEntity {
+			t.Fatalf("due day %s: status %d", day, res.status)
+		}
+		for _, want := range []string{"Escolha um dia de vencimento entre 1 e 31.", `value="` + testFinanced + `:pix" checked`} {
+			if !strings.Contains(res.body, want) {
+				t.Errorf("due day %s: page lacks %q", day, want)
+			}
+		}
+	}
+	if len(b.store.orderList()) != 0 {
+		t.Fatal("an order was created")
+	}
+}
+
 // A state missing or not in the list is said beside the state's list, as
 // every other field's error is, not as a general failure.
 func TestBuyStateErrorBesideTheState(t *testing.T) {

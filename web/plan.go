@@ -168,6 +168,11 @@ func (g *optionGroup) financed(order *parcela.Order, c *parcela.Company, f offer
 	}
 	g.PlanURL = planURL
 	g.DueDay = atoiOr(f.DueDay[pc.ID], defaultDueDay)
+	if g.DueDay < 1 || g.DueDay > 31 {
+		// Not a day of the list (a form posted by hand): no plan falls due
+		// on it, and the group would vanish with the error beside it.
+		g.DueDay = defaultDueDay
+	}
 	method := ""
 	if id, m := splitOption(f.Option); id == pc.ID && slices.Contains(pc.AllowedDownPaymentMethods, m) {
 		method = m
