@@ -168,8 +168,9 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 		h.renderCheckout(w, r, http.StatusForbidden, b, offer, code, "", form, "Por segurança, digite os dados do cartão de novo.")
 		return
 	}
-	month, _ := strconv.Atoi(form.Month)
-	year, _ := strconv.Atoi(form.Year)
+	// A year not chosen is no year: as 0 the domain would read it as 2000
+	// (a two-digit 00) and call the card expired.
+	month, year := atoiOr(form.Month, 0), atoiOr(form.Year, -1)
 	installments, _ := strconv.Atoi(form.Installments)
 	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
 		CVV: r.PostFormValue("card_cvv"), Installments: installments}

@@ -111,6 +111,27 @@ func TestCheckoutCardErrorsKeepAllButTheCard(t *testing.T) {
 	}
 }
 
+// A month or a year not chosen (the selects' first option) asks for the
+// expiry, where the missing year read as 2000 and the card was said to be
+// expired.
+func TestCheckoutCardExpiryNotChosen(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	for _, missing := range []string{"card_month", "card_year"} {
+		form := card("4111 1111 1111 1111", "123", 1)
+		form.Set(missing, "")
+		res := b.postCheckout(t, checkout, "card", form)
+		body := html.UnescapeString(res.body)
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(body, "Informe o mês e o ano de validade.") || strings.Contains(body, "vencido") {
+			t.Errorf("%s not chosen: status %d, expiry error %q", missing, res.status, regexp.MustCompile(`id="f-card_expiry-error">[^<]*`).FindString(body))
+		}
+	}
+	if bill := b.onlyOrder(t).Billings[0].Bills[0]; len(bill.Payments) != 0 {
+		t.Fatal("a card without its expiry made a payment")
+	}
+}
+
 func TestCheckoutPixOnDemandForAnInstallment(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
