@@ -2471,7 +2471,9 @@ type ClientInterface interface {
 	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
-	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+	// expiry. `seats` must be above 0; `null` removes the limit. Any other
+	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+	// field). A disabled offer cannot be charged.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2484,7 +2486,9 @@ type ClientInterface interface {
 	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
-	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+	// expiry. `seats` must be above 0; `null` removes the limit. Any other
+	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+	// field). A disabled offer cannot be charged.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2691,9 +2695,10 @@ type ClientInterface interface {
 
 	// UpdateProductWithBody Update a product
 	//
-	// Changes the fields sent; the others keep their values. An offer can
-	// never cost more than its product: raise the product amount first to
-	// sell an offer for more.
+	// Changes the fields sent; the others keep their values. A field sent
+	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// omit a field to keep its value. An offer can never cost more than its
+	// product: raise the product amount first to sell an offer for more.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2702,9 +2707,10 @@ type ClientInterface interface {
 
 	// UpdateProduct Update a product
 	//
-	// Changes the fields sent; the others keep their values. An offer can
-	// never cost more than its product: raise the product amount first to
-	// sell an offer for more.
+	// Changes the fields sent; the others keep their values. A field sent
+	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// omit a field to keep its value. An offer can never cost more than its
+	// product: raise the product amount first to sell an offer for more.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2865,7 +2871,9 @@ type ClientInterface interface {
 
 	// UpdateWebhookWithBody Update a webhook
 	//
-	// Changes the fields sent; the entity cannot change. `enabled: true`
+	// Changes the fields sent; a field sent as `null` is `400
+	// malformed_request` (`invalid_type` on the field). The entity cannot
+	// change. `enabled: true`
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
@@ -2878,7 +2886,9 @@ type ClientInterface interface {
 
 	// UpdateWebhook Update a webhook
 	//
-	// Changes the fields sent; the entity cannot change. `enabled: true`
+	// Changes the fields sent; a field sent as `null` is `400
+	// malformed_request` (`invalid_type` on the field). The entity cannot
+	// change. `enabled: true`
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
@@ -3182,7 +3192,9 @@ func (c *RawClient) GetOffer(ctx context.Context, id OfferId, reqEditors ...Requ
 // seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
-// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+// expiry. `seats` must be above 0; `null` removes the limit. Any other
+// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+// field). A disabled offer cannot be charged.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3205,7 +3217,9 @@ func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, content
 // seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
-// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+// expiry. `seats` must be above 0; `null` removes the limit. Any other
+// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+// field). A disabled offer cannot be charged.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3552,9 +3566,10 @@ func (c *RawClient) GetProduct(ctx context.Context, id ProductId, reqEditors ...
 
 // UpdateProductWithBody Update a product
 //
-// Changes the fields sent; the others keep their values. An offer can
-// never cost more than its product: raise the product amount first to
-// sell an offer for more.
+// Changes the fields sent; the others keep their values. A field sent
+// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// omit a field to keep its value. An offer can never cost more than its
+// product: raise the product amount first to sell an offer for more.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3573,9 +3588,10 @@ func (c *RawClient) UpdateProductWithBody(ctx context.Context, id ProductId, con
 
 // UpdateProduct Update a product
 //
-// Changes the fields sent; the others keep their values. An offer can
-// never cost more than its product: raise the product amount first to
-// sell an offer for more.
+// Changes the fields sent; the others keep their values. A field sent
+// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// omit a field to keep its value. An offer can never cost more than its
+// product: raise the product amount first to sell an offer for more.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3846,7 +3862,9 @@ func (c *RawClient) GetWebhook(ctx context.Context, id WebhookId, reqEditors ...
 
 // UpdateWebhookWithBody Update a webhook
 //
-// Changes the fields sent; the entity cannot change. `enabled: true`
+// Changes the fields sent; a field sent as `null` is `400
+// malformed_request` (`invalid_type` on the field). The entity cannot
+// change. `enabled: true`
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
@@ -3869,7 +3887,9 @@ func (c *RawClient) UpdateWebhookWithBody(ctx context.Context, id WebhookId, con
 
 // UpdateWebhook Update a webhook
 //
-// Changes the fields sent; the entity cannot change. `enabled: true`
+// Changes the fields sent; a field sent as `null` is `400
+// malformed_request` (`invalid_type` on the field). The entity cannot
+// change. `enabled: true`
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
@@ -5773,7 +5793,9 @@ type ClientWithResponsesInterface interface {
 	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
-	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+	// expiry. `seats` must be above 0; `null` removes the limit. Any other
+	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+	// field). A disabled offer cannot be charged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5786,7 +5808,9 @@ type ClientWithResponsesInterface interface {
 	// seats or `exclude_from_campaign`.
 	// The amount and the payment configurations cannot change (create a new
 	// offer instead). `expires_at` must be in the future; `null` removes the
-	// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+	// expiry. `seats` must be above 0; `null` removes the limit. Any other
+	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+	// field). A disabled offer cannot be charged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6003,9 +6027,10 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProductWithBodyWithResponse Update a product
 	//
-	// Changes the fields sent; the others keep their values. An offer can
-	// never cost more than its product: raise the product amount first to
-	// sell an offer for more.
+	// Changes the fields sent; the others keep their values. A field sent
+	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// omit a field to keep its value. An offer can never cost more than its
+	// product: raise the product amount first to sell an offer for more.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6014,9 +6039,10 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProductWithResponse Update a product
 	//
-	// Changes the fields sent; the others keep their values. An offer can
-	// never cost more than its product: raise the product amount first to
-	// sell an offer for more.
+	// Changes the fields sent; the others keep their values. A field sent
+	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// omit a field to keep its value. An offer can never cost more than its
+	// product: raise the product amount first to sell an offer for more.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6189,7 +6215,9 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookWithBodyWithResponse Update a webhook
 	//
-	// Changes the fields sent; the entity cannot change. `enabled: true`
+	// Changes the fields sent; a field sent as `null` is `400
+	// malformed_request` (`invalid_type` on the field). The entity cannot
+	// change. `enabled: true`
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
@@ -6202,7 +6230,9 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookWithResponse Update a webhook
 	//
-	// Changes the fields sent; the entity cannot change. `enabled: true`
+	// Changes the fields sent; a field sent as `null` is `400
+	// malformed_request` (`invalid_type` on the field). The entity cannot
+	// change. `enabled: true`
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
@@ -11563,7 +11593,9 @@ func (c *ClientWithResponses) GetOfferWithResponse(ctx context.Context, id Offer
 // seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
-// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+// expiry. `seats` must be above 0; `null` removes the limit. Any other
+// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+// field). A disabled offer cannot be charged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11582,7 +11614,9 @@ func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Contex
 // seats or `exclude_from_campaign`.
 // The amount and the payment configurations cannot change (create a new
 // offer instead). `expires_at` must be in the future; `null` removes the
-// expiry. `seats` must be above 0; `null` removes the limit. A disabled offer cannot be charged.
+// expiry. `seats` must be above 0; `null` removes the limit. Any other
+// field sent as `null` is `400 malformed_request` (`invalid_type` on the
+// field). A disabled offer cannot be charged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11883,9 +11917,10 @@ func (c *ClientWithResponses) GetProductWithResponse(ctx context.Context, id Pro
 
 // UpdateProductWithBodyWithResponse Update a product
 //
-// Changes the fields sent; the others keep their values. An offer can
-// never cost more than its product: raise the product amount first to
-// sell an offer for more.
+// Changes the fields sent; the others keep their values. A field sent
+// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// omit a field to keep its value. An offer can never cost more than its
+// product: raise the product amount first to sell an offer for more.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11900,9 +11935,10 @@ func (c *ClientWithResponses) UpdateProductWithBodyWithResponse(ctx context.Cont
 
 // UpdateProductWithResponse Update a product
 //
-// Changes the fields sent; the others keep their values. An offer can
-// never cost more than its product: raise the product amount first to
-// sell an offer for more.
+// Changes the fields sent; the others keep their values. A field sent
+// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// omit a field to keep its value. An offer can never cost more than its
+// product: raise the product amount first to sell an offer for more.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12141,7 +12177,9 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, id Web
 
 // UpdateWebhookWithBodyWithResponse Update a webhook
 //
-// Changes the fields sent; the entity cannot change. `enabled: true`
+// Changes the fields sent; a field sent as `null` is `400
+// malformed_request` (`invalid_type` on the field). The entity cannot
+// change. `enabled: true`
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
@@ -12160,7 +12198,9 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 
 // UpdateWebhookWithResponse Update a webhook
 //
-// Changes the fields sent; the entity cannot change. `enabled: true`
+// Changes the fields sent; a field sent as `null` is `400
+// malformed_request` (`invalid_type` on the field). The entity cannot
+// change. `enabled: true`
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).

@@ -108,3 +108,42 @@ func TestRefusedValuesNameTheirField(t *testing.T) {
 		}
 	})
 }
+
+// A PATCH's null is refused on a field the contract does not let be null,
+// naming it, where it was read as an absent field: PATCH banner_url: null
+// answered 200 and kept the banner a client meant to remove. Seats and
+// expires_at take null, which removes them.
+func TestPatchNullOnlyWhereTheContractTakesIt(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer := b.offer()
+		product := "/external_api/v1/products/" + offer["product"].(map[string]any)["id"].(string)
+		b.call("PATCH", product, map[string]any{"product": map[string]any{"banner_url": "https://cdn.example.com/banner.png"}}).want(t, 200)
+		hook := b.call("POST", "/external_api/v1/webhooks", map[string]any{"name": "ERP", "url": "https://hooks.example.com/parcela",
+			"entity": "bill", "events": []string{"paid"}, "verb": "post"}).want(t, 201).JSON(t)
+		for _, c := range []struct{ path, object, field string }{
+			{product, "product", "banner_url"}, {product, "product", "description"}, {product, "product", "name"},
+			{product, "product", "full_amount_cents"}, {product, "product", "start_date"},
+			{"/external_api/v1/offers/" + offer["id"].(string), "offer", "name"},
+			{"/external_api/v1/offers/" + offer["id"].(string), "offer", "availability"},
+			{"/external_api/v1/webhooks/" + hook["id"].(string), "", "url"},
+			{"/external_api/v1/webhooks/" + hook["id"].(string), "", "enabled"},
+		} {
+			body, field := map[string]any{c.field: nil}, c.field
+			if c.object != "" {
+				body, field = map[string]any{c.object: body}, c.object+"."+c.field
+			}
+			p := b.call("PATCH", c.path, body).want(t, 400).JSON(t)
+			if errs, _ := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != field || errs[0].(map[string]any)["code"] != "invalid_type" {
+				t.Errorf("PATCH %s null: %v", field, p)
+			}
+		}
+		if got := b.call("GET", product, nil).want(t, 200).JSON(t); got["banner_url"] != "https://cdn.example.com/banner.png" {
+			t.Errorf("banner_url after the refused nulls: %v", got["banner_url"])
+		}
+		cleared := b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), map[string]any{"offer": map[string]any{"seats": nil, "expires_at": nil}}).want(t, 200).JSON(t)
+		if cleared["seats"] != nil || cleared["expires_at"] != nil {
+			t.Errorf("seats and expires_at after null: %v, %v", cleared["seats"], cleared["expires_at"])
+		}
+	})
+}

@@ -63,6 +63,9 @@ func (s *Server) handleUpdateProduct(r *http.Request, body []byte) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
+	if err := refuseNulls(body, "product", in); err != nil {
+		return 0, nil, err
+	}
 	p, err := s.svc.Catalog.UpdateProduct(r.Context(), authOf(r), pathID(r), in)
 	if err != nil {
 		return 0, nil, err
@@ -118,6 +121,9 @@ func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, erro
 	}
 	if req.Offer == nil {
 		return 0, nil, fieldErr("offer", "required", "is required: send {\"offer\": {...}}")
+	}
+	if err := refuseNulls(body, "offer", *req.Offer, "seats", "expires_at"); err != nil {
+		return 0, nil, err
 	}
 	// null removes the seat limit or the expiry; an absent field keeps it.
 	var nulls struct {

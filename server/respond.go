@@ -8,6 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
+	"slices"
+	"strings"
 
 	"parcela"
 	"parcela/jsonbody"
@@ -61,6 +64,44 @@ func decode(body []byte, dst any, optional bool) error {
 		return nil
 	}
 	return jsonbody.Decode(body, dst)
+}
+
+// refuseNulls refuses a PATCH's null on the fields of fields (a struct of
+// json tags) but those in nullable, in body's object at key (the body
+// itself when key is ""). Read as absent, a null kept the field as it was
+// and answered 200, while the client meant to clear it: banner_url: null
+// kept the banner. It is a value of the wrong type, as the contract types
+// these fields, named as such.
+func refuseNulls(body []byte, key string, fields any, nullable ...string) error {
+	var object map[string]json.RawMessage
+	if key == "" {
+		if json.Unmarshal(body, &object) != nil {
+			return nil // decode took the body: nothing to look for here
+		}
+	} else {
+		var outer map[string]json.RawMessage
+		if json.Unmarshal(body, &outer) != nil || json.Unmarshal(outer[key], &object) != nil {
+			return nil
+		}
+		key += "."
+	}
+	var e *parcela.Error
+	t := reflect.TypeOf(fields)
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if raw, sent := object[name]; !sent || name == "-" || slices.Contains(nullable, name) || string(raw) != "null" {
+			continue
+		}
+		const msg = "must not be null: omit it to keep its value"
+		if e == nil {
+			e = &parcela.Error{Code: parcela.EMALFORMED, Message: key + name + " " + msg}
+		}
+		e.Fields = append(e.Fields, parcela.FieldError{Field: key + name, Code: "invalid_type", Message: msg})
+	}
+	if e == nil {
+		return nil
+	}
+	return e
 }
 
 // Page is the shape of every paged list.
