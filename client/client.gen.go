@@ -1006,7 +1006,7 @@ type ChargeRequest struct {
 
 // ChargeSignature The customer's acceptance of the plan.
 type ChargeSignature struct {
-	// RemoteIp The customer's IPv4 or IPv6 address.
+	// RemoteIp The customer's IPv4 or IPv6 address, without a zone (`%eth0`).
 	//
 	// Example: 177.92.14.201
 	RemoteIp string `json:"remote_ip"`
@@ -1339,7 +1339,7 @@ type OrderInput struct {
 	Email   string `json:"email"`
 	OfferId string `json:"offer_id"`
 
-	// Phone 10 or 11 digits (area code included); punctuation is stripped.
+	// Phone A Brazilian phone with its area code, 10 digits for a landline (starting with 2 to 5) or 11 for a mobile (starting with 9), optionally after +55 or a trunk 0; spaces, dashes and parentheses are stripped.
 	//
 	// Example: (19) 99876-1234
 	Phone string `json:"phone"`
