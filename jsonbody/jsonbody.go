@@ -28,6 +28,11 @@ func Decode(body []byte, v any) error {
 	if len(bytes.Trim(body, jsonSpace)) == 0 {
 		return parcela.Errorf(parcela.EMALFORMED, "a JSON request body is required")
 	}
+	if bytes.HasPrefix(body, []byte("\ufeff")) {
+		// JSON text has none (RFC 8259); encoding/json would name its
+		// first byte as the character 'ï', which the client cannot see.
+		return parcela.Errorf(parcela.EMALFORMED, "the body starts with a byte order mark (U+FEFF): send the JSON without it")
+	}
 	if !utf8.Valid(body) {
 		return parcela.Errorf(parcela.EMALFORMED, "the body is not valid UTF-8 (byte %d)", invalidUTF8At(body))
 	}

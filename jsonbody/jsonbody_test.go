@@ -30,6 +30,7 @@ func TestDecode(t *testing.T) {
 		{"an escaped backslash before u", `{"offer": {"name": "C:\\ud800"}}`, "", ""},
 		{"an escaped NUL decodes, for validation to refuse", `{"offer": {"name": "a\u0000b"}}`, "", ""},
 		{"empty", ``, parcela.EMALFORMED, ""},
+		{"a byte order mark", "\ufeff" + offerBody, parcela.EMALFORMED, ""},
 		{"white space", " \n ", parcela.EMALFORMED, ""},
 		{"duplicate key", `{"offer": {"name": "A", "name": "B"}}`, parcela.EMALFORMED, "offer.name"},
 		{"duplicate top-level key", `{"offer": {}, "offer": {}}`, parcela.EMALFORMED, "offer"},
@@ -95,6 +96,12 @@ func TestDecode(t *testing.T) {
 		if tt.field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != tt.field) {
 			t.Errorf("%s: fields %+v, want %s", tt.name, e.Fields, tt.field)
 		}
+	}
+	// A byte order mark, which some editors and shells write before a
+	// file's text, is said to be one: "invalid character 'ï'" named a
+	// character the client cannot see in what it sent.
+	if err := Decode([]byte("\ufeff"+offerBody), new(parcela.OfferRequest)); err == nil || !strings.Contains(err.Error(), "byte order mark") {
+		t.Errorf("a body after a byte order mark: %v", err)
 	}
 	// A mistyped value in an array item is named with its index, said to
 	// be what its field takes, and the first in the body is the one named.
