@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ChargeRequest is the body of POST /orders/{id}/charge (spec 4.1).
@@ -58,6 +59,48 @@ func IsAdultAt(birthdate string, now time.Time) bool {
 	return !time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Before(b.AddDate(AdultAge, 0, 0))
 }
 
+// checkSignature checks the customer's consent record: the address it
+// was given from and its browser's User-Agent.
+func checkSignature(v *Validation, ip, ua *string) (remoteIP, userAgent string) {
+	if ip == nil || *ip == "" {
+		v.Add("signature.remote_ip", "required", "is required")
+	} else if addr, err := netip.ParseAddr(*ip); len(*ip) > MaxRemoteIPLength || err != nil || addr.Zone() != "" {
+		v.Add("signature.remote_ip", "invalid", "must be a plain IPv4 or IPv6 address (no zone), at most 45 characters")
+	} else {
+		remoteIP = addr.String()
+	}
+	if ua == nil || strings.TrimSpace(*ua) == "" {
+		v.Add("signature.user_agent", "required", "is required")
+	} else if userAgent = *ua; TooLong(userAgent, MaxUserAgentLength) {
+		v.Add("signature.user_agent", "too_long", "must be at most 1024 characters")
+	} else {
+		checkText(v, "signature.user_agent", userAgent, SingleLine)
+	}
+	return remoteIP, userAgent
+}
+
+// MaxUserAgentLength is the most characters of a consent's user agent.
+const MaxUserAgentLength = 1024
+
+// BrowserSignature is the consent record of a purchase made on a page, as
+// checkSignature takes it: the browser's address without its zone, and
+// its User-Agent as one line of at most MaxUserAgentLength characters
+// (bytes that are not UTF-8 and control characters replaced), or a note
+// that it sent none. The header is the browser's to send: refused, its
+// payer could never buy, told only to try again.
+func BrowserSignature(addr netip.Addr, userAgent string) (remoteIP, ua string) {
+	ua = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(userAgent, "\uFFFD"))
+	if ua = strings.TrimSpace(CutText(ua, MaxUserAgentLength)); ua == "" {
+		ua = "(nenhum User-Agent enviado)"
+	}
+	return addr.WithZone("").String(), ua
+}
+
 // PlanCharge validates a charge of order o (whose offer, with its
 // configurations, is loaded) for company c at now. It allows the four
 // variations of the spec and nothing else: financed boleto with a boleto or
@@ -103,20 +146,7 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 	if req.Signature == nil {
 		v.Add("signature", "required", "is required: the customer's remote_ip and user_agent")
 	} else {
-		if ip := req.Signature.RemoteIP; ip == nil || *ip == "" {
-			v.Add("signature.remote_ip", "required", "is required")
-		} else if addr, err := netip.ParseAddr(*ip); len(*ip) > MaxRemoteIPLength || err != nil || addr.Zone() != "" {
-			v.Add("signature.remote_ip", "invalid", "must be a plain IPv4 or IPv6 address (no zone), at most 45 characters")
-		} else {
-			p.RemoteIP = addr.String()
-		}
-		if ua := req.Signature.UserAgent; ua == nil || strings.TrimSpace(*ua) == "" {
-			v.Add("signature.user_agent", "required", "is required")
-		} else if p.UserAgent = *ua; TooLong(p.UserAgent, 1024) {
-			v.Add("signature.user_agent", "too_long", "must be at most 1024 characters")
-		} else {
-			checkText(&v, "signature.user_agent", p.UserAgent, SingleLine)
-		}
+		p.RemoteIP, p.UserAgent = checkSignature(&v, req.Signature.RemoteIP, req.Signature.UserAgent)
 	}
 	if err := o.Offer.Sellable(now); err != nil {
 		// A field's message follows its name ("offer cannot be sold: …").

@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,34 @@ func TestPlanChargeFirstPaymentExpiry(t *testing.T) {
 		}
 		if !p.FirstPaymentExpiresAt.Equal(tt.want) || !p.Schedule.Bills[0].DueDate.Equal(calSP(2026, time.March, 8, 10, 0, 0, 0)) {
 			t.Errorf("%s, grace %d: expires %v (bill due %v), want %v", tt.method, tt.grace, p.FirstPaymentExpiresAt, p.Schedule.Bills[0].DueDate, tt.want)
+		}
+	}
+}
+
+// A page's consent record from any browser passes the charge's check,
+// where an empty, overlong or non-UTF-8 User-Agent, or a link-local
+// address with its zone, was refused and the payer told only to try again.
+func TestBrowserSignaturePassesTheCharge(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Mozilla/5.0 ", 200)
+	for _, tc := range []struct {
+		name, addr, ua, wantUA string
+	}{
+		{"a browser", "203.0.113.9", "Mozilla/5.0 (X11; Linux x86_64)", "Mozilla/5.0 (X11; Linux x86_64)"},
+		{"none sent", "203.0.113.9", "", "(nenhum User-Agent enviado)"},
+		{"blank", "203.0.113.9", "   ", "(nenhum User-Agent enviado)"},
+		{"overlong", "2001:db8::1", long, strings.TrimSpace(CutText(long, MaxUserAgentLength))},
+		{"not UTF-8, a tab", "203.0.113.9", "Navegador\xff\tà", "Navegador\uFFFD à"},
+		{"a zone", "fe80::1%eth0", "Mozilla/5.0", "Mozilla/5.0"},
+	} {
+		ip, ua := BrowserSignature(netip.MustParseAddr(tc.addr), tc.ua)
+		var v Validation
+		gotIP, gotUA := checkSignature(&v, &ip, &ua)
+		if err := v.Err(); err != nil {
+			t.Errorf("%s: refused: %v", tc.name, err)
+		}
+		if gotUA != tc.wantUA || gotIP != netip.MustParseAddr(tc.addr).WithZone("").String() {
+			t.Errorf("%s: recorded %q from %q", tc.name, gotUA, gotIP)
 		}
 	}
 }

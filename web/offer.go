@@ -243,9 +243,11 @@ func firstBill(o *parcela.Order) *parcela.Bill {
 	return nil
 }
 
-// signature is the consent record of the request's customer.
+// signature is the consent record of the request's customer
+// (parcela.BrowserSignature).
 func (h *Handler) signature(r *http.Request) signature {
-	return signature{remoteIP: h.clientAddr(r).String(), userAgent: r.UserAgent()}
+	ip, ua := parcela.BrowserSignature(h.clientAddr(r), r.UserAgent())
+	return signature{remoteIP: ip, userAgent: ua}
 }
 
 func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int, offer *parcela.Offer, c *parcela.Company,
