@@ -66,6 +66,9 @@ type ProductInput struct {
 	MetaPixelCode   *string          `json:"meta_pixel_code"`
 	Metadata        *json.RawMessage `json:"metadata"`
 	Availability    *string          `json:"availability"`
+	// Clear* remove the banner and the dates, sent as null in a PATCH
+	// (an absent field keeps its value).
+	ClearBannerURL, ClearStartDate, ClearEndDate bool `json:"-"`
 }
 
 // Apply copies the set fields of in onto p and validates the result. On
@@ -104,13 +107,13 @@ func (p *Product) Apply(in ProductInput, kinds, shifts map[string]Named) error {
 	if in.DurationInHours != nil {
 		p.DurationInHours = in.DurationInHours
 	}
-	if in.StartDate != nil {
+	if in.StartDate != nil || in.ClearStartDate {
 		p.StartDate = in.StartDate
 	}
-	if in.EndDate != nil {
+	if in.EndDate != nil || in.ClearEndDate {
 		p.EndDate = in.EndDate
 	}
-	if in.BannerURL != nil {
+	if in.BannerURL != nil || in.ClearBannerURL {
 		p.BannerURL = in.BannerURL
 	}
 	if in.GooglePixelCode != nil {

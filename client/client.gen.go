@@ -1758,14 +1758,16 @@ type ProductCreateInput struct {
 	// Availability Whether the product is on sale. Default `enabled`.
 	Availability *Availability `json:"availability,omitempty"`
 
-	// BannerUrl Absolute http(s) address of a banner image.
+	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
 	BannerUrl      *string `json:"banner_url,omitempty"`
 	Description    *string `json:"description,omitempty"`
 	DurationInDays *int64  `json:"duration_in_days,omitempty"`
 
 	// DurationInHours Workload in hours, informative.
-	DurationInHours *int64  `json:"duration_in_hours,omitempty"`
-	EndDate         *string `json:"end_date,omitempty"`
+	DurationInHours *int64 `json:"duration_in_hours,omitempty"`
+
+	// EndDate On a PATCH, `null` removes it.
+	EndDate *string `json:"end_date,omitempty"`
 
 	// FullAmountCents The product's full price in cents; offers cannot cost more.
 	FullAmountCents int64        `json:"full_amount_cents"`
@@ -1774,10 +1776,12 @@ type ProductCreateInput struct {
 	MetaPixelCode   *string      `json:"meta_pixel_code,omitempty"`
 
 	// Metadata Free key-value data of the seller, returned as sent; at most 16 KiB of JSON.
-	Metadata  *map[string]interface{} `json:"metadata,omitempty"`
-	Name      string                  `json:"name"`
-	Shift     *ProductShift           `json:"shift,omitempty"`
-	StartDate *string                 `json:"start_date,omitempty"`
+	Metadata *map[string]interface{} `json:"metadata,omitempty"`
+	Name     string                  `json:"name"`
+	Shift    *ProductShift           `json:"shift,omitempty"`
+
+	// StartDate On a PATCH, `null` removes it.
+	StartDate *string `json:"start_date,omitempty"`
 }
 
 // ProductCreateRequest defines model for ProductCreateRequest.
@@ -1794,14 +1798,16 @@ type ProductInput struct {
 	// Availability Whether the product is on sale. Default `enabled`.
 	Availability *Availability `json:"availability,omitempty"`
 
-	// BannerUrl Absolute http(s) address of a banner image.
+	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
 	BannerUrl      *string `json:"banner_url,omitempty"`
 	Description    *string `json:"description,omitempty"`
 	DurationInDays *int64  `json:"duration_in_days,omitempty"`
 
 	// DurationInHours Workload in hours, informative.
-	DurationInHours *int64  `json:"duration_in_hours,omitempty"`
-	EndDate         *string `json:"end_date,omitempty"`
+	DurationInHours *int64 `json:"duration_in_hours,omitempty"`
+
+	// EndDate On a PATCH, `null` removes it.
+	EndDate *string `json:"end_date,omitempty"`
 
 	// FullAmountCents The product's full price in cents; offers cannot cost more.
 	FullAmountCents *int64       `json:"full_amount_cents,omitempty"`
@@ -1810,10 +1816,12 @@ type ProductInput struct {
 	MetaPixelCode   *string      `json:"meta_pixel_code,omitempty"`
 
 	// Metadata Free key-value data of the seller, returned as sent; at most 16 KiB of JSON.
-	Metadata  *map[string]interface{} `json:"metadata,omitempty"`
-	Name      *string                 `json:"name,omitempty"`
-	Shift     *ProductShift           `json:"shift,omitempty"`
-	StartDate *string                 `json:"start_date,omitempty"`
+	Metadata *map[string]interface{} `json:"metadata,omitempty"`
+	Name     *string                 `json:"name,omitempty"`
+	Shift    *ProductShift           `json:"shift,omitempty"`
+
+	// StartDate On a PATCH, `null` removes it.
+	StartDate *string `json:"start_date,omitempty"`
 }
 
 // ProductKind What the product is.
@@ -2695,8 +2703,9 @@ type ClientInterface interface {
 
 	// UpdateProductWithBody Update a product
 	//
-	// Changes the fields sent; the others keep their values. A field sent
-	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// Changes the fields sent; the others keep their values. `null` removes
+	// `banner_url`, `start_date` or `end_date`; any other field sent as
+	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
 	//
@@ -2707,8 +2716,9 @@ type ClientInterface interface {
 
 	// UpdateProduct Update a product
 	//
-	// Changes the fields sent; the others keep their values. A field sent
-	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// Changes the fields sent; the others keep their values. `null` removes
+	// `banner_url`, `start_date` or `end_date`; any other field sent as
+	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
 	//
@@ -3566,8 +3576,9 @@ func (c *RawClient) GetProduct(ctx context.Context, id ProductId, reqEditors ...
 
 // UpdateProductWithBody Update a product
 //
-// Changes the fields sent; the others keep their values. A field sent
-// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// Changes the fields sent; the others keep their values. `null` removes
+// `banner_url`, `start_date` or `end_date`; any other field sent as
+// `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
 //
@@ -3588,8 +3599,9 @@ func (c *RawClient) UpdateProductWithBody(ctx context.Context, id ProductId, con
 
 // UpdateProduct Update a product
 //
-// Changes the fields sent; the others keep their values. A field sent
-// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// Changes the fields sent; the others keep their values. `null` removes
+// `banner_url`, `start_date` or `end_date`; any other field sent as
+// `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
 //
@@ -6027,8 +6039,9 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProductWithBodyWithResponse Update a product
 	//
-	// Changes the fields sent; the others keep their values. A field sent
-	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// Changes the fields sent; the others keep their values. `null` removes
+	// `banner_url`, `start_date` or `end_date`; any other field sent as
+	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
 	//
@@ -6039,8 +6052,9 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProductWithResponse Update a product
 	//
-	// Changes the fields sent; the others keep their values. A field sent
-	// as `null` is `400 malformed_request` (`invalid_type` on the field):
+	// Changes the fields sent; the others keep their values. `null` removes
+	// `banner_url`, `start_date` or `end_date`; any other field sent as
+	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
 	//
@@ -11917,8 +11931,9 @@ func (c *ClientWithResponses) GetProductWithResponse(ctx context.Context, id Pro
 
 // UpdateProductWithBodyWithResponse Update a product
 //
-// Changes the fields sent; the others keep their values. A field sent
-// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// Changes the fields sent; the others keep their values. `null` removes
+// `banner_url`, `start_date` or `end_date`; any other field sent as
+// `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
 //
@@ -11935,8 +11950,9 @@ func (c *ClientWithResponses) UpdateProductWithBodyWithResponse(ctx context.Cont
 
 // UpdateProductWithResponse Update a product
 //
-// Changes the fields sent; the others keep their values. A field sent
-// as `null` is `400 malformed_request` (`invalid_type` on the field):
+// Changes the fields sent; the others keep their values. `null` removes
+// `banner_url`, `start_date` or `end_date`; any other field sent as
+// `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
 //

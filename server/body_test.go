@@ -122,8 +122,7 @@ func TestPatchNullOnlyWhereTheContractTakesIt(t *testing.T) {
 		hook := b.call("POST", "/external_api/v1/webhooks", map[string]any{"name": "ERP", "url": "https://hooks.example.com/parcela",
 			"entity": "bill", "events": []string{"paid"}, "verb": "post"}).want(t, 201).JSON(t)
 		for _, c := range []struct{ path, object, field string }{
-			{product, "product", "banner_url"}, {product, "product", "description"}, {product, "product", "name"},
-			{product, "product", "full_amount_cents"}, {product, "product", "start_date"},
+			{product, "product", "description"}, {product, "product", "name"}, {product, "product", "full_amount_cents"},
 			{"/external_api/v1/offers/" + offer["id"].(string), "offer", "name"},
 			{"/external_api/v1/offers/" + offer["id"].(string), "offer", "availability"},
 			{"/external_api/v1/webhooks/" + hook["id"].(string), "", "url"},
@@ -140,6 +139,11 @@ func TestPatchNullOnlyWhereTheContractTakesIt(t *testing.T) {
 		}
 		if got := b.call("GET", product, nil).want(t, 200).JSON(t); got["banner_url"] != "https://cdn.example.com/banner.png" {
 			t.Errorf("banner_url after the refused nulls: %v", got["banner_url"])
+		}
+		// The product's nullable fields are removed by null, where the
+		// banner could not be removed at all ("" is no address).
+		if got := b.call("PATCH", product, map[string]any{"product": map[string]any{"banner_url": nil}}).want(t, 200).JSON(t); got["banner_url"] != nil {
+			t.Errorf("banner_url after null: %v", got["banner_url"])
 		}
 		cleared := b.call("PATCH", "/external_api/v1/offers/"+offer["id"].(string), map[string]any{"offer": map[string]any{"seats": nil, "expires_at": nil}}).want(t, 200).JSON(t)
 		if cleared["seats"] != nil || cleared["expires_at"] != nil {

@@ -63,9 +63,22 @@ func (s *Server) handleUpdateProduct(r *http.Request, body []byte) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := refuseNulls(body, "product", in); err != nil {
+	if err := refuseNulls(body, "product", in, "banner_url", "start_date", "end_date"); err != nil {
 		return 0, nil, err
 	}
+	// null removes the banner or a date, as the product shows them; an
+	// absent field keeps it.
+	var nulls struct {
+		Product struct {
+			BannerURL nullMark `json:"banner_url"`
+			StartDate nullMark `json:"start_date"`
+			EndDate   nullMark `json:"end_date"`
+		} `json:"product"`
+	}
+	if err := json.Unmarshal(body, &nulls); err != nil {
+		return 0, nil, err
+	}
+	in.ClearBannerURL, in.ClearStartDate, in.ClearEndDate = bool(nulls.Product.BannerURL), bool(nulls.Product.StartDate), bool(nulls.Product.EndDate)
 	p, err := s.svc.Catalog.UpdateProduct(r.Context(), authOf(r), pathID(r), in)
 	if err != nil {
 		return 0, nil, err
