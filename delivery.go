@@ -42,9 +42,10 @@ type AttemptResult struct {
 // still at Generation; a manual retry supersedes the attempt otherwise),
 // its retry, and the webhook's failure record.
 type AttemptRecord struct {
-	DeliveryID string
-	WebhookID  string
-	Generation int
+	DeliveryID  string
+	Environment Environment // its retry queues behind production's in the sandbox
+	WebhookID   string
+	Generation  int
 	// Number is the attempt of the generation this is, from 1: the
 	// delivery must have made the ones before it and no other. Two runs of
 	// one job at once (a live job the rescuer took for dead) both make the
@@ -72,7 +73,7 @@ type WebhookHealth struct {
 // recordOf decides what one attempt changes.
 func recordOf(w *DeliveryWork, r AttemptResult, now time.Time) AttemptRecord {
 	rec := AttemptRecord{
-		DeliveryID: w.Delivery.ID, WebhookID: w.Webhook.ID, Generation: w.Delivery.Generation, Number: w.Delivery.AttemptCount + 1, At: now,
+		DeliveryID: w.Delivery.ID, Environment: w.Delivery.Environment, WebhookID: w.Webhook.ID, Generation: w.Delivery.Generation, Number: w.Delivery.AttemptCount + 1, At: now,
 		Attempt: DeliveryAttempt{AttemptedAt: r.At, ResponseStatus: r.Status, DurationMS: r.Duration.Milliseconds(), Error: r.Error, ResponseBody: r.ResponseBody},
 		Status:  DeliveryFailed,
 	}

@@ -156,7 +156,7 @@ func TestBatchJobAttemptsEachDeliveryOnce(t *testing.T) {
 		"superseded": work("superseded", "c1", parcela.DeliveryPending, 0, 1),
 	}}
 	w := &deliverWorker{deliveries: f, clock: parcela.SystemClock{}, sender: webhook.NewSender(policy, time.Second),
-		metrics: newDeliveryMetrics(nil, f), shares: newCompanyShares(2, 4, false), slots: newAttemptSlots(4)}
+		metrics: newDeliveryMetrics(nil, f), shares: newCompanyShares(2, 4, false), slots: newEnvironmentSlots(4)}
 	job := &river.Job[DeliveryArgs]{Args: DeliveryArgs{Batch: []string{"a", "b", "slow", "attempted", "delivered", "superseded"}}}
 	// Past its start budget a job begins no attempt: it snoozes, and its
 	// next run makes them.

@@ -81,7 +81,7 @@ type deliverWorker struct {
 	metrics    *deliveryMetrics
 	jitter     func(time.Duration) time.Duration
 	shares     *companyShares
-	slots      attemptSlots
+	slots      environmentSlots
 	// startBudget is batchStartBudget (tests shorten it).
 	startBudget time.Duration
 }
@@ -271,14 +271,15 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 	// company's places: a company over its share waits its turn, the
 	// others' deliveries go on. Both are given back once the request is
 	// done: recording it is the database's work, not the receiver's.
-	if !w.slots.take(ctx) {
+	slots := w.slots.of(d.Environment)
+	if !slots.take(ctx) {
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}
 	share := d.CompanyID + "/" + string(d.Environment)
 	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
 	if !ok {
-		w.slots.give()
+		slots.give()
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return wait, nil
 	}
@@ -288,7 +289,7 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 		Body: body, Secrets: work.Webhook.Secrets(w.clock.Now()),
 	})
 	w.shares.release(share, began, res.Duration)
-	w.slots.give()
+	slots.give()
 	w.metrics.outcomes.WithLabelValues(string(res.Outcome)).Inc()
 	w.metrics.latency.Observe(res.Duration.Seconds())
 	r := parcela.AttemptResult{At: now, Duration: res.Duration, Delivered: res.Outcome == webhook.OutcomeDelivered, Gone: res.Outcome == webhook.OutcomeGone}

@@ -94,7 +94,7 @@ func newHookRig(t *testing.T, e sqldb.Dialect) *hookRig {
 		t.Fatal(err)
 	}
 	r.worker = &deliverWorker{deliveries: r.app.Deliveries, clock: clock, sender: webhook.NewSender(policy, 2*time.Second),
-		metrics: newDeliveryMetrics(nil, r.app.Deliveries), shares: newCompanyShares(10, 100, false), slots: newAttemptSlots(100),
+		metrics: newDeliveryMetrics(nil, r.app.Deliveries), shares: newCompanyShares(10, 100, false), slots: newEnvironmentSlots(100),
 		startBudget: batchStartBudget}
 	return r
 }

@@ -81,30 +81,47 @@ func (e *Enqueuer) EnqueueDeliveries(ctx context.Context, tx *sqldb.Tx, jobs []s
 	return e.InsertTx(ctx, tx, deliveryParams(e.queue, jobs))
 }
 
+// deliveryPriority is a delivery job's River priority: River fetches a
+// queue's jobs by priority first, so a sandbox backlog (receivers on a
+// developer's machine that is off) never stands before production's
+// deliveries.
+func deliveryPriority(env parcela.Environment) int {
+	if env == parcela.Sandbox {
+		return 2
+	}
+	return 1
+}
+
 // deliveryParams makes the River jobs of deliveries on queue: the first
-// attempts due now in batches of up to maxBatch (one job each), the others
-// (retries, manual retries) one job per delivery.
+// attempts due now in batches of up to maxBatch (one job each, of one
+// environment), the others (retries, manual retries) one job per delivery.
 func deliveryParams(queue string, jobs []sqldb.DeliveryJob) []river.InsertManyParams {
 	params := make([]river.InsertManyParams, 0, len(jobs))
 	var batch []string
+	var batchEnv parcela.Environment
 	flush := func() {
+		opts := &river.InsertOpts{Queue: queue, Priority: deliveryPriority(batchEnv)}
 		switch len(batch) {
 		case 0:
 		case 1:
-			params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: batch[0], Attempt: 1}, InsertOpts: &river.InsertOpts{Queue: queue}})
+			params = append(params, river.InsertManyParams{Args: DeliveryArgs{DeliveryID: batch[0], Attempt: 1}, InsertOpts: opts})
 		default:
-			params = append(params, river.InsertManyParams{Args: DeliveryArgs{Batch: batch}, InsertOpts: &river.InsertOpts{Queue: queue}})
+			params = append(params, river.InsertManyParams{Args: DeliveryArgs{Batch: batch}, InsertOpts: opts})
 		}
 		batch = nil
 	}
 	for _, j := range jobs {
 		if j.At == nil && j.Generation == 0 {
+			if len(batch) > 0 && j.Environment != batchEnv {
+				flush()
+			}
+			batchEnv = j.Environment
 			if batch = append(batch, j.DeliveryID); len(batch) == maxBatch {
 				flush()
 			}
 			continue
 		}
-		opts := &river.InsertOpts{Queue: queue}
+		opts := &river.InsertOpts{Queue: queue, Priority: deliveryPriority(j.Environment)}
 		if j.At != nil {
 			opts.ScheduledAt = *j.At
 		}

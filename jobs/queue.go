@@ -29,7 +29,8 @@ type Config struct {
 	Clock        parcela.Clock // default: the system clock
 	PollInterval time.Duration // how often workers look for new jobs
 	Workers      int           // concurrent jobs on the default queue
-	// DeliveryWorkers is how many webhook deliveries run at once (default 100).
+	// DeliveryWorkers is how many webhook deliveries of each environment
+	// run at once (default 100).
 	DeliveryWorkers int
 	// VoidWorkers is how many voids at the payment provider run at once
 	// (default 10).
@@ -127,7 +128,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	}
 	dw := &deliverWorker{deliveries: app.Deliveries, clock: cfg.Clock, sender: webhook.NewSender(policy, cfg.WebhookTimeout),
 		metrics: newDeliveryMetrics(cfg.Metrics, app.Deliveries), jitter: webhook.RandomJitter,
-		shares: newCompanyShares(cfg.DeliveriesPerCompany, cfg.DeliveryWorkers, !cfg.NoJitter), slots: newAttemptSlots(cfg.DeliveryWorkers),
+		shares: newCompanyShares(cfg.DeliveriesPerCompany, cfg.DeliveryWorkers, !cfg.NoJitter), slots: newEnvironmentSlots(cfg.DeliveryWorkers),
 		startBudget: batchStartBudget}
 	if cfg.NoJitter {
 		dw.jitter = nil
@@ -144,8 +145,11 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 		// at most its free workers' worth of jobs per fetch.
 		FetchCooldown: min(cfg.PollInterval, 10*time.Millisecond),
 		Queues: map[string]river.QueueConfig{
-			river.QueueDefault:  {MaxWorkers: cfg.Workers},
-			enq.DeliveryQueue(): {MaxWorkers: cfg.DeliveryWorkers},
+			river.QueueDefault: {MaxWorkers: cfg.Workers},
+			// Each environment's attempts have DeliveryWorkers slots
+			// (environmentSlots): twice as many workers, so the sandbox's
+			// running attempts never hold every worker production needs.
+			enq.DeliveryQueue(): {MaxWorkers: 2 * cfg.DeliveryWorkers},
 			enq.VoidQueue():     {MaxWorkers: cfg.VoidWorkers},
 		},
 		Workers: workers,

@@ -14,6 +14,7 @@ import (
 // deliveries of all the events in one INSERT.
 func fanOut(ctx context.Context, tx *Tx, events []parcela.Event) error {
 	var ids []string
+	var envs []parcela.Environment
 	var args []any
 	for i := range events {
 		e := &events[i]
@@ -28,14 +29,15 @@ func fanOut(ctx context.Context, tx *Tx, events []parcela.Event) error {
 			id := parcela.NewID()
 			ids = append(ids, id)
 			args = append(args, id, e.CompanyID, string(e.Environment), h.id, e.ID, ms64(e.CreatedAt), ms64(e.CreatedAt))
+			envs = append(envs, e.Environment)
 		}
 	}
 	if err := tx.insertMany(ctx, `INSERT INTO webhook_deliveries (id, company_id, environment, webhook_id, event_id, status, created_at, updated_at)`,
 		`(?, ?, ?, ?, ?, 'pending', ?, ?)`, 7, args); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		tx.enqueueDelivery(DeliveryJob{DeliveryID: id, Attempt: 1})
+	for i, id := range ids {
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: id, Environment: envs[i], Attempt: 1})
 	}
 	return nil
 }
@@ -146,7 +148,7 @@ func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, attemp
 	a := r.Attempt
 	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
 	if r.RetryAt != nil {
-		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Generation: r.Generation, Attempt: attempts + 1, At: r.RetryAt})
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Environment: r.Environment, Generation: r.Generation, Attempt: attempts + 1, At: r.RetryAt})
 	}
 	h := r.Webhook
 	if h.Skip {
@@ -305,7 +307,7 @@ func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Ti
 			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
 			return err
 		}
-		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Generation: d.Generation + 1, Attempt: 1})
+		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Environment: d.Environment, Generation: d.Generation + 1, Attempt: 1})
 		return nil
 	}))
 }

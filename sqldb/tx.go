@@ -31,11 +31,13 @@ type Enqueuer interface {
 // its attempt is recorded (River retries a job whose record answered an
 // error; the rescuer frees one it took for dead) stands down rather than
 // send again and queue a second retry.
+// Environment puts a sandbox delivery behind production's in the queue.
 type DeliveryJob struct {
-	DeliveryID string
-	Generation int
-	Attempt    int
-	At         *time.Time
+	DeliveryID  string
+	Environment parcela.Environment
+	Generation  int
+	Attempt     int
+	At          *time.Time
 }
 
 // Tx is one store transaction. On SQLite it wraps a *sql.Tx. On PostgreSQL
