@@ -480,15 +480,11 @@ func (q *recordingQuerier) statements() []string {
 	return slices.Clone(q.ran)
 }
 
-// A listing of deliveries counts the company's whole delivery log (or its
-// webhook's), which every event lengthens, so its count is read within
-// the page's place at the gate and its company's turn. It was read before,
-// ungated on PostgreSQL: a company with a long log sending listings at once
-// held a pool connection with each count, as many as its rate limit let
-// through, and every company's reads waited for a connection.
-func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
-	t.Parallel()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "deliveries.db"), Config{})
+// fullPageGate is a SQLite store behind PostgreSQL's page gate, one page
+// wide and held (held.Close frees it), its statements recorded.
+func fullPageGate(t *testing.T) (*DB, *recordingQuerier, *gatedRows) {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "gated.db"), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,12 +493,24 @@ func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recordingQuerier{querier: db.reader.q}
-	db.reader.q, db.reader.gate = rec, newPageGate(1) // PostgreSQL's gate, one page wide
-	ctx := context.Background()
-	held, err := db.reader.heavy().query(ctx, `SELECT 1`)
+	db.reader.q, db.reader.gate = rec, newPageGate(1)
+	held, err := db.reader.heavy().query(context.Background(), `SELECT 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, rec, held
+}
+
+// A listing of deliveries counts the company's whole delivery log (or its
+// webhook's), which every event lengthens, so its count is read within
+// the page's place at the gate and its company's turn. It was read before,
+// ungated on PostgreSQL: a company with a long log sending listings at once
+// held a pool connection with each count, as many as its rate limit let
+// through, and every company's reads waited for a connection.
+func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
+	t.Parallel()
+	db, rec, held := fullPageGate(t)
+	ctx := context.Background()
 	busy := parcela.Auth{CompanyID: "busy", Environment: parcela.Production}
 	for _, webhookID := range []string{"", "5f0c6c9e-6f55-4b8e-9a43-0d4c4c2d7f10"} {
 		rec.mu.Lock()
@@ -529,6 +537,7 @@ func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
 		if err := <-got; err != nil && (webhookID == "" || parcela.ErrorCode(err) != parcela.ENOTFOUND) {
 			t.Fatal(err)
 		}
+		var err error
 		if held, err = db.reader.heavy().query(ctx, `SELECT 1`); err != nil {
 			t.Fatal(err)
 		}
@@ -542,21 +551,8 @@ func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
 // catalog, which nothing bounds but its rate limit.
 func TestProductListingCountsWithinTheGate(t *testing.T) {
 	t.Parallel()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "products.db"), Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recordingQuerier{querier: db.reader.q}
-	db.reader.q, db.reader.gate = rec, newPageGate(1) // PostgreSQL's gate, one page wide
+	db, rec, held := fullPageGate(t)
 	ctx := context.Background()
-	held, err := db.reader.heavy().query(ctx, `SELECT 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := make(chan error, 1)
 	go func() {
 		_, _, err := db.Products(ctx, parcela.Auth{CompanyID: "busy", Environment: parcela.Production}, parcela.Page{Page: 1, PerPage: 100})
