@@ -381,19 +381,27 @@ func TestCheckoutLapsedFirstBill(t *testing.T) {
 	}
 }
 
+// partlyPaidCheckout buys the upfront configuration by Pix, has its Pix
+// receive received cents, and returns the bill's checkout and its page as
+// text.
+func (b *bundle) partlyPaidCheckout(t *testing.T, received int64) (checkout, body string) {
+	t.Helper()
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	b.store.mu.Lock()
+	b.store.payments[bill.Payments[0].ID].PaidAmountCents = received
+	b.store.mu.Unlock()
+	checkout = parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
+	return checkout, html.UnescapeString(b.get(t, checkout).body)
+}
+
 // A bill whose payment received part of its amount asks for the rest: the
 // page shows what was received, and its total, the card's button and its
 // installments are what a card attempt charges.
 func TestCheckoutAfterAPartialSettlement(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.buy(t, testUpfront+":pix")
-	bill := b.onlyOrder(t).Billings[0].Bills[0]
-	b.store.mu.Lock()
-	b.store.payments[bill.Payments[0].ID].PaidAmountCents = 50_000 // of 199_000
-	b.store.mu.Unlock()
-	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
-	body := html.UnescapeString(b.get(t, checkout).body)
+	checkout, body := b.partlyPaidCheckout(t, 50_000) // of 199_000
 	for _, want := range []string{"Valor original</th><td class=\"num\">R$\u00a01.990,00", "Já recebido</th><td class=\"num\">−R$\u00a0500,00",
 		"Total</th><td class=\"num total\">R$\u00a01.490,00", "Pagar R$\u00a01.490,00 no cartão", "1× de R$\u00a01.490,00 (à vista)",
 		"2× de R$\u00a0745,00 sem juros"} {
@@ -475,13 +483,7 @@ func TestCheckoutLateBillPartlyPaidThenExpired(t *testing.T) {
 func TestCheckoutOwingACent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.buy(t, testUpfront+":pix")
-	bill := b.onlyOrder(t).Billings[0].Bills[0]
-	b.store.mu.Lock()
-	b.store.payments[bill.Payments[0].ID].PaidAmountCents = 198_999 // of 199_000
-	b.store.mu.Unlock()
-	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
-	body := html.UnescapeString(b.get(t, checkout).body)
+	checkout, body := b.partlyPaidCheckout(t, 198_999) // of 199_000
 	for _, want := range []string{"Total</th><td class=\"num total\">R$\u00a00,01", "Pagar R$\u00a00,01 no cartão", "1× de R$\u00a00,01 (à vista)"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("checkout lacks %q", want)
