@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"net/netip"
 	"parcela/forwarded"
@@ -70,5 +71,64 @@ func (l *postLimits) allow(addr netip.Addr) (time.Duration, bool) {
 		res.CancelAt(now)
 		return max(d, time.Second), false
 	}
+	return 0, true
+}
+
+// pageLimits counts the pages' GETs per client (an IPv4 address, an IPv6
+// /64) in fixed windows, as the API's per-address limits do: a second, or
+// the inverse of a rate below one a second. A refused request takes
+// nothing, so a client that keeps asking still gets its rate. Each
+// instance counts its own (a shared count would cost a database write for
+// every few page reads it protects). The table is cleared every window and
+// bounded: past maxPostBuckets addresses in one window, new ones share one
+// overflow count of ten times the rate.
+type pageLimits struct {
+	max    int64 // requests per window
+	window time.Duration
+	now    func() time.Time
+
+	mu    sync.Mutex
+	start int64 // current window, in ms since the epoch
+	hits  map[netip.Addr]int64
+}
+
+// newPageLimits returns a limit of perSecond GETs per client, or nil (no
+// limit) when perSecond is not positive.
+func newPageLimits(perSecond float64) *pageLimits {
+	if perSecond <= 0 {
+		return nil
+	}
+	l := &pageLimits{window: time.Second, now: time.Now, hits: map[netip.Addr]int64{}}
+	if perSecond >= 1 {
+		l.max = int64(perSecond)
+	} else {
+		l.max, l.window = 1, time.Duration(math.Ceil(1/perSecond))*time.Second
+	}
+	return l
+}
+
+// allow counts a GET of the client at addr, or tells how long until its
+// next window.
+func (l *pageLimits) allow(addr netip.Addr) (time.Duration, bool) {
+	if l == nil {
+		return 0, true
+	}
+	addr = forwarded.Network(addr)
+	now := l.now().UnixMilli()
+	start := now - now%l.window.Milliseconds()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if start > l.start {
+		l.start = start
+		clear(l.hits)
+	}
+	limit := l.max
+	if _, ok := l.hits[addr]; !ok && len(l.hits) >= maxPostBuckets {
+		addr, limit = netip.Addr{}, l.max*10
+	}
+	if l.hits[addr] >= limit {
+		return time.Duration(start+l.window.Milliseconds()-now) * time.Millisecond, false
+	}
+	l.hits[addr]++
 	return 0, true
 }

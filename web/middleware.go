@@ -84,14 +84,38 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 				return
 			}
 			if wait, ok := h.limits.allow(h.clientAddr(r)); !ok {
-				rec.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				h.renderError(rec, r, http.StatusTooManyRequests)
+				h.tooMany(rec, r, wait)
 				return
 			}
 			r.Body = http.MaxBytesReader(rec, r.Body, maxFormBytes)
+		} else if pattern != assetRoute {
+			// Each page is a database read and a render.
+			if wait, ok := h.reads.allow(h.clientAddr(r)); !ok {
+				h.tooMany(rec, r, wait)
+				return
+			}
 		}
 		mux.ServeHTTP(rec, r)
 	})
+}
+
+// tooMany answers 429 with Retry-After in whole seconds: a post is told to
+// wait a minute, as its limit is counted a minute at a time, a page to
+// wait the seconds to its next window and reload.
+func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	if r.Method == http.MethodPost {
+		h.renderError(w, r, http.StatusTooManyRequests)
+		return
+	}
+	unit := "segundos"
+	if secs == 1 {
+		unit = "segundo"
+	}
+	msg := fmt.Sprintf("Recebemos muitos acessos deste endereço em pouco tempo. Aguarde %d %s e recarregue a página.", secs, unit)
+	h.render(w, r, http.StatusTooManyRequests, "error",
+		page{Title: "Muitos acessos", Content: errorPage{Status: http.StatusTooManyRequests, Heading: "Muitos acessos", Message: msg}})
 }
 
 // otherMethod returns the methods the path is served under when r's is

@@ -499,7 +499,7 @@ func TestBuyRateLimited(t *testing.T) {
 	if last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" || !strings.Contains(last.body, "Muitas tentativas") {
 		t.Fatalf("fourth post: %d %v", last.status, last.header)
 	}
-	// Reading is not limited.
+	// The posts' limit does not count the reads.
 	if b.get(t, b.offerPath()).status != http.StatusOK {
 		t.Fatal("GET limited")
 	}

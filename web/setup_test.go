@@ -258,3 +258,20 @@ func netipPrefix(t *testing.T, s string) []netip.Prefix {
 	}
 	return []netip.Prefix{p}
 }
+
+// getFrom is get as a trusted proxy forwarding client's request.
+func (b *bundle) getFrom(t testing.TB, path, client string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Forwarded-For", client)
+	res, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	all, _ := io.ReadAll(res.Body)
+	return response{status: res.StatusCode, header: res.Header, body: string(all)}
+}

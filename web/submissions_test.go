@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -234,5 +235,73 @@ func TestMalformedFormIsABadRequest(t *testing.T) {
 	}
 	if logs := b.logs.String(); strings.Contains(logs, `"level":"ERROR"`) {
 		t.Errorf("a client's malformed form logged as a failure:\n%s", logs)
+	}
+}
+
+// The pages' GETs (the offer page, the order page, the checkout, the
+// payment's page) are limited per client address, as the posts are: 300
+// GETs of an offer page from one address were 300 database reads and
+// renders. The window is the test's: no request crosses a second.
+func TestPageReadsLimitedPerAddress(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *Deps) {
+		d.PageRateLimit = 6
+		d.TrustedProxies = netipPrefix(t, "127.0.0.0/8")
+	})
+	start := time.Date(2026, time.March, 5, 13, 0, 0, 0, time.UTC)
+	at := start
+	b.pages.reads.now = func() time.Time { return at }
+	landing := b.buy(t, testUpfront+":pix") // one GET, of the offer page
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
+	var statuses []int
+	for _, path := range []string{landing, checkout, parcela.Links{}.PaymentURL(bill.Payments[0].ID),
+		b.offerPath() + "/plan?option=" + testFinanced + "&installments=3", "/pay/cities/SP", b.offerPath()} {
+		statuses = append(statuses, b.get(t, path).status)
+	}
+	if want := []int{200, 200, 200, 200, 200, 429}; !slices.Equal(statuses, want) {
+		t.Fatalf("statuses %v, want %v", statuses, want)
+	}
+	refused := b.get(t, checkout)
+	if refused.status != http.StatusTooManyRequests || refused.header.Get("Retry-After") != "1" ||
+		!strings.Contains(refused.body, "Aguarde 1 segundo e recarregue a página") {
+		t.Fatalf("refused: %d %v\n%s", refused.status, refused.header, refused.body)
+	}
+	// The assets, served from memory, are not counted.
+	if res := b.get(t, "/pay/assets/app.js"); res.status != http.StatusOK {
+		t.Fatalf("asset: %d", res.status)
+	}
+	// Another address has its own allowance, an IPv6 one by its /64.
+	for _, client := range []string{"203.0.113.9", "2001:db8:1:2::1"} {
+		if res := b.getFrom(t, b.offerPath(), client); res.status != http.StatusOK {
+			t.Fatalf("%s: %d", client, res.status)
+		}
+	}
+	// The next window takes requests again.
+	at = start.Add(time.Second)
+	if res := b.get(t, b.offerPath()); res.status != http.StatusOK {
+		t.Fatalf("next second: %d", res.status)
+	}
+}
+
+// A limit below one a second counts windows of its inverse, as the API's do.
+func TestPageLimitsBelowOneASecond(t *testing.T) {
+	t.Parallel()
+	l := newPageLimits(0.1)
+	at := time.Date(2026, time.March, 5, 13, 0, 0, 0, time.UTC)
+	l.now = func() time.Time { return at }
+	addr := netip.MustParseAddr("203.0.113.9")
+	if _, ok := l.allow(addr); !ok {
+		t.Fatal("first refused")
+	}
+	if wait, ok := l.allow(addr); ok || wait != 10*time.Second {
+		t.Fatalf("second: %v %v", wait, ok)
+	}
+	at = at.Add(10 * time.Second)
+	if _, ok := l.allow(addr); !ok {
+		t.Fatal("next window refused")
+	}
+	if newPageLimits(0) != nil {
+		t.Fatal("0 is no limit")
 	}
 }

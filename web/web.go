@@ -41,6 +41,9 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	// PostsPerMinute bounds the POSTs of one client address (default 30).
 	PostsPerMinute int
+	// PageRateLimit bounds the GETs of one client address, in requests per
+	// second (the assets aside); 0: no limit.
+	PageRateLimit float64
 	// Refresh is how often a page waiting for a payment checks it (default 5 s).
 	Refresh time.Duration
 }
@@ -55,6 +58,7 @@ type Handler struct {
 	assets      *assetSet
 	csrf        *csrf
 	limits      *postLimits
+	reads       *pageLimits // the GETs'
 	submissions *submissions
 	mux         *http.ServeMux
 	served      http.Handler // mux behind the pages' protections
@@ -81,6 +85,7 @@ func New(d Deps) *Handler {
 		assets:      loadAssets(),
 		csrf:        &csrf{key: d.Secret},
 		limits:      newPostLimits(d.PostsPerMinute),
+		reads:       newPageLimits(d.PageRateLimit),
 		submissions: newSubmissions(10000, time.Hour),
 		mux:         http.NewServeMux(),
 	}
@@ -90,6 +95,11 @@ func New(d Deps) *Handler {
 	return h
 }
 
+// assetRoute serves the pages' style, script and icons from memory, the
+// one GET the per-address limit does not count: each page load asks for
+// several, and they cost no database read.
+const assetRoute = "GET /pay/assets/{name}"
+
 // routes is every page, on one page.
 func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /pay/{slug}/offers/{offer}", h.handleOffer)
@@ -97,7 +107,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /pay/{slug}/offers/{offer}/plan", h.handlePlanPreview)
 	h.mux.HandleFunc("GET /pay/orders/{order}", h.handleOrder)
 	h.mux.HandleFunc("GET /pay/cities/{state}", h.handleCities)
-	h.mux.HandleFunc("GET /pay/assets/{name}", h.handleAsset)
+	h.mux.HandleFunc(assetRoute, h.handleAsset)
 
 	h.mux.HandleFunc("GET /checkout/bills/{bill}", h.handleCheckout)
 	h.mux.HandleFunc("POST /checkout/bills/{bill}/pix", h.handleIssue(parcela.MethodPix))

@@ -13,6 +13,7 @@ import (
 // tenant from the others, read from the environment.
 type serveLimits struct {
 	unauthenticatedRate, imageRate float64
+	pageRate                       float64 // the payer pages' GETs per client address
 	trustedProxies                 []netip.Prefix
 	imageCacheBytes                int64
 	listener                       server.ListenerLimits
@@ -25,6 +26,13 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 		return l, err
 	}
 	if l.imageRate, err = envFloat(getenv, "PARCELA_IMAGE_RATE_LIMIT", 20); err != nil {
+		return l, err
+	}
+	// 20 a second: a payer loads a page every few seconds, and one waiting
+	// for a payment checks it every 5 s (0.2 a second), so about a hundred
+	// payers behind one carrier NAT address stay under it, while one
+	// address is held to 20 database reads and renders a second.
+	if l.pageRate, err = envFloat(getenv, "PARCELA_PAGE_RATE_LIMIT", 20); err != nil {
 		return l, err
 	}
 	if l.trustedProxies, err = server.ParseTrustedProxies(getenv("PARCELA_TRUSTED_PROXIES")); err != nil {

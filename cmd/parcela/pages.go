@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 
 	"parcela"
 	"parcela/web"
@@ -38,16 +37,18 @@ func readPagesConfig(getenv func(string) string) (pagesConfig, error) {
 }
 
 // withPages serves the payer's pages of env under /pay/ and /checkout/ and
-// the API (with its docs) everywhere else. trusted are the proxies whose
-// X-Forwarded-For names the customer (PARCELA_TRUSTED_PROXIES).
+// the API (with its docs) everywhere else. lim holds the proxies whose
+// X-Forwarded-For names the customer (PARCELA_TRUSTED_PROXIES) and the
+// pages' rate per client address (PARCELA_PAGE_RATE_LIMIT).
 func withPages(api http.Handler, app *parcela.Services, env parcela.Environment, links parcela.Links, clock parcela.Clock,
-	cfg pagesConfig, trusted []netip.Prefix, log *slog.Logger) http.Handler {
+	cfg pagesConfig, lim serveLimits, log *slog.Logger) http.Handler {
 	var cards parcela.CardChargeService // nil: the environment takes no card
 	if app.Checkout.TakesCards(env) {
 		cards = app.Orders
 	}
 	pages := web.New(web.Deps{Checkout: app.Checkout, Orders: app.Orders, CardCharges: cards, Payments: app.Payments, Clock: clock,
-		Environment: env, Links: links, Logger: log.With("component", "pages"), Secret: cfg.secret, TrustedProxies: trusted})
+		Environment: env, Links: links, Logger: log.With("component", "pages"), Secret: cfg.secret, TrustedProxies: lim.trustedProxies,
+		PageRateLimit: lim.pageRate})
 	mux := http.NewServeMux()
 	mux.Handle("/pay/", pages)
 	mux.Handle("/checkout/", pages)

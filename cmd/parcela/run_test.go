@@ -309,6 +309,27 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
+// The payer pages' GETs are limited per client address at
+// PARCELA_PAGE_RATE_LIMIT: one request in 100,000 s lets the demo's offer
+// page through once, then answers a page saying to wait.
+func TestPageRateLimit(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, tempDSN(t), map[string]string{"PARCELA_PAGE_RATE_LIMIT": "0.00001"}, "--demo")
+	page := ""
+	for _, line := range strings.Split(ts.stdout.String(), "\n") {
+		if u, ok := strings.CutPrefix(line, "offer page: "); ok {
+			page = u
+		}
+	}
+	if r := do(t, "GET", page, "", nil, nil); r.status != 200 {
+		t.Fatalf("first: %d", r.status)
+	}
+	r := do(t, "GET", page, "", nil, nil)
+	if r.status != 429 || r.header.Get("Retry-After") == "" || !bytes.Contains(r.body, []byte("recarregue a página")) {
+		t.Fatalf("second: %d %v", r.status, r.header)
+	}
+}
+
 func TestCLI(t *testing.T) {
 	t.Parallel()
 	dsn := tempDSN(t)
