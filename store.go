@@ -166,7 +166,9 @@ type Owned struct {
 }
 
 // Due selects rows that time has made due at Now: at most Limit of them,
-// of the given companies only when Companies is set.
+// of the given companies only when Companies is set, taken in turns
+// between companies (each one's first due row, then each one's second),
+// so that one company's backlog does not hold the others' rows.
 type Due struct {
 	Now       time.Time
 	Companies []string

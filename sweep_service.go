@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// sweepBatch bounds the rows a sweep selects at a time. A run selects
-// batch after batch while they come full, for up to sweepRunBudget: with one
+// sweepBatch bounds the rows a sweep selects at a time, taken in turns
+// between companies (the store's selections), so one company's backlog
+// does not fill a batch others have due rows for. A run selects batch
+// after batch while they come full, for up to sweepRunBudget: with one
 // batch a run (a minute apart, ten for the issue sweep), one company's
 // backlog of expiries or installments held every other company's rows,
 // due after it, for as many runs as the backlog has batches.

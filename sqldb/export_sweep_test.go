@@ -21,3 +21,14 @@ func SweepQueries(db *DB, d parcela.Due) map[string]Query {
 	}
 	return out
 }
+
+// AllSweepQueries is SweepQueries with the selections of payments and
+// intents too.
+func AllSweepQueries(db *DB, d parcela.Due) map[string]Query {
+	out := SweepQueries(db, d)
+	q, args := expiredPayments(d)
+	out["expired payments"] = Query{db.binder.bind(q), args}
+	q, args = staleIntents(d, d.Now.Add(-parcela.IntentTimeout))
+	out["stale intents"] = Query{db.binder.bind(q), args}
+	return out
+}

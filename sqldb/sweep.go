@@ -50,6 +50,21 @@ func args(sweep string, scoped []any, rest ...any) []any {
 	return append(append([]any{sweep}, scoped...), rest...)
 }
 
+// inTurns selects a sweep's batch from its due rows (selected, each with
+// its company_id and its due time as due_at) in turns between companies:
+// every company's first row by due_at, then every one's second, and so on.
+// In due order alone, one company's backlog (installments to issue after
+// an outage, each a provider call) filled batch after batch while every
+// other company's rows, due after it, waited. The turns are numbered over
+// the due rows the selection reads through its index, as before: a batch
+// reads and sorts all of them (the bill sweeps did already), not the first
+// Limit alone.
+func inTurns(selected string) string {
+	return `SELECT id, company_id, environment, bill_id, failures FROM (SELECT due.*,
+		ROW_NUMBER() OVER (PARTITION BY due.company_id ORDER BY due.due_at, due.id) AS turn FROM (` + selected + `) due) turns
+		ORDER BY turn, due_at, id LIMIT ?`
+}
+
 func scanDueRow(row rowScanner) (parcela.DueRow, error) {
 	var r parcela.DueRow
 	var env string
@@ -61,14 +76,20 @@ func scanDueRow(row rowScanner) (parcela.DueRow, error) {
 // ExpiredPayments selects unpaid payments whose expiry has come: a Pix's
 // once the bank's notice grace has passed too (parcela.PixNoticeGrace).
 func (db *DB) ExpiredPayments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
+	q, args := expiredPayments(d)
+	out, err := collect(ctx, db.reader, scanDueRow, q, args...)
+	return out, failed("select expired payments", err)
+}
+
+// expiredPayments is ExpiredPayments' selection, through
+// payments_open_expiry.
+func expiredPayments(d parcela.Due) (string, []any) {
 	now := ms64(d.Now)
 	company, scoped := scope("p", d)
-	out, err := collect(ctx, db.reader, scanDueRow, `SELECT p.id, p.company_id, p.environment, p.bill_id, COALESCE(f.failures, 0)
-		FROM payments p`+failuresOf("p.id")+`
-		WHERE p.status = 'unpaid'`+company+` AND p.expires_at <= ? AND (p.payment_method <> 'pix' OR p.expires_at <= ?)`+retryDue+`
-		ORDER BY p.expires_at LIMIT ?`,
-		args(parcela.SweepExpirePayments, scoped, now, ms64(d.Now.Add(-parcela.PixNoticeGrace)), now, d.Limit)...)
-	return out, failed("select expired payments", err)
+	return inTurns(`SELECT p.id, p.company_id, p.environment, p.bill_id, COALESCE(f.failures, 0) AS failures, p.expires_at AS due_at
+		FROM payments p` + failuresOf("p.id") + `
+		WHERE p.status = 'unpaid'` + company + ` AND p.expires_at <= ? AND (p.payment_method <> 'pix' OR p.expires_at <= ?)` + retryDue),
+		args(parcela.SweepExpirePayments, scoped, now, ms64(d.Now.Add(-parcela.PixNoticeGrace)), now, d.Limit)
 }
 
 // LateInstallments selects pending installments of active billings past
@@ -87,15 +108,14 @@ func (db *DB) LateInstallments(ctx context.Context, d parcela.Due) ([]parcela.Du
 func lateInstallments(d parcela.Due) (string, []any) {
 	now := ms64(d.Now)
 	company, scoped := scope("b", d)
-	return `SELECT b.id, b.company_id, b.environment, b.id, COALESCE(f.failures, 0)
+	return inTurns(`SELECT b.id, b.company_id, b.environment, b.id AS bill_id, COALESCE(f.failures, 0) AS failures, b.effective_due_date AS due_at
 		FROM ` + companyBills + ` JOIN billings bl ON bl.id = b.billing_id` + failuresOf("b.id") + `
 		WHERE ` + ofEachCompany + ` AND b.status = 'pending'` + company + ` AND b.due_date <= ? AND b.effective_due_date < ?
 		AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status = 'unpaid')
 		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.payment_method <> 'credit_card'
 			AND p0.created_at > b.effective_due_date AND p0.expires_at >= ?
-			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id AND p1.payment_method <> 'credit_card'))` + retryDue + `
-		ORDER BY b.effective_due_date LIMIT ?`,
+			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id AND p1.payment_method <> 'credit_card'))` + retryDue),
 		args(parcela.SweepMarkOverdue, scoped, now, now, now, now, d.Limit)
 }
 
@@ -114,25 +134,29 @@ func (db *DB) InstallmentsToIssue(ctx context.Context, d parcela.Due) ([]parcela
 func installmentsToIssue(d parcela.Due) (string, []any) {
 	now := ms64(d.Now)
 	company, scoped := scope("b", d)
-	return `SELECT b.id, b.company_id, b.environment, b.id, COALESCE(f.failures, 0)
+	return inTurns(`SELECT b.id, b.company_id, b.environment, b.id AS bill_id, COALESCE(f.failures, 0) AS failures, b.due_date AS due_at
 		FROM ` + companyBills + ` JOIN billings bl ON bl.id = b.billing_id` + failuresOf("b.id") + `
 		WHERE ` + ofEachCompany + ` AND b.status IN ('pending', 'overdue')` + company + ` AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND b.due_date <= CAST(? AS BIGINT) + CAST(c.installment_issue_days AS BIGINT) * 86400000
-		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue + `
-		ORDER BY b.due_date LIMIT ?`,
+		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue),
 		args(parcela.SweepIssueInstallments, scoped, now, now, d.Limit)
 }
 
 // StaleIntents selects intents issuing or voiding, untouched since before
 // before.
 func (db *DB) StaleIntents(ctx context.Context, d parcela.Due, before time.Time) ([]parcela.DueRow, error) {
-	company, scoped := scope("i", d)
-	out, err := collect(ctx, db.reader, scanDueRow, `SELECT i.id, i.company_id, i.environment, i.bill_id, COALESCE(f.failures, 0)
-		FROM payment_intents i`+failuresOf("i.id")+`
-		WHERE i.state IN ('issuing', 'voiding')`+company+` AND i.updated_at < ?`+retryDue+`
-		ORDER BY i.updated_at LIMIT ?`,
-		args(parcela.SweepRecoverIntents, scoped, ms64(before), ms64(d.Now), d.Limit)...)
+	q, args := staleIntents(d, before)
+	out, err := collect(ctx, db.reader, scanDueRow, q, args...)
 	return out, failed("select stale payment intents", err)
+}
+
+// staleIntents is StaleIntents' selection, through payment_intents_open.
+func staleIntents(d parcela.Due, before time.Time) (string, []any) {
+	company, scoped := scope("i", d)
+	return inTurns(`SELECT i.id, i.company_id, i.environment, i.bill_id, COALESCE(f.failures, 0) AS failures, i.updated_at AS due_at
+		FROM payment_intents i` + failuresOf("i.id") + `
+		WHERE i.state IN ('issuing', 'voiding')` + company + ` AND i.updated_at < ?` + retryDue),
+		args(parcela.SweepRecoverIntents, scoped, ms64(before), ms64(d.Now), d.Limit)
 }
 
 // RecordSweepFailure records a row's latest failure in a sweep and when to
@@ -170,11 +194,10 @@ func (db *DB) LapsedFirstBills(ctx context.Context, d parcela.Due) ([]parcela.Du
 func lapsedFirstBills(d parcela.Due) (string, []any) {
 	now := ms64(d.Now)
 	company, scoped := scope("b", d)
-	return `SELECT b.id, b.company_id, b.environment, b.id, COALESCE(f.failures, 0)
+	return inTurns(`SELECT b.id, b.company_id, b.environment, b.id AS bill_id, COALESCE(f.failures, 0) AS failures, b.effective_due_date AS due_at
 		FROM ` + companyBills + ` JOIN billings bl ON bl.id = b.billing_id` + failuresOf("b.id") + `
 		WHERE ` + ofEachCompany + ` AND b.status = 'pending'` + company + ` AND b.due_date <= ? AND b.effective_due_date <= ?
 		AND b.bill_type = 'down_payment' AND bl.status = 'waiting_payment'
-		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue + `
-		ORDER BY b.effective_due_date LIMIT ?`,
+		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue),
 		args(parcela.SweepLapseFirstBills, scoped, now, now, now, d.Limit)
 }
