@@ -88,7 +88,7 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 				return
 			}
 			r.Body = http.MaxBytesReader(rec, r.Body, maxFormBytes)
-		} else if pattern != assetRoute {
+		} else if pattern != assetRoute && pattern != citiesRoute {
 			// Each page is a database read and a render.
 			if wait, ok := h.reads.allow(h.clientAddr(r)); !ok {
 				h.tooMany(rec, r, wait)

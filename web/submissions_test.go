@@ -239,7 +239,8 @@ func TestMalformedFormIsABadRequest(t *testing.T) {
 }
 
 // The pages' GETs (the offer page, the order page, the checkout, the
-// payment's page) are limited per client address, as the posts are: 300
+// payment's page, a plan's preview) are limited per client address, as the
+// posts are: 300
 // GETs of an offer page from one address were 300 database reads and
 // renders. The window is the test's: no request crosses a second.
 func TestPageReadsLimitedPerAddress(t *testing.T) {
@@ -256,7 +257,7 @@ func TestPageReadsLimitedPerAddress(t *testing.T) {
 	checkout := parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)
 	var statuses []int
 	for _, path := range []string{landing, checkout, parcela.Links{}.PaymentURL(bill.Payments[0].ID),
-		b.offerPath() + "/plan?option=" + testFinanced + "&installments=3", "/pay/cities/SP", b.offerPath()} {
+		b.offerPath() + "/plan?option=" + testFinanced + "&installments=3", b.offerPath(), b.offerPath()} {
 		statuses = append(statuses, b.get(t, path).status)
 	}
 	if want := []int{200, 200, 200, 200, 200, 429}; !slices.Equal(statuses, want) {
@@ -267,9 +268,11 @@ func TestPageReadsLimitedPerAddress(t *testing.T) {
 		!strings.Contains(refused.body, "Aguarde 1 segundo e recarregue a página") {
 		t.Fatalf("refused: %d %v\n%s", refused.status, refused.header, refused.body)
 	}
-	// The assets, served from memory, are not counted.
-	if res := b.get(t, "/pay/assets/app.js"); res.status != http.StatusOK {
-		t.Fatalf("asset: %d", res.status)
+	// The assets and the cities, served from memory, are not counted.
+	for _, path := range []string{"/pay/assets/app.js", "/pay/cities/SP"} {
+		if res := b.get(t, path); res.status != http.StatusOK {
+			t.Fatalf("%s: %d", path, res.status)
+		}
 	}
 	// Another address has its own allowance, an IPv6 one by its /64.
 	for _, client := range []string{"203.0.113.9", "2001:db8:1:2::1"} {

@@ -95,10 +95,16 @@ func New(d Deps) *Handler {
 	return h
 }
 
-// assetRoute serves the pages' style, script and icons from memory, the
-// one GET the per-address limit does not count: each page load asks for
-// several, and they cost no database read.
-const assetRoute = "GET /pay/assets/{name}"
+// The GETs the per-address limit does not count: the pages' style, script
+// and icons, and a state's cities for the address form, served from memory
+// with no database read. A page load asks for several assets, and the
+// form asks for cities at each change of the state (a keyboard choosing
+// it by typing its name changes it at each letter); a refused list of
+// cities left the city field disabled.
+const (
+	assetRoute  = "GET /pay/assets/{name}"
+	citiesRoute = "GET /pay/cities/{state}"
+)
 
 // routes is every page, on one page.
 func (h *Handler) routes() {
@@ -106,7 +112,7 @@ func (h *Handler) routes() {
 	h.mux.HandleFunc("POST /pay/{slug}/offers/{offer}", h.handleBuy)
 	h.mux.HandleFunc("GET /pay/{slug}/offers/{offer}/plan", h.handlePlanPreview)
 	h.mux.HandleFunc("GET /pay/orders/{order}", h.handleOrder)
-	h.mux.HandleFunc("GET /pay/cities/{state}", h.handleCities)
+	h.mux.HandleFunc(citiesRoute, h.handleCities)
 	h.mux.HandleFunc(assetRoute, h.handleAsset)
 
 	h.mux.HandleFunc("GET /checkout/bills/{bill}", h.handleCheckout)
