@@ -163,6 +163,8 @@ func startParcela(ctx context.Context, bin, dsn string, rateLimit int) (*parcela
 		// Port 0: the server prints the addresses it got.
 		"PARCELA_ADDR=127.0.0.1:0", "PARCELA_SANDBOX_ADDR=127.0.0.1:0", "PARCELA_OPS_ADDR=127.0.0.1:0",
 		"PARCELA_RATE_LIMIT=" + limit, "PARCELA_SANDBOX_RATE_LIMIT=" + limit, "PARCELA_LOG_LEVEL=error",
+		// The page scenarios load the pages from one address, as no payer does.
+		"PARCELA_PAGE_RATE_LIMIT=0",
 		"PARCELA_WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8",
 	}
 	c, addrs, err := startChild(ctx, bin, []string{"serve"}, env, []string{"production", "sandbox", "operations"})
