@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -240,4 +242,49 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		t.Fatal("the order page lacks its no-JavaScript refresh or the boleto")
 	}
 	tb.Shots("order-nojs")
+}
+
+// A state's cities or a plan that cannot be fetched (the network, a
+// proxy's error page) leaves the form as it is without JavaScript: the city
+// waits for the form to be sent, which brings the state's cities, and the
+// plan says it could not follow the options. The city field stayed on
+// "Carregando cidades…" for good, and the plan of the options before stayed
+// on screen as if it were the chosen one's.
+func TestBrowserFetchesThatFail(t *testing.T) {
+	b := setup(t)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/pay/cities/") || strings.HasSuffix(r.URL.Path, "/plan") {
+			http.Error(w, "<html>502 Bad Gateway</html>", http.StatusBadGateway)
+			return
+		}
+		b.server.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(failing.Close)
+	tb := browsertest.Open(t, failing.URL)
+	tb.Open(b.offerPath())
+	tb.WaitFor(`document.documentElement.classList.contains("js")`)
+	tb.Do(chromedp.SetValue(chromedp.ID("f-state"), "SP"))
+	tb.Eval(`document.getElementById("f-state").dispatchEvent(new Event("change")), ""`)
+	tb.WaitFor(`document.querySelector("#f-city option").textContent === "Escolha ao enviar o formulário" && document.querySelector("#f-city").disabled`)
+	tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + testFinanced + `:pix"]`)))
+	tb.Do(chromedp.SetValue(chromedp.CSS(`select[name="installments.`+testFinanced+`"]`), "6"))
+	tb.Eval(`document.querySelector("select[name='installments.` + testFinanced + `']").dispatchEvent(new Event("change")), ""`)
+	tb.WaitFor(`document.querySelector(".option-group[data-group='` + testFinanced + `'] .plan .plan-stale") !== null && !document.querySelector(".plan.loading")`)
+	if rows := planRows(tb, testFinanced); rows != "" {
+		t.Fatalf("a plan stays shown after its options changed: %s", rows)
+	}
+	tb.Shots("offer-fetches-failed")
+	// Sent without a city, the form comes back with the state's cities.
+	rest := map[string]string{}
+	for k, v := range browsertest.Maria {
+		if k != "state" && k != "city" {
+			rest[k] = v
+		}
+	}
+	tb.FillCustomer(rest)
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`document.readyState === "complete" && !document.querySelector("#f-city").disabled && document.querySelectorAll("#f-city option").length > 100`)
+	if len(b.store.orderList()) != 0 {
+		t.Fatal("an order was created without a city")
+	}
 }

@@ -39,7 +39,7 @@
       city.disabled = true;
       if (!state.value) return;
       fetch(state.getAttribute("data-cities-url") + encodeURIComponent(state.value))
-        .then(function (r) { return r.json(); })
+        .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
         .then(function (list) {
           if (mine !== asked) return; // a later choice of state is on its way
           first.textContent = "Escolha a cidade";
@@ -50,6 +50,13 @@
             city.appendChild(o);
           });
           city.disabled = false;
+        })
+        .catch(function () {
+          // Sent without a city (a disabled field is neither checked nor
+          // sent), the form comes back with the state's cities, as it does
+          // without JavaScript.
+          if (mine !== asked) return;
+          first.textContent = "Escolha ao enviar o formulário";
         });
     });
   }
@@ -87,7 +94,15 @@
             }
             plan.replaceChildren.apply(plan, Array.prototype.slice.call(doc.body.firstChild.childNodes));
           })
-          .catch(function () {})
+          .catch(function () {
+            // The plan shown is the options' before: say so, rather than
+            // leave it as if it were the chosen one's.
+            if (mine !== asked) return;
+            var note = document.createElement("p");
+            note.className = "plan-stale";
+            note.textContent = "Não foi possível atualizar o plano. Ele será calculado para as opções escolhidas ao enviar o formulário.";
+            plan.replaceChildren(note);
+          })
           .finally(function () { if (mine === asked) plan.classList.remove("loading"); });
       });
     });
