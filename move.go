@@ -179,6 +179,28 @@ func (m *mover) billEvent(b *Bill, c *Company, event string) error {
 	return m.event("bill", b.ID, event, buf, data, err)
 }
 
+// paidBill records paid bill's event, then moves its billing and order on
+// (advance). The event keeps its place (and its id's order) before theirs,
+// but its data is rendered after them: the bill's GET shows its billing,
+// which, once the change commits, has moved on too.
+func (m *mover) paidBill(o *Order, b *Billing, bill *Bill, c *Company) error {
+	i := len(m.c.Events)
+	m.c.Events = append(m.c.Events, Event{ID: NewID(), CompanyID: m.a.CompanyID, Environment: m.a.Environment,
+		Entity: "bill", EntityID: bill.ID, Event: BillPaid, CreatedAt: m.c.At})
+	if err := m.advance(o, b); err != nil {
+		return err
+	}
+	buf := eventBuffer()
+	data, err := NewBillEndpointForm(bill, c, m.c.At, m.links).AppendJSON(*buf)
+	if err != nil {
+		releaseEventBuffer(buf, nil)
+		return fmt.Errorf("render bill %s event: %w", BillPaid, err)
+	}
+	m.c.Events[i].Data = bytes.Clone(data)
+	releaseEventBuffer(buf, data)
+	return nil
+}
+
 func (m *mover) billingEvent(b *Billing, event string) error {
 	f := NewBillingOrderForm(b, m.links)
 	buf := eventBuffer()

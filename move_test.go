@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -118,6 +119,15 @@ func TestPayDecisions(t *testing.T) {
 			ch := m.change()
 			if got := eventNames(ch); !slices.Equal(got, tt.wantEvents) {
 				t.Errorf("events %v, want %v", got, tt.wantEvents)
+			}
+			// The bill's event is the bill as its GET answers once the change
+			// commits: its billing moved on too.
+			want, err := json.Marshal(NewBillEndpointForm(bill, c, moveNow, m.links))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(ch.Events[0].Data); got != string(want) {
+				t.Errorf("bill event\n%s\nwant\n%s", got, want)
 			}
 			if b.Status != tt.wantBilling || o.Status != tt.wantOrder || (b.FinishedAt != nil) != tt.wantFinished {
 				t.Errorf("billing %s (finished %v), order %s", b.Status, b.FinishedAt, o.Status)

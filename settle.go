@@ -122,10 +122,7 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 		return err
 	}
 	bill.PaidAt = &paidAt
-	if err := m.billEvent(bill, c, BillPaid); err != nil {
-		return err
-	}
-	return m.advance(o, b)
+	return m.paidBill(o, b, bill, c)
 }
 
 // waive sets open bill's penalty waiver (until; nil clears it) and
@@ -166,10 +163,7 @@ func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.
 	}
 	at := m.c.At
 	bill.PaidAt = &at
-	if err := m.billEvent(bill, c, BillPaid); err != nil {
-		return err
-	}
-	return m.advance(o, b)
+	return m.paidBill(o, b, bill, c)
 }
 
 // PixNoticeGrace is how long after its expires_at an unpaid Pix waits for
