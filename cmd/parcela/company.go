@@ -133,6 +133,8 @@ func companyJSON(c *parcela.Company) map[string]any {
 		"fine_rate": c.FineRate, "monthly_interest_rate": c.MonthlyInterestRate,
 		"min_installment_amount_cents": c.MinInstallmentCents, "payment_expiry_hours": c.PaymentExpiryHours,
 		"installment_issue_days": c.InstallmentIssueDays, "boleto_grace_business_days": c.BoletoGraceBusinessDays,
-		"created_at": c.CreatedAt.Format(time.RFC3339Nano),
+		// As the API writes times: the company just created holds the
+		// clock's UTC instant, a listed one São Paulo's.
+		"created_at": c.CreatedAt.In(parcela.SaoPaulo).Format(parcela.TimestampLayout),
 	}
 }

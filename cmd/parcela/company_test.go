@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"parcela"
 	"parcela/sqldb/sqldbtest"
 )
 
@@ -59,5 +62,29 @@ func TestOperatorSetsPlatformSettings(t *testing.T) {
 	}
 	if r := offer(`, "min_installment_amount_cents": 7999`); r.status != 422 || !strings.Contains(string(r.body), "min_installment_amount_cents") {
 		t.Fatalf("a floor below the company's: %d %s", r.status, r.body)
+	}
+}
+
+// company create --json prints the company as company list --json does,
+// its created_at in the API's form (São Paulo, to the millisecond).
+func TestCompanyCreateJSONIsTheListedCompany(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	var created map[string]any
+	out := cli(t, dsn, "company", "create", "--name", "Escola Z", "--document", "11222333000181", "--slug", "escola-"+sqldbtest.Suffix(), "--json")
+	if err := json.Unmarshal([]byte(out), &created); err != nil {
+		t.Fatalf("company create: %v %s", err, out)
+	}
+	var listed []map[string]any
+	list := cli(t, dsn, "company", "list", "--json")
+	if err := json.Unmarshal([]byte(list), &listed); err != nil || len(listed) != 1 {
+		t.Fatalf("company list: %v %s", err, list)
+	}
+	if !reflect.DeepEqual(created, listed[0]) {
+		t.Fatalf("company create --json\n%s\ncompany list --json\n%s", out, list)
+	}
+	at, _ := created["created_at"].(string)
+	if _, err := time.Parse(parcela.TimestampLayout, at); err != nil || !strings.HasSuffix(at, "-03:00") {
+		t.Fatalf("created_at %q is not in the API's form: %v", at, err)
 	}
 }
