@@ -60,6 +60,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		a := parcela.Auth{CompanyID: t.CompanyID, Environment: t.Environment, TokenID: t.ID}
+		if logged, ok := r.Context().Value(logCompanyKey{}).(*string); ok {
+			*logged = a.CompanyID
+		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, a)))
 	})
 }

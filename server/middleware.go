@@ -17,6 +17,10 @@ type (
 	loggerKey    struct{}
 	requestIDKey struct{}
 	authKey      struct{}
+	// logCompanyKey holds where the access log line finds the company
+	// that authentication names: the authenticated request is a new
+	// request, whose context the line, written by base, never sees.
+	logCompanyKey struct{}
 )
 
 func requestID(r *http.Request) string {
@@ -68,6 +72,8 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, loggerKey{}, log)
 		ctx = context.WithValue(ctx, outageKey{}, s.outage)
+		var companyID string
+		ctx = context.WithValue(ctx, logCompanyKey{}, &companyID)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
@@ -80,14 +86,13 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 					writeError(rec, r, fmt.Errorf("panic: %v", p))
 				}
 			}
-			a := authOf(r)
 			attrs := []slog.Attr{
 				slog.String("method", r.Method), slog.String("route", pattern),
 				slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("environment", string(s.env)),
 			}
-			if a.CompanyID != "" {
-				attrs = append(attrs, slog.String("company_id", a.CompanyID))
+			if companyID != "" {
+				attrs = append(attrs, slog.String("company_id", companyID))
 			}
 			if rec.status == StatusClientClosed {
 				attrs = append(attrs, slog.Bool("client_gone", true))

@@ -221,3 +221,32 @@ func TestClientGone(t *testing.T) {
 		t.Fatalf("requests by status: %v", statuses)
 	}
 }
+
+// A request made with a token is logged with its company's id, and one
+// without a valid token with none.
+func TestAccessLogNamesTheCompany(t *testing.T) {
+	t.Parallel()
+	down := parcela.Errorf(parcela.EUNAVAILABLE, "retry later")
+	srv, logs := fakeServer(t, server.Services{Catalog: &catalogFake{err: down}}, parcela.NewTestClock(start), prometheus.NewRegistry())
+	res, err := fakePost(t, context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	res, err = http.Post(srv.URL+"/external_api/v1/products", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	var lines []map[string]any
+	eventually(t, 5*time.Second, "two access log lines", func() bool {
+		lines = logs.lines(t, "request")
+		return len(lines) == 2
+	})
+	if lines[0]["status"] != float64(503) || lines[0]["company_id"] != "company" {
+		t.Fatalf("a request with a token: %v", lines[0])
+	}
+	if _, ok := lines[1]["company_id"]; ok || lines[1]["status"] != float64(401) {
+		t.Fatalf("a request without a token: %v", lines[1])
+	}
+}
