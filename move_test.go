@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -528,5 +529,32 @@ func TestNoSettlementPastTheExpiry(t *testing.T) {
 	m := newMover(Auth{CompanyID: c.ID}, moveNow, Links{})
 	if void, err := m.recordCard(o, b, b.Bills[0], attempt, c, CardDecision{Approved: true}); err != nil || void || attempt.Status != PaymentPaid {
 		t.Fatalf("card approved as it expires: %s, void %v, %v", attempt.Status, void, err)
+	}
+}
+
+// A refused paid_at names the bound to the millisecond, so that a
+// settlement at the instant named is taken: the payment issued at
+// 10:00:00.732 is not paid at 10:00:00.
+func TestSettlementRefusalNamesTheBoundToTheMillisecond(t *testing.T) {
+	t.Parallel()
+	o, c := chargedOrder(3)
+	b := o.Billings[0]
+	bill := b.Bills[0]
+	p := bill.Payments[0]
+	p.CreatedAt = moveNow.Add(-48*time.Hour + 732*time.Millisecond)
+	m := newMover(Auth{CompanyID: c.ID}, moveNow.Add(-time.Millisecond), Links{})
+	early := p.CreatedAt.Add(-time.Hour)
+	err := m.pay(o, b, bill, p, c, Settlement{PaidAt: &early})
+	e, ok := err.(*Error)
+	if !ok || len(e.Fields) != 1 {
+		t.Fatalf("err %v, want a refusal of paid_at", err)
+	}
+	msg := e.Fields[0].Message
+	named, perr := time.Parse(TimestampLayout, msg[strings.LastIndex(msg, "(")+1:len(msg)-1])
+	if perr != nil || !named.Equal(p.CreatedAt) {
+		t.Fatalf("the refusal %q names %v, want the payment's issue %v (%v)", msg, named, p.CreatedAt, perr)
+	}
+	if err := m.pay(o, b, bill, p, c, Settlement{PaidAt: &named}); err != nil {
+		t.Fatalf("paid at the instant the refusal named: %v", err)
 	}
 }

@@ -82,7 +82,7 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 		paidAt = s.PaidAt.Truncate(time.Millisecond)
 	} else if !p.settlesAt(paidAt) {
 		// Expired, though no sweep has moved it yet: as if it had.
-		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(time.RFC3339))
+		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(TimestampLayout))
 	}
 	amount := max(p.AmountCents-p.PaidAmountCents, bill.owed(paidAt, c))
 	if s.PaidAmountCents != nil {
@@ -184,16 +184,17 @@ func (p *Payment) settlesAt(t time.Time) bool {
 
 // checkSettlement refuses a settlement that cannot have happened: paid
 // before the payment was issued, once it had expired or after now, or of
-// no money.
+// no money. A bound is named to the millisecond it is kept with: in whole
+// seconds, paid_at at the issue instant named was refused.
 func checkSettlement(p *Payment, paidAt time.Time, amount int64, now time.Time) error {
 	var v Validation
 	switch {
 	case !validOffset(paidAt):
 		v.Add("paid_at", "invalid", offsetMessage)
 	case paidAt.Before(p.CreatedAt):
-		v.Add("paid_at", "invalid", "must not be before the payment was issued ("+p.CreatedAt.In(SaoPaulo).Format(time.RFC3339)+")")
+		v.Add("paid_at", "invalid", "must not be before the payment was issued ("+p.CreatedAt.In(SaoPaulo).Format(TimestampLayout)+")")
 	case !p.settlesAt(paidAt):
-		v.Add("paid_at", "invalid", "must be before the payment expired ("+p.ExpiresAt.In(SaoPaulo).Format(time.RFC3339)+")")
+		v.Add("paid_at", "invalid", "must be before the payment expired ("+p.ExpiresAt.In(SaoPaulo).Format(TimestampLayout)+")")
 	case paidAt.After(now):
 		v.Add("paid_at", "invalid", "must not be in the future")
 	}
