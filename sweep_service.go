@@ -26,6 +26,10 @@ const (
 	SweepLapseFirstBills   = "lapse_first_bills"
 )
 
+// SweepNames are every sweep's name: the failure metric shows each from
+// the start, where a sweep that never failed was missing from it.
+var SweepNames = []string{SweepExpirePayments, SweepMarkOverdue, SweepIssueInstallments, SweepRecoverIntents, SweepLapseFirstBills}
+
 // SweepReport is what one run of a sweep did.
 type SweepReport struct {
 	Moved  int            // rows moved: expired, marked overdue, issued, voided

@@ -94,6 +94,12 @@ func newSweepFailures(reg prometheus.Registerer) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "parcela_sweep_failures_total", Help: "Rows a periodic sweep failed on (each retried later with backoff), by sweep.",
 	}, []string{"sweep"})
+	// At 0 from the start, as the operations listener documents it: a
+	// series that appears only with the first failure leaves an operator
+	// reading /metrics nothing to find, and a rate over it no baseline.
+	for _, sweep := range parcela.SweepNames {
+		c.WithLabelValues(sweep)
+	}
 	if reg != nil {
 		reg.MustRegister(c)
 	}

@@ -52,6 +52,9 @@ func TestSweepWorkerReportsFailedRows(t *testing.T) {
 	var counted []string
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
+			if m.GetCounter().GetValue() == 0 {
+				continue // every sweep is exported from the start
+			}
 			counted = append(counted, fmt.Sprintf("%s{%s=%s} %v", f.GetName(), m.GetLabel()[0].GetName(), m.GetLabel()[0].GetValue(), m.GetCounter().GetValue()))
 		}
 	}
@@ -62,5 +65,32 @@ func TestSweepWorkerReportsFailedRows(t *testing.T) {
 	sweepErr = errors.New("select installments to issue: connection refused")
 	if err := w.Work(context.Background(), nil); !errors.Is(err, sweepErr) {
 		t.Fatalf("the sweep's own failure: %v", err)
+	}
+}
+
+// Every sweep's failure count is exported from the start, at 0, so the
+// operations listener shows parcela_sweep_failures_total before a failure.
+func TestSweepFailuresExportedBeforeAnyFailure(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	newSweepFailures(reg)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "parcela_sweep_failures_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			exported[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	for _, sweep := range []string{parcela.SweepExpirePayments, parcela.SweepMarkOverdue, parcela.SweepIssueInstallments,
+		parcela.SweepRecoverIntents, parcela.SweepLapseFirstBills} { // each sweep's own name, not SweepNames: a name left out of it fails
+		if v, ok := exported[sweep]; !ok || v != 0 {
+			t.Errorf("sweep %s: exported %v (%v)", sweep, ok, v)
+		}
 	}
 }
