@@ -39,6 +39,12 @@ type DeliveryArgs struct {
 // Kind names the job in River's table.
 func (DeliveryArgs) Kind() string { return "deliver_webhook" }
 
+// deliveryOutcomes are parcela_webhook_deliveries_total's outcomes: the
+// sender's, and the attempts not sent (skipped: the webhook disabled or
+// deleted; deferred: over the company's share or the slots).
+var deliveryOutcomes = []string{string(webhook.OutcomeDelivered), string(webhook.OutcomeRetry), string(webhook.OutcomeGone),
+	string(webhook.OutcomeBlocked), "skipped", "deferred"}
+
 // deliveryMetrics are the webhook delivery metrics.
 type deliveryMetrics struct {
 	outcomes *prometheus.CounterVec
@@ -54,6 +60,12 @@ func newDeliveryMetrics(reg prometheus.Registerer, deliveries parcela.DeliverySe
 			Name: "parcela_webhook_attempt_duration_seconds", Help: "Webhook delivery attempt latency.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 15},
 		}),
+	}
+	// Every outcome from the start, at 0: a rate over a series that
+	// appears at its first attempt misses that attempt, and an alert on
+	// "blocked" has nothing to read until then.
+	for _, o := range deliveryOutcomes {
+		m.outcomes.WithLabelValues(o)
 	}
 	if reg != nil {
 		depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{

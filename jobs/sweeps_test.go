@@ -94,3 +94,29 @@ func TestSweepFailuresExportedBeforeAnyFailure(t *testing.T) {
 		}
 	}
 }
+
+// Every delivery outcome is exported from the start, at 0, where each
+// appeared only at its first attempt: an alert on blocked deliveries had
+// nothing to read until one was blocked.
+func TestDeliveryOutcomesExportedBeforeAnyAttempt(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	newDeliveryMetrics(reg, &fakeDeliveries{})
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := map[string]bool{}
+	for _, f := range families {
+		if f.GetName() == "parcela_webhook_deliveries_total" {
+			for _, m := range f.GetMetric() {
+				exported[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue() == 0
+			}
+		}
+	}
+	for _, o := range []string{"delivered", "retry", "gone", "blocked", "skipped", "deferred"} {
+		if !exported[o] {
+			t.Errorf("outcome %s not exported at 0: %v", o, exported)
+		}
+	}
+}
