@@ -2,6 +2,9 @@ package parcela
 
 import (
 	"context"
+	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 
 	"parcela/webhook"
@@ -17,8 +20,9 @@ const SecretOverlap = 24 * time.Hour
 
 // Webhooks manages a company's webhooks and replays their deliveries.
 type Webhooks struct {
-	store WebhookStore
-	clock Clock
+	store     WebhookStore
+	clock     Clock
+	addresses *webhook.AddressPolicy // nil: none refused at the door
 }
 
 // NewWebhooks returns the webhook use cases.
@@ -28,10 +32,48 @@ func NewWebhooks(store WebhookStore, clock Clock) *Webhooks {
 
 var _ WebhookService = (*Webhooks)(nil)
 
+// RefuseAddresses has a webhook's URL refused when its host is an address
+// (or localhost) that policy keeps deliveries from: every delivery to it
+// would be blocked, and the company learned it only from the delivery log.
+// A name is looked up only when a delivery connects (DNS may change), where
+// the policy checks again. Set it before serving.
+func (s *Webhooks) RefuseAddresses(policy *webhook.AddressPolicy) { s.addresses = policy }
+
+// checkAddress refuses w's URL whose host is an address s.addresses
+// refuses.
+func (s *Webhooks) checkAddress(w *Webhook) error {
+	if s.addresses == nil {
+		return nil
+	}
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		return nil // Apply refused it
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	var refused error
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		// Always loopback (RFC 6761), of either family.
+		if s.addresses.Check(netip.MustParseAddr("127.0.0.1")) != nil {
+			refused = s.addresses.Check(netip.IPv6Loopback())
+		}
+	} else if addr, err := netip.ParseAddr(host); err == nil {
+		refused = s.addresses.Check(addr)
+	}
+	if refused != nil {
+		var v Validation
+		v.Add("url", "invalid", "must reach a public address: "+refused.Error())
+		return v.Err()
+	}
+	return nil
+}
+
 // CreateWebhook validates and stores a webhook with a new signing secret.
 func (s *Webhooks) CreateWebhook(ctx context.Context, a Auth, req WebhookRequest) (*Webhook, error) {
 	w := &Webhook{CompanyID: a.CompanyID, Environment: a.Environment, Enabled: true}
 	if err := w.Apply(req, true); err != nil {
+		return nil, err
+	}
+	if err := s.checkAddress(w); err != nil {
 		return nil, err
 	}
 	secret, err := webhook.NewSecret()
@@ -76,6 +118,11 @@ func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req Web
 		state, were := w.patchesState(req), w.Settings()
 		if err := w.Apply(req, false); err != nil {
 			return err
+		}
+		if req.URL != nil {
+			if err := s.checkAddress(w); err != nil {
+				return err
+			}
 		}
 		w.UpdatedAt = s.clock.Now()
 		return s.store.UpdateWebhook(ctx, w, were, state)

@@ -2835,7 +2835,10 @@ type ClientInterface interface {
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
-	// that resolves to a public address;
+	// that resolves to a public address: a host that is a private, loopback,
+	// link-local or otherwise reserved address, or `localhost`, is 422
+	// `invalid` on `url` here and on a PATCH of it (unless the operator
+	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -2853,7 +2856,10 @@ type ClientInterface interface {
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
-	// that resolves to a public address;
+	// that resolves to a public address: a host that is a private, loopback,
+	// link-local or otherwise reserved address, or `localhost`, is 422
+	// `invalid` on `url` here and on a PATCH of it (unless the operator
+	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -3788,7 +3794,10 @@ func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEdito
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
-// that resolves to a public address;
+// that resolves to a public address: a host that is a private, loopback,
+// link-local or otherwise reserved address, or `localhost`, is 422
+// `invalid` on `url` here and on a PATCH of it (unless the operator
+// allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -3816,7 +3825,10 @@ func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWeb
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
-// that resolves to a public address;
+// that resolves to a public address: a host that is a private, loopback,
+// link-local or otherwise reserved address, or `localhost`, is 422
+// `invalid` on `url` here and on a PATCH of it (unless the operator
+// allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -6179,7 +6191,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
-	// that resolves to a public address;
+	// that resolves to a public address: a host that is a private, loopback,
+	// link-local or otherwise reserved address, or `localhost`, is 422
+	// `invalid` on `url` here and on a PATCH of it (unless the operator
+	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -6197,7 +6212,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
-	// that resolves to a public address;
+	// that resolves to a public address: a host that is a private, loopback,
+	// link-local or otherwise reserved address, or `localhost`, is 422
+	// `invalid` on `url` here and on a PATCH of it (unless the operator
+	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -12119,7 +12137,10 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
-// that resolves to a public address;
+// that resolves to a public address: a host that is a private, loopback,
+// link-local or otherwise reserved address, or `localhost`, is 422
+// `invalid` on `url` here and on a PATCH of it (unless the operator
+// allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -12143,7 +12164,10 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 //
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
-// that resolves to a public address;
+// that resolves to a public address: a host that is a private, loopback,
+// link-local or otherwise reserved address, or `localhost`, is 422
+// `invalid` on `url` here and on a PATCH of it (unless the operator
+// allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing

@@ -494,3 +494,34 @@ func TestDeliveriesOfADeletedWebhook(t *testing.T) {
 		b.send(b.sandbox.URL, b.otherToken, "GET", "/external_api/v1/webhook_deliveries?webhook_id="+id, nil, nil).want(t, 404)
 	})
 }
+
+// A webhook whose URL's host is an address deliveries may not reach (a
+// private, loopback or link-local address, or localhost) is refused when it
+// is created or its URL changed, naming why, where it was stored and every
+// delivery to it was blocked, the company told only by the delivery log.
+// Names are looked up only when a delivery connects; an operator's allowed
+// ranges are honoured.
+func TestWebhookURLToAnAddressNotAllowed(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		policy, err := webhook.NewAddressPolicy("192.0.2.0/24")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.app.Webhooks.RefuseAddresses(policy)
+		body := func(url string) map[string]any {
+			return map[string]any{"name": "ERP", "url": url, "entity": "bill", "events": []string{"paid"}, "verb": "post"}
+		}
+		for _, url := range []string{"http://10.0.0.1/x", "https://[::1]:8443/x", "http://169.254.169.254/latest", "http://localhost:9000/x",
+			"http://api.localhost./x", "http://[fe80::1%25eth0]/x", "http://[::ffff:127.0.0.1]/x"} {
+			p := b.call("POST", "/external_api/v1/webhooks", body(url)).want(t, 422).JSON(t)
+			if errs := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != "url" {
+				t.Errorf("%s: %v", url, p)
+			}
+		}
+		hook := b.call("POST", "/external_api/v1/webhooks", body("https://hooks.example.com/x")).want(t, 201).JSON(t)
+		b.call("POST", "/external_api/v1/webhooks", body("http://192.0.2.10/x")).want(t, 201)
+		b.call("PATCH", "/external_api/v1/webhooks/"+hook["id"].(string), map[string]any{"url": "http://192.168.1.1/x"}).want(t, 422)
+		b.call("PATCH", "/external_api/v1/webhooks/"+hook["id"].(string), map[string]any{"name": "ERP 2"}).want(t, 200)
+	})
+}

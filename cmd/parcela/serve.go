@@ -38,7 +38,8 @@ type serveConfig struct {
 	shutdownTimeout            time.Duration
 	logLevel                   slog.Level
 	allowedCIDRs               string
-	productionProvider         string // "" (none) or "simulated"
+	addresses                  *webhook.AddressPolicy // of allowedCIDRs
+	productionProvider         string                 // "" (none) or "simulated"
 	limits                     serveLimits
 	pages                      pagesConfig
 }
@@ -81,7 +82,7 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 	}
 	// The queue reads it again; refused here, before the database is
 	// migrated or the demo created.
-	if _, err := webhook.NewAddressPolicy(c.allowedCIDRs); err != nil {
+	if c.addresses, err = webhook.NewAddressPolicy(c.allowedCIDRs); err != nil {
 		return c, fmt.Errorf("PARCELA_WEBHOOK_ALLOWED_CIDRS: %w", err)
 	}
 	switch c.productionProvider = getenv("PARCELA_PRODUCTION_PROVIDER"); c.productionProvider {
@@ -232,6 +233,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	links := parcela.LinksByEnvironment{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
 	app := parcela.NewServices(db, paymentProviders(cfg, log), cardAcquirers(cfg), clock, links)
+	app.Webhooks.RefuseAddresses(cfg.addresses)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	registerCheckpointMetrics(reg, db)
