@@ -57,6 +57,9 @@ func TestOrderPageFinancedPix(t *testing.T) {
 	for _, want := range []string{
 		"Aguardando pagamento", "Entrada <span class=\"due-date\">· vence 08/03/2026</span>", `<p class="pay-amount">` + brl(first.AmountCents), `src="/external_api/v1/payments/` + p.ID + `/barcode.png"`,
 		*p.Barcode, "Copiar código Pix", "Expira em", "(08/03/2026 às 10:00)", `data-refresh="1"`, `<meta http-equiv="refresh" content="6">`,
+		// The countdown's instants to the millisecond, as the API's: an
+		// expiry at 23:59:59.999 read to the second ended it early.
+		`data-expires-at="` + p.ExpiresAt.In(parcela.SaoPaulo).Format(parcela.TimestampLayout) + `" data-now="2026-03-05T10:00:00.000-03:00"`,
 		"Parcela 11 de 11", "Curso de Confeitaria Profissional", "Outras formas de pagar",
 	} {
 		if !strings.Contains(body, want) {

@@ -27,10 +27,10 @@ type payView struct {
 }
 
 // ExpiresAtISO is the expiry the script counts down to.
-func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(time.RFC3339) }
+func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(parcela.TimestampLayout) }
 
 // NowISO is when the page was made.
-func (v payView) NowISO() string { return v.Now.Format(time.RFC3339) }
+func (v payView) NowISO() string { return v.Now.Format(parcela.TimestampLayout) }
 
 // newPayView shows an unpaid payment; images are this listener's public
 // image routes, linked by path. A boleto shows the due date it carries.
