@@ -90,7 +90,7 @@ const MaxUserAgentLength = 1024
 // payer could never buy, told only to try again.
 func BrowserSignature(addr netip.Addr, userAgent string) (remoteIP, ua string) {
 	ua = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || DirectionControl(r) {
 			return ' '
 		}
 		return r

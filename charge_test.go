@@ -162,6 +162,7 @@ func TestBrowserSignaturePassesTheCharge(t *testing.T) {
 		{"blank", "203.0.113.9", "   ", "(nenhum User-Agent enviado)"},
 		{"overlong", "2001:db8::1", long, strings.TrimSpace(CutText(long, MaxUserAgentLength))},
 		{"not UTF-8, a tab", "203.0.113.9", "Navegador\xff\tà", "Navegador\uFFFD à"},
+		{"a direction override", "203.0.113.9", "Navegador\u202e1.0", "Navegador 1.0"},
 		{"a zone", "fe80::1%eth0", "Mozilla/5.0", "Mozilla/5.0"},
 	} {
 		ip, ua := BrowserSignature(netip.MustParseAddr(tc.addr), tc.ua)

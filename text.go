@@ -18,14 +18,18 @@ const (
 )
 
 // ValidText reports whether s is valid UTF-8 without NUL or any other
-// control character (C0, DEL, C1) beyond what kind allows. PostgreSQL
-// refuses NUL in text, and control characters have no place in what a
-// payer or a bank reads back.
+// control character (C0, DEL, C1) beyond what kind allows, nor a
+// direction override (DirectionControl). PostgreSQL refuses NUL in text,
+// and control characters have no place in what a payer or a bank reads
+// back.
 func ValidText(s string, kind TextKind) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
+		if DirectionControl(r) {
+			return false
+		}
 		if !unicode.IsControl(r) {
 			continue
 		}
@@ -35,6 +39,15 @@ func ValidText(s string, kind TextKind) bool {
 		return false
 	}
 	return true
+}
+
+// DirectionControl tells the explicit direction embeddings, overrides and
+// isolates (U+202A to U+202E, U+2066 to U+2069). In an offer's or a
+// payer's name they reorder what follows them, so a page or a receipt
+// shows text the name does not hold ("Trojan Source"); the marks that
+// right-to-left text needs (U+200E, U+200F) are not among them.
+func DirectionControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 // CutText is s up to its first n characters, never a piece of one: the
@@ -57,9 +70,9 @@ func checkText(v *Validation, field, s string, kind TextKind) bool {
 		return true
 	}
 	if kind == FreeText {
-		v.Add(field, "invalid", "must not contain control characters other than tab and line breaks")
+		v.Add(field, "invalid", "must not contain control characters other than tab and line breaks, nor direction overrides")
 	} else {
-		v.Add(field, "invalid", "must not contain control characters such as NUL, tab or line breaks")
+		v.Add(field, "invalid", "must not contain control characters such as NUL, tab or line breaks, nor direction overrides")
 	}
 	return false
 }

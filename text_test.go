@@ -27,6 +27,11 @@ func TestValidText(t *testing.T) {
 		{"c1 \u009b csi", false, false},
 		{"bad utf-8 \xff", false, false},
 		{"zero width\u200bspace", true, true}, // a format character, not a control
+		{"right-to-left mark \u200f", true, true},
+		{"override \u202egpj.exe", false, false}, // shown as "exe.jpg"
+		{"embedding \u202a", false, false},
+		{"isolate \u2066x\u2069", false, false},
+		{"pop \u202c", false, false},
 		{strings.Repeat("a", 10000), true, true},
 	}
 	for _, tt := range tests {

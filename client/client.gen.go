@@ -1132,7 +1132,8 @@ type HealthStatus string
 // `Idempotent-Replayed: true`; the same key with another body is 422
 // `idempotency_key_reused`; while the first request runs, 409
 // `idempotency_in_flight`. A key over 255 characters, or one that is
-// not UTF-8 text or holds a control character, is 422
+// not UTF-8 text or holds a control character or a direction override
+// (U+202A to U+202E, U+2066 to U+2069), is 422
 // `validation_failed`.
 type IdempotencyKey = string
 
