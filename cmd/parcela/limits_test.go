@@ -117,12 +117,14 @@ func TestServeDurationsAtTheirLimits(t *testing.T) {
 // The public URLs are the prefixes of every offer, checkout and image link
 // the API answers and stores: one without a scheme or host, or with a query,
 // fragment or user, stops the start naming its variable, where it was taken
-// and every link built on it was broken.
+// and every link built on it was broken. So does one with a path: the
+// pages' assets, forms and cities, and the docs' links, are the root's, and
+// behind https://example.com/parcela they pointed outside it.
 func TestServePublicURLs(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"PARCELA_PUBLIC_URL", "PARCELA_SANDBOX_PUBLIC_URL"} {
 		for v, want := range map[string]string{"https://api.example.com/": "https://api.example.com", "http://127.0.0.1:8080": "http://127.0.0.1:8080",
-			"https://example.com/parcela": "https://example.com/parcela"} {
+			"https://api.example.com//": "https://api.example.com"} {
 			c, err := readServeConfig(env(map[string]string{name: v}))
 			got := c.publicURL
 			if name == "PARCELA_SANDBOX_PUBLIC_URL" {
@@ -134,7 +136,7 @@ func TestServePublicURLs(t *testing.T) {
 		}
 		for _, v := range []string{"api.example.com", "//api.example.com", "/pay", "ftp://api.example.com", "HTTPS://api.example.com", "https://",
 			"https://:443", "https://api.example.com?a=b", "https://api.example.com/?", "https://api.example.com/#top", "https://user:secret@api.example.com",
-			"https://api.example.com/a b", "https://api.example.com/%zz", " https://api.example.com"} {
+			"https://api.example.com/a b", "https://api.example.com/%zz", " https://api.example.com", "https://example.com/parcela", "https://example.com/parcela/"} {
 			_, err := readServeConfig(env(map[string]string{name: v}))
 			if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "secret") {
 				t.Errorf("%s=%s: %v", name, v, err)

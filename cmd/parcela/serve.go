@@ -120,6 +120,10 @@ func checkPublicURL(s string) error {
 		return errors.New("must name a host")
 	case u.User != nil, u.RawQuery != "", u.ForceQuery, u.Fragment != "", strings.Contains(s, "#"):
 		return errors.New("takes no user, query or fragment: it is the prefix of links")
+	case strings.Trim(u.EscapedPath(), "/") != "":
+		// The pages, their assets and forms and the docs are served from
+		// the root of the address: behind a prefix their links missed it.
+		return errors.New("takes no path: parcela serves from the root of its address, so a proxy gives it a host of its own")
 	case strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }):
 		return errors.New("must hold no space or control character")
 	}
