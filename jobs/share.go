@@ -12,8 +12,9 @@ import (
 // receivers are slow or failing holds at most its share of the delivery
 // workers and the others' deliveries keep their latency. An attempt over
 // the share is snoozed (River runs it again later, without counting an
-// attempt) for about as long as the company's attempts take, so that a
-// slow company's backlog waits without churning through the queue.
+// attempt) for about as long as the company's attempts take, and a backlog
+// spread over the time its places take to deliver it (backlogSnooze), so
+// that a slow company's backlog waits without churning through the queue.
 //
 // A company whose attempts are fast may go past its share, up to burst
 // places (half the workers), while its attempts take less than fastAttempt
@@ -46,6 +47,9 @@ type companyShare struct {
 	typical time.Duration // a moving average of the company's attempts
 	waiting int           // attempts waiting for a place
 	freed   chan struct{} // closed when a place is given back; nil if none waits
+	// booked is when the last of its snoozed attempts comes back
+	// (backlogSnooze).
+	booked time.Time
 }
 
 // fastAttempt is how long an attempt may run before its company is held to
@@ -54,9 +58,12 @@ const fastAttempt = 250 * time.Millisecond
 
 // Snoozes stay between these bounds: soon enough for a company with a
 // burst of fast deliveries, seldom enough for one with slow receivers.
+// One attempt's snooze is at most maxShareSnooze; a backlog's are spread
+// up to maxBacklogSnooze (backlogSnooze).
 const (
-	minShareSnooze = time.Second
-	maxShareSnooze = 10 * time.Second
+	minShareSnooze   = time.Second
+	maxShareSnooze   = 10 * time.Second
+	maxBacklogSnooze = 5 * time.Minute
 )
 
 // maxRemembered bounds the companies whose typical attempt is remembered;
@@ -124,11 +131,15 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	fast := s.typical < fastAttempt && (len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt)
 	if s.running >= c.limit && (!fast || s.running >= c.burst) {
 		wait := min(max(s.typical, minShareSnooze), maxShareSnooze)
+		if !mayWait || !fast || s.waiting >= c.burst {
+			wait = c.backlogSnooze(s, now, wait)
+			if c.jitter {
+				wait += rand.N(wait / 4)
+			}
+			return false, wait, nil
+		}
 		if c.jitter {
 			wait += rand.N(wait / 4)
-		}
-		if !mayWait || !fast || s.waiting >= c.burst {
-			return false, wait, nil
 		}
 		if s.freed == nil {
 			s.freed = make(chan struct{})
@@ -139,6 +150,23 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	s.running++
 	s.started = append(s.started, now)
 	return true, 0, nil
+}
+
+// backlogSnooze is how long an attempt of s, over its places at now,
+// snoozes: the first about one attempt's time (first), each next one
+// deferred meanwhile a place's share of an attempt later (typical ÷ limit),
+// up to maxBacklogSnooze. A company's backlog then comes back through the
+// queue about as fast as its places deliver it, where every attempt of it
+// came back within first: 10,000 deferred attempts of a company whose
+// receivers hang went round River every 10 s, a thousand snoozes a second
+// written to the database every other company's requests write to.
+func (c *companyShares) backlogSnooze(s *companyShare, now time.Time, first time.Duration) time.Duration {
+	if start := now.Add(first); s.booked.Before(start) {
+		s.booked = start
+	} else {
+		s.booked = s.booked.Add(max(s.typical/time.Duration(c.limit), time.Millisecond))
+	}
+	return min(s.booked.Sub(now), maxBacklogSnooze)
 }
 
 // release gives key's place, taken at started, back after an attempt that

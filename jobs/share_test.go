@@ -34,10 +34,11 @@ func TestCompanyShares(t *testing.T) {
 	}
 	c.release("a/sandbox", now, 2*time.Second)
 	c.release("a/sandbox", now, 2*time.Second)
+	later := now.Add(time.Minute) // the snoozes booked above have come back
 	for range 2 {
-		c.acquire("a/sandbox", now)
+		c.acquire("a/sandbox", later)
 	}
-	if _, wait := c.acquire("a/sandbox", now); wait <= minShareSnooze || wait >= maxShareSnooze {
+	if _, wait := c.acquire("a/sandbox", later); wait <= minShareSnooze || wait >= maxShareSnooze {
 		t.Fatalf("snooze %v after attempts of 14, 2 and 2 s", wait)
 	}
 	// With jitter the snooze is up to a quarter longer.
@@ -166,5 +167,55 @@ func TestCompanySharesNoBurstAfterSlowAttempts(t *testing.T) {
 	}
 	if ok, _ := c.acquire("c/production", now.Add(15*time.Second)); !ok {
 		t.Fatal("another company refused")
+	}
+}
+
+// The attempts a slow company has deferred come back spread over the time
+// its places take to deliver them (an attempt's time ÷ its share each),
+// up to maxBacklogSnooze, where all of them came back within 10 s: 10,000
+// deferred attempts of a company whose receivers hang went round River
+// every 10 s, a thousand snoozes a second written to the database.
+func TestCompanySharesSpreadABacklog(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(2, 100, false)
+	now := time.Now()
+	for range 2 {
+		c.acquire("slow/production", now)
+	}
+	for range 2 {
+		c.release("slow/production", now, 14*time.Second)
+	}
+	for range 2 {
+		c.acquire("slow/production", now)
+	}
+	var waits []time.Duration
+	for range 100 {
+		_, wait := c.acquire("slow/production", now)
+		waits = append(waits, wait)
+	}
+	// The first about an attempt's time (within maxShareSnooze), each next
+	// one 7 s (14 s over 2 places) later, none past maxBacklogSnooze.
+	if waits[0] != maxShareSnooze || waits[1] != maxShareSnooze+7*time.Second || waits[2] != maxShareSnooze+14*time.Second {
+		t.Fatalf("snoozes %v", waits[:3])
+	}
+	if last := waits[len(waits)-1]; last != maxBacklogSnooze {
+		t.Fatalf("the 100th snooze %v, want the bound %v", last, maxBacklogSnooze)
+	}
+	// Once the backlog has come back, a deferral is one attempt's time again.
+	if _, wait := c.acquire("slow/production", now.Add(time.Hour)); wait != maxShareSnooze {
+		t.Fatalf("snooze after the backlog: %v", wait)
+	}
+	// Another slow company's snoozes are its own.
+	for range 2 {
+		c.acquire("other/production", now)
+	}
+	for range 2 {
+		c.release("other/production", now, 2*time.Second)
+	}
+	for range 2 {
+		c.acquire("other/production", now)
+	}
+	if _, wait := c.acquire("other/production", now); wait != 2*time.Second {
+		t.Fatalf("another company's first snooze %v", wait)
 	}
 }
