@@ -2,6 +2,7 @@ package sqldb_test
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,13 @@ func explain(t *testing.T, ctx context.Context, db *sqldb.DB, q string, args []a
 		t.Fatalf("explain %s: %v", q, err)
 	}
 	defer rows.Close()
+	return planText(t, rows)
+}
+
+// planText is an EXPLAIN's lines: each row's last column (SQLite: id,
+// parent, notused, detail; PostgreSQL: one text column).
+func planText(t *testing.T, rows *sql.Rows) string {
+	t.Helper()
 	cols, _ := rows.Columns()
 	var lines []string
 	for rows.Next() {
@@ -91,7 +99,6 @@ func explain(t *testing.T, ctx context.Context, db *sqldb.DB, q string, args []a
 		if err := rows.Scan(ptrs...); err != nil {
 			t.Fatal(err)
 		}
-		// SQLite: (id, parent, notused, detail); PostgreSQL: one text column.
 		switch v := vals[len(vals)-1].(type) {
 		case string:
 			lines = append(lines, v)

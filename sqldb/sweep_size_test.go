@@ -147,23 +147,5 @@ func planOf(t *testing.T, db *sqldb.DB, q sqldb.Query) string {
 		t.Fatalf("explain: %v", err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
-	var lines []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		switch v := vals[len(vals)-1].(type) {
-		case string:
-			lines = append(lines, v)
-		case []byte:
-			lines = append(lines, string(v))
-		}
-	}
-	return strings.Join(lines, "\n")
+	return planText(t, rows)
 }
