@@ -204,22 +204,32 @@ func TestCheckoutPixOnDemandForTheDownPayment(t *testing.T) {
 	}
 }
 
-func TestCheckoutLateBill(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
+// firstInstallmentBoleto buys the financed configuration, pays its down
+// payment, and issues installment 1's boleto ten days before its due date,
+// at which it leaves the clock.
+func (b *bundle) firstInstallmentBoleto(t *testing.T) (*parcela.Bill, *parcela.Payment) {
+	t.Helper()
 	b.buy(t, testFinanced+":pix")
 	o := b.onlyOrder(t)
 	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
 	second := o.Billings[0].Bills[1]
+	b.clock.Set(second.DueDate.AddDate(0, 0, -10))
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	boleto, err := b.store.issue(b.store.bills[second.ID], parcela.MethodBoleto, second.AmountCents, second.DueDate, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return second, boleto
+}
+
+func TestCheckoutLateBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
 	// Installment 1 is due on 10 April 2026 (a Friday); its boleto is issued
 	// ten days before, and 12 days after the due date, unpaid, it is late
 	// (a bill is late only with a payment to pay it with).
-	b.clock.Set(second.DueDate.AddDate(0, 0, -10))
-	b.store.mu.Lock()
-	if _, err := b.store.issue(b.store.bills[second.ID], parcela.MethodBoleto, second.AmountCents, second.DueDate, true); err != nil {
-		t.Fatal(err)
-	}
-	b.store.mu.Unlock()
+	second, _ := b.firstInstallmentBoleto(t)
 	b.clock.Set(second.EffectiveDueDate.Add(12 * 24 * time.Hour))
 	b.store.mu.Lock()
 	b.store.bills[second.ID].Status = parcela.BillOverdue
@@ -425,17 +435,7 @@ func TestCheckoutAfterAPartialSettlement(t *testing.T) {
 func TestCheckoutLateBillPartlyPaidThenExpired(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.buy(t, testFinanced+":pix")
-	o := b.onlyOrder(t)
-	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
-	second := o.Billings[0].Bills[1]
-	b.clock.Set(second.DueDate.AddDate(0, 0, -10))
-	b.store.mu.Lock()
-	boleto, err := b.store.issue(b.store.bills[second.ID], parcela.MethodBoleto, second.AmountCents, second.DueDate, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.store.mu.Unlock()
+	second, boleto := b.firstInstallmentBoleto(t)
 	// Re-issued late (as the sweep does), it carried the penalty at its
 	// due date; it received the original amount and R$ 1,00 more, then
 	// expired.
