@@ -1,0 +1,96 @@
+package parcela
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAcceptedOfferChargesEveryPlan: a financed configuration checkPlans
+// accepts can be charged at every number of installments it allows, on
+// every due day and any date: the worst case is checked at the offer.
+func TestAcceptedOfferChargesEveryPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 2027))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	days := []time.Time{
+		time.Date(2026, 12, 31, 23, 30, 0, 0, SaoPaulo), time.Date(2027, 1, 31, 12, 0, 0, 0, SaoPaulo),
+		time.Date(2028, 2, 29, 9, 0, 0, 0, SaoPaulo), time.Date(2027, 2, 28, 18, 0, 0, 0, SaoPaulo),
+		time.Date(2027, 7, 31, 8, 0, 0, 0, SaoPaulo), time.Date(2027, 3, 30, 8, 0, 0, 0, SaoPaulo),
+		time.Date(2027, 1, 29, 8, 0, 0, 0, SaoPaulo),
+	}
+	var accepted, charged int
+	for range 1500 {
+		c := NewCompany("Escola", "11222333000181", "escola")
+		c.MaxInstallments = MaxInstallments
+		c.MinInstallmentCents = []int64{0, 1, 5000}[rng.IntN(3)]
+		dpType := DownPaymentPercentage
+		dpValue := pick("0", "0.000001", "0.1", "0.5", "0.999999")
+		amount := []int64{5000, 10001, 123_457, 99_999_999, 1_000_000_000, MaxAmountCents}[rng.IntN(6)]
+		if rng.IntN(3) == 0 {
+			dpType, dpValue = DownPaymentAbsolute, fmt.Sprint([]int64{0, 1, amount / 2, amount - 1}[rng.IntN(4)])
+		}
+		pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
+			AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled",
+			ExpiresIn: []int{1, 24, 72, 720}[rng.IntN(4)], MaxInstallments: []int{2, 3, 12, 24, 60, 120}[rng.IntN(6)],
+			DownPaymentType: &dpType, DownPaymentValue: MustRate(dpValue),
+			InterestRate:        MustRate(pick("0", "0.000001", "0.0299", "0.1", "0.5", "0.999999", "1")),
+			RegistrationFee:     MustRate(pick("0", "0.05", "1")),
+			MinInstallmentCents: c.MinInstallmentCents + []int64{0, 0, 1, 30000}[rng.IntN(4)]}
+		var v Validation
+		checkPlans(&v, "", pc, amount)
+		if len(v.Fields) > 0 {
+			continue
+		}
+		accepted++
+		o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
+			PaymentConfigurations: []*PaymentConfiguration{pc}}}
+		for range 4 {
+			now := days[rng.IntN(len(days))].Add(time.Duration(rng.IntN(3600)) * time.Second)
+			req := chargeReq("financed", MethodBoleto, 0)
+			day := 1 + rng.IntN(31)
+			req.DueDay = &day
+			n := 2 + rng.IntN(pc.MaxInstallments-1)
+			req.Installments = &n
+			if _, err := PlanCharge(req, o, &c, now, ""); err != nil {
+				t.Fatalf("%d cents at %s a month, down payment %s %s, floor %d, at most %d installments, expiring in %dh: accepted at the offer, and %d installments on day %d charged %s refused: %v",
+					amount, pc.InterestRate, dpType, dpValue, pc.MinInstallmentCents, pc.MaxInstallments, pc.ExpiresIn, n, day, now, err)
+			}
+			charged++
+		}
+	}
+	if accepted < 200 {
+		t.Fatalf("only %d configurations accepted", accepted)
+	}
+}
+
+// The smallest installment is not always at the shortest first period:
+// the last installment settles the rounding of every PMT, and that
+// residue moves with the days to installment 1. This offer's smallest
+// 86-bill installment is 10,870 cents at 28 days and 10,826 at 29, below
+// its floor of 10,850: a payer charged 29 days before installment 1 is
+// refused that plan, so the offer must not allow it.
+func TestOfferFloorHoldsAtEveryFirstPeriod(t *testing.T) {
+	dpType := DownPaymentAbsolute
+	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
+		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", ExpiresIn: 1,
+		MaxInstallments: 86, DownPaymentType: &dpType, DownPaymentValue: MustRate("1"),
+		InterestRate: MustRate("0.0099"), RegistrationFee: MustRate("0"), MinInstallmentCents: 10850}
+	const amount = 623134
+	c := NewCompany("Escola", "11222333000181", "escola")
+	c.MaxInstallments, c.MinInstallmentCents = MaxInstallments, 5000
+	o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
+		PaymentConfigurations: []*PaymentConfiguration{pc}}}
+	req := chargeReq("financed", MethodBoleto, 86)
+	day := 2 // down payment on 1 February, installment 1 on 2 March: 29 days
+	req.DueDay = &day
+	if _, err := PlanCharge(req, o, &c, time.Date(2027, 2, 1, 10, 0, 0, 0, SaoPaulo), ""); err == nil {
+		t.Fatal("the 86-installment plan charged 29 days before installment 1 was not refused; the case no longer shows the residue")
+	}
+	var v Validation
+	checkPlans(&v, "", pc, amount)
+	if len(v.Fields) != 1 || v.Fields[0].Field != "max_installments" || !strings.Contains(v.Fields[0].Message, "at most 85 installments") {
+		t.Fatalf("the offer's check gave %+v, want max_installments refused with at most 85 installments", v.Fields)
+	}
+}
