@@ -36,7 +36,7 @@ func TestAcceptedOfferChargesEveryPlan(t *testing.T) {
 			ExpiresIn: []int{1, 24, 72, 720}[rng.IntN(4)], MaxInstallments: []int{2, 3, 12, 24, 60, 120}[rng.IntN(6)],
 			DownPaymentType: &dpType, DownPaymentValue: MustRate(dpValue),
 			InterestRate:        MustRate(pick("0", "0.000001", "0.0299", "0.1", "0.5", "0.999999", "1")),
-			RegistrationFee:     MustRate(pick("0", "0.05", "1")),
+			RegistrationFee:     MustRate(pick("0", "0.05", "0.35", "0.9", "1")),
 			MinInstallmentCents: c.MinInstallmentCents + []int64{0, 0, 1, 30000}[rng.IntN(4)]}
 		var v Validation
 		checkPlans(&v, "", pc, amount)
