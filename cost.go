@@ -110,7 +110,7 @@ func cetOf(principal int64, flows []cashFlow) (Rate, bool) {
 	}
 	var r cetResult
 	if x, ok := solveDailyRate(principal, flows); ok {
-		r = cetResult{cet: RateFromDecimal(powTruncated(one.Add(x), 365).Sub(one).Round(CETPlaces)), ok: true}
+		r = cetResult{cet: RateFromDecimal(annualRate(x).Round(CETPlaces)), ok: true}
 	}
 	cets.put(string(key), r)
 	return r.cet, r.ok
@@ -124,7 +124,8 @@ func cetOf(principal int64, flows []cashFlow) (Rate, bool) {
 var MaxCETAnnualRate = MustRate("100000")
 
 // maxDailyRate is the daily rate of MaxCETAnnualRate, (1+100000)^(1/365) − 1
-// = 0.0320450…, rounded up.
+// = 0.0320450…, rounded up: a root beyond it is beyond the maximum, one
+// below it is checked by its annual rate (solveDailyRate).
 var maxDailyRate = decimal.RequireFromString("0.032046")
 
 // cashFlow is a payment of the customer, days after the credit.
@@ -148,7 +149,7 @@ var cetTolerance = decimal.New(1, -18)
 // g falls and is convex in x (every flow is positive), and g(0), what is
 // repaid less what was lent, is not negative, so Newton's method started at
 // 0 climbs to the root from below without ever overshooting it. It reports
-// false when the root is beyond maxDailyRate, or when there is none: flows
+// false when the root's annual rate is beyond MaxCETAnnualRate, or when there is none: flows
 // worth less than the principal undiscounted (no plan repays less than it
 // lends), or flows on day 0 worth the whole principal (nothing left lent).
 func solveDailyRate(principal int64, flows []cashFlow) (decimal.Decimal, bool) {
@@ -173,7 +174,17 @@ func solveDailyRate(principal int64, flows []cashFlow) (decimal.Decimal, bool) {
 			break
 		}
 	}
+	// maxDailyRate is rounded up, so a root below it can still be a CET
+	// above the maximum (up to 100034.7): the annual rate decides.
+	if annualRate(x).GreaterThan(MaxCETAnnualRate.Decimal()) {
+		return decimal.Zero, false
+	}
 	return x, true
+}
+
+// annualRate is the annual rate of daily rate x, (1+x)^365 − 1.
+func annualRate(x decimal.Decimal) decimal.Decimal {
+	return powTruncated(one.Add(x), 365).Sub(one)
 }
 
 // discounted returns Σ cents·v^days and its derivative in x,

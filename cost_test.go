@@ -97,6 +97,12 @@ func TestCostOfRefusesACostBeyondTheMaximum(t *testing.T) {
 		{"doubling in a month", []ScheduledBill{bill(0, 5000, 5000, 0, 0, 0, charged), bill(1, 20000, 0, 0, 10000, 10000, charged.AddDate(0, 0, 30))}, "4596.60455"},
 		// 10000 lent, 100000 back in 30 days: 10^(365/30) − 1, beyond.
 		{"ten times in a month", []ScheduledBill{bill(0, 5000, 5000, 0, 0, 0, charged), bill(1, 100000, 0, 0, 10000, 90000, charged.AddDate(0, 0, 30))}, ""},
+		// A fee of 58.6535% of the credit paid at once, the rest repaid in
+		// 28 days: just within the maximum.
+		{"just within the maximum", []ScheduledBill{bill(0, 586_535_000, 0, 586_535_000, 0, 0, charged), bill(1, 1_000_000_000, 0, 0, 1_000_000_000, 0, charged.AddDate(0, 0, 28))}, "99997.811215"},
+		// 58.6536%: 100000.964028, above it, though below the rounded-up
+		// daily rate the search starts from.
+		{"just beyond the maximum", []ScheduledBill{bill(0, 586_536_000, 0, 586_536_000, 0, 0, charged), bill(1, 1_000_000_000, 0, 0, 1_000_000_000, 0, charged.AddDate(0, 0, 28))}, ""},
 	}
 	for _, tt := range tests {
 		c, err := CostOf(charged, tt.bills)

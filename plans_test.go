@@ -94,3 +94,20 @@ func TestOfferFloorHoldsAtEveryFirstPeriod(t *testing.T) {
 		t.Fatalf("the offer's check gave %+v, want max_installments refused with at most 85 installments", v.Fields)
 	}
 }
+
+// An offer whose 2-bill plan costs just over MaxCETAnnualRate (a fee of
+// 58.6536% of the credit, the rest repaid in 28 days: 100000.964028) is
+// refused on its fee, as one just under it (58.6535%) is not.
+func TestOfferRefusesACETJustBeyondTheMaximum(t *testing.T) {
+	for fee, refused := range map[string]bool{"0.586535": false, "0.586536": true} {
+		dpType := DownPaymentPercentage
+		pc := &PaymentConfiguration{PaymentType: Financed, ExpiresIn: 1, MaxInstallments: 2, DownPaymentType: &dpType,
+			DownPaymentValue: MustRate("0"), InterestRate: MustRate("0"), RegistrationFee: MustRate(fee), MinInstallmentCents: 5000}
+		var v Validation
+		checkPlans(&v, "", pc, 1_000_000_000)
+		onFee := len(v.Fields) == 1 && v.Fields[0].Field == "registration_fee"
+		if (refused && !onFee) || (!refused && len(v.Fields) > 0) {
+			t.Errorf("fee %s: %+v, want refused %v on registration_fee", fee, v.Fields, refused)
+		}
+	}
+}
