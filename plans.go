@@ -54,12 +54,16 @@ func checkPlans(v *Validation, at string, pc *PaymentConfiguration, amount int64
 		return
 	}
 	principal := amount - down
+	// The down payment falls due ExpiresIn hours after the charge: at
+	// least (ExpiresIn−1)/24 dates later (one less than whole days, should
+	// a day ever last 25 hours again), at most ExpiresIn/24 + 1.
+	shortest := int64(minFirstPeriodDays + max(0, pc.ExpiresIn-1)/24)
 	longest := int64(pc.ExpiresIn/24) + 1 + maxFirstPeriodDaysAfterD
 	floor := pc.MinInstallmentCents
 	factors := []decimal.Decimal{one}
 	if !pc.InterestRate.IsZero() { // without interest every period gives the same table
 		factors = factors[:0]
-		for days := int64(minFirstPeriodDays); days <= longest; days++ {
+		for days := shortest; days <= longest; days++ {
 			factors = append(factors, prorataFactor(pc.InterestRate.Decimal(), days))
 		}
 	}

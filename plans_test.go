@@ -111,3 +111,35 @@ func TestOfferRefusesACETJustBeyondTheMaximum(t *testing.T) {
 		}
 	}
 }
+
+// A down payment payable for 30 days (720 hours) falls due 30 days after
+// the charge, so installment 1 at least 58: an offer whose single
+// installment is below its floor only at a first period no plan can have
+// (104,657 cents at 28 days, 109,888 at 58, floor 105,000) is accepted,
+// and every charge of it in a year, on every due day, is too.
+func TestOfferFloorIsCheckedAtPeriodsAPlanCanHave(t *testing.T) {
+	dpType := DownPaymentAbsolute
+	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
+		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", ExpiresIn: 720,
+		MaxInstallments: 2, DownPaymentType: &dpType, DownPaymentValue: MustRate("100000"),
+		InterestRate: MustRate("0.05"), RegistrationFee: MustRate("0"), MinInstallmentCents: 105_000}
+	const amount = 200_000
+	var v Validation
+	checkPlans(&v, "", pc, amount)
+	if len(v.Fields) > 0 {
+		t.Fatalf("refused: %+v", v.Fields)
+	}
+	c := NewCompany("Escola", "11222333000181", "escola")
+	c.MaxInstallments = MaxInstallments
+	o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
+		PaymentConfigurations: []*PaymentConfiguration{pc}}}
+	for at := time.Date(2027, 1, 1, 0, 0, 0, 0, SaoPaulo); at.Year() == 2027; at = at.Add(7 * time.Hour) {
+		for day := 1; day <= 31; day++ {
+			req := chargeReq("financed", MethodBoleto, 2)
+			req.DueDay = &day
+			if _, err := PlanCharge(req, o, &c, at, ""); err != nil {
+				t.Fatalf("charged %s on day %d: %v", at, day, err)
+			}
+		}
+	}
+}
