@@ -408,6 +408,7 @@ func refFlows(ref refPlan) ([]int64, []*big.Int) {
 }
 
 func TestMoneyMatchesTheReference(t *testing.T) {
+	t.Parallel()
 	rates := []string{"0", "0.000001", "0.0099", "0.0299", "0.05", "0.1", "0.25", "0.5", "0.999999", "1"}
 	fees := []string{"0", "0.01", "0.1", "1"}
 	amounts := []int64{2, 5000, 100_000, 123_457, 99_999_999, 1_000_000_001, MaxAmountCents}
@@ -454,6 +455,7 @@ func TestMoneyMatchesTheReference(t *testing.T) {
 // 30 per São Paulo calendar day late on the original amount, each rounded
 // half-up, at month ends, leap days and across years.
 func TestLatePenaltyMatchesTheContract(t *testing.T) {
+	t.Parallel()
 	dues := []time.Time{
 		time.Date(2028, 2, 28, 23, 59, 59, 999_000_000, SaoPaulo),
 		time.Date(2028, 2, 29, 23, 59, 59, 999_000_000, SaoPaulo),
@@ -506,6 +508,7 @@ func TestLatePenaltyMatchesTheContract(t *testing.T) {
 // last, none of 0 cents within CardInstallmentLimit, at every amount up to
 // the largest.
 func TestCardInstallmentsSumToTheAmount(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	max := MaxCardInstallments
 	for range 20000 {

@@ -12,6 +12,7 @@ import (
 // accepts can be charged at every number of installments it allows, on
 // every due day and any date: the worst case is checked at the offer.
 func TestAcceptedOfferChargesEveryPlan(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 2027))
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	days := []time.Time{
@@ -72,6 +73,7 @@ func TestAcceptedOfferChargesEveryPlan(t *testing.T) {
 // its floor of 10,850: a payer charged 29 days before installment 1 is
 // refused that plan, so the offer must not allow it.
 func TestOfferFloorHoldsAtEveryFirstPeriod(t *testing.T) {
+	t.Parallel()
 	dpType := DownPaymentAbsolute
 	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
 		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", ExpiresIn: 1,
@@ -99,6 +101,7 @@ func TestOfferFloorHoldsAtEveryFirstPeriod(t *testing.T) {
 // 58.6536% of the credit, the rest repaid in 28 days: 100000.964028) is
 // refused on its fee, as one just under it (58.6535%) is not.
 func TestOfferRefusesACETJustBeyondTheMaximum(t *testing.T) {
+	t.Parallel()
 	for fee, refused := range map[string]bool{"0.586535": false, "0.586536": true} {
 		dpType := DownPaymentPercentage
 		pc := &PaymentConfiguration{PaymentType: Financed, ExpiresIn: 1, MaxInstallments: 2, DownPaymentType: &dpType,
@@ -118,6 +121,7 @@ func TestOfferRefusesACETJustBeyondTheMaximum(t *testing.T) {
 // (104,657 cents at 28 days, 109,888 at 58, floor 105,000) is accepted,
 // and every charge of it in a year, on every due day, is too.
 func TestOfferFloorIsCheckedAtPeriodsAPlanCanHave(t *testing.T) {
+	t.Parallel()
 	dpType := DownPaymentAbsolute
 	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
 		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", ExpiresIn: 720,
