@@ -4,17 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // Catalog creates and changes a company's products and offers.
 type Catalog struct {
 	store CatalogStore
 	clock Clock
+	// offerChecks bounds the offers created at once in the process (one per
+	// two cores): an offer's check plans every count of each configuration
+	// at every first-period length, up to tens of milliseconds a
+	// configuration, and a company creating offers as fast as its rate
+	// limit lets it took every core from the other companies' requests.
+	offerChecks chan struct{}
 }
 
 // NewCatalog returns the catalog use cases over store.
 func NewCatalog(store CatalogStore, clock Clock) *Catalog {
-	return &Catalog{store: store, clock: clock}
+	return &Catalog{store: store, clock: clock, offerChecks: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 }
 
 var _ CatalogService = (*Catalog)(nil)
@@ -103,6 +110,12 @@ func (s *Catalog) UpdateProduct(ctx context.Context, a Auth, id string, in Produ
 // CreateOffer validates an offer request against the company's limits and
 // stores the offer with its payment configurations.
 func (s *Catalog) CreateOffer(ctx context.Context, a Auth, req OfferRequest) (*Offer, error) {
+	select {
+	case s.offerChecks <- struct{}{}:
+		defer func() { <-s.offerChecks }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	c, err := s.store.Company(ctx, a.CompanyID)
 	if err != nil {
 		return nil, err
