@@ -265,7 +265,7 @@ func TestBrowserFetchesThatFail(t *testing.T) {
 	tb.WaitFor(`document.documentElement.classList.contains("js")`)
 	tb.Do(chromedp.SetValue(chromedp.ID("f-state"), "SP"))
 	tb.Eval(`document.getElementById("f-state").dispatchEvent(new Event("change")), ""`)
-	tb.WaitFor(`document.querySelector("#f-city option").textContent === "Escolha ao enviar o formulário" && document.querySelector("#f-city").disabled`)
+	tb.WaitFor(`document.querySelector("#f-city option").textContent === "Escolha após enviar" && document.querySelector("#f-city").disabled`)
 	tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + testFinanced + `:pix"]`)))
 	tb.Do(chromedp.SetValue(chromedp.CSS(`select[name="installments.`+testFinanced+`"]`), "6"))
 	tb.Eval(`document.querySelector("select[name='installments.` + testFinanced + `']").dispatchEvent(new Event("change")), ""`)

@@ -56,7 +56,7 @@
           // sent), the form comes back with the state's cities, as it does
           // without JavaScript.
           if (mine !== asked) return;
-          first.textContent = "Escolha ao enviar o formulário";
+          first.textContent = "Escolha após enviar";
         });
     });
   }
