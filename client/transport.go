@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"math"
 	"math/rand/v2"
 	"mime"
 	"net/http"
@@ -115,9 +116,15 @@ func retryable(p *Problem) bool {
 }
 
 // delay is the wait before attempt+1 when the server gave no Retry-After:
-// exponential, with jitter so that many clients do not retry in step.
+// exponential, with jitter so that many clients do not retry in step, and
+// at most the longest wait (doubling past it would overflow, and a lost
+// connection's retry would sleep for hours).
 func (t *transport) delay(attempt int) time.Duration {
-	d := t.backoff << (attempt - 1)
+	d := max(t.backoff, 1)
+	for i := 1; i < attempt && d < t.maxWait && d <= math.MaxInt64/2; i++ {
+		d *= 2
+	}
+	d = min(d, max(t.maxWait, 0))
 	return d/2 + rand.N(d/2+1)
 }
 

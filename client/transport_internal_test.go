@@ -1,0 +1,29 @@
+package client
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// The wait before a retry without Retry-After doubles from the first, but
+// never past the longest wait, however many attempts a caller allows.
+func TestBackoffIsBoundedByTheLongestWait(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []*transport{{backoff: 200 * time.Millisecond, maxWait: 30 * time.Second}, {backoff: 200 * time.Millisecond, maxWait: math.MaxInt64}} {
+		for attempt := 1; attempt <= 100; attempt++ {
+			var d time.Duration
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("attempt %d: panic %v", attempt, r)
+					}
+				}()
+				d = tr.delay(attempt)
+			}()
+			if d < 0 || d > tr.maxWait {
+				t.Fatalf("attempt %d: wait %v, want within [0, %v]", attempt, d, tr.maxWait)
+			}
+		}
+	}
+}
