@@ -147,6 +147,7 @@ func TestWhatIsNotRetried(t *testing.T) {
 		"validation":       problem(422, "validation_failed"),
 		"not found":        problem(404, "not_found"),
 		"a long wait":      problem(429, "rate_limited", "Retry-After", "60"),
+		"an absurd wait":   problem(429, "rate_limited", "Retry-After", "9223372037"),
 		"not implemented":  problem(501, "internal_error"),
 		"one attempt only": problem(503, "unavailable"),
 	} {

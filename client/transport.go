@@ -6,6 +6,7 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -130,8 +131,13 @@ func (t *transport) delay(attempt int) time.Duration {
 
 // retryAfter reads Retry-After as seconds or as an HTTP date.
 func retryAfter(v string, now time.Time) time.Duration {
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-		return time.Duration(max(s, 0)) * time.Second
+	if s, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		// Seconds past a Duration's range (about 292 years) are the longest
+		// wait, not an overflow into a negative one that retries at once.
+		if err != nil || s > uint64(math.MaxInt64/time.Second) {
+			return math.MaxInt64
+		}
+		return time.Duration(s) * time.Second
 	}
 	if at, err := http.ParseTime(v); err == nil {
 		return max(at.Sub(now), 0)

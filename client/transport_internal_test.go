@@ -27,3 +27,15 @@ func TestBackoffIsBoundedByTheLongestWait(t *testing.T) {
 		}
 	}
 }
+
+// A Retry-After too large for a time.Duration is a very long wait (and so
+// more than the longest the client waits), not a negative one.
+func TestRetryAfterOutOfRange(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, v := range []string{"9223372037", "99999999999999999999", "100000000000"} {
+		if d := retryAfter(v, now); d < 24*time.Hour {
+			t.Errorf("Retry-After %s: wait %v", v, d)
+		}
+	}
+}
