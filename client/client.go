@@ -12,9 +12,10 @@
 //   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections,
 //     are retried a bounded number of times, honouring Retry-After and the
 //     request's context;
-//   - an error answer becomes an error of type *Problem (errors.As), so the
-//     *WithResponse methods return either a response with its 2xx body
-//     (JSON200, JSON201) or an error;
+//   - an error answer becomes an error of type *Problem (errors.As), and a
+//     2xx that is not one of the API's (a proxy's HTML page) an error too,
+//     so the *WithResponse methods return either a response with its 2xx
+//     body (JSON200, JSON201) or an error;
 //   - Bills walks every page of a bill listing;
 //   - VerifyWebhook checks a notification's Standard Webhooks signature.
 //

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -208,5 +209,25 @@ func TestNewRefusesBadArguments(t *testing.T) {
 		if _, err := client.New(args[0], args[1]); err == nil {
 			t.Errorf("New(%q, %q) accepted", args[0], args[1])
 		}
+	}
+}
+
+// A 2xx that is not one of the API's answers (a proxy's or a captive
+// portal's page) is an error, never a response without its body.
+func TestSuccessThatIsNotTheAPIs(t *testing.T) {
+	t.Parallel()
+	_, c := newFlaky(t, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html>Sign in to the hotel's Wi-Fi</html>")
+	})
+	resp, err := c.CreateProductWithResponse(context.Background(), nil, client.ProductCreateRequest{Product: client.ProductCreateInput{Name: "Curso", FullAmountCents: 50000}})
+	if err == nil {
+		t.Fatalf("no error; JSON201 %v", resp.JSON201)
+	}
+	if !strings.Contains(err.Error(), "200") || !strings.Contains(err.Error(), "text/html") || !strings.Contains(err.Error(), "Wi-Fi") {
+		t.Errorf("err = %v, want the status, the content type and the start of the body", err)
+	}
+	if _, err := c.ListBillsWithResponse(context.Background(), nil); err == nil {
+		t.Error("a listing: no error")
 	}
 }

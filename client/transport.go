@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -67,6 +68,9 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			}
 			wait = t.delay(attempt)
 		case resp.StatusCode < 400:
+			if err := notTheAPIs(req, resp); err != nil {
+				return nil, err
+			}
 			return resp, nil
 		default:
 			p := readProblem(resp)
@@ -176,6 +180,26 @@ func readProblem(resp *http.Response) *Problem {
 		detail = detail[:200] + "…"
 	}
 	return &Problem{Status: resp.StatusCode, Title: http.StatusText(resp.StatusCode), Detail: detail, RequestId: resp.Header.Get("X-Request-Id")}
+}
+
+// notTheAPIs tells a 2xx that no operation of the API answers: one whose
+// Content-Type is not JSON, a payment image or the OpenAPI document (a
+// proxy's or a captive portal's page). The generated methods would return
+// it with every JSONnnn field nil and no error.
+func notTheAPIs(req *http.Request, resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case "application/json", "image/png", "application/yaml":
+		return nil
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	return fmt.Errorf("client: %s %s answered %d with Content-Type %q, which is not one of the API's answers: %s",
+		req.Method, req.URL.Path, resp.StatusCode, ct, strings.TrimSpace(strings.ToValidUTF8(string(body), "")))
 }
 
 func newIdempotencyKey() string {

@@ -156,6 +156,23 @@ func TestSandboxWalkthrough(t *testing.T) {
 			t.Errorf("paying again: %v", err)
 		}
 
+		// The answers that are not JSON (an image, the document) and those
+		// without a body are answers too.
+		if img, err := c.GetPaymentBarcodeWithResponse(ctx, pix.Id, nil); err != nil || !strings.HasPrefix(string(img.Body), "\x89PNG") {
+			t.Errorf("the Pix image: %v", err)
+		}
+		if doc, err := c.GetOpenAPIWithResponse(ctx); err != nil || !strings.HasPrefix(string(doc.Body), "openapi:") {
+			t.Errorf("the OpenAPI document: %v", err)
+		}
+		if health, err := c.GetHealthzWithResponse(ctx); err != nil || health.JSON200 == nil {
+			t.Errorf("healthz: %v", err)
+		}
+		defer func() {
+			if gone, err := c.DeleteWebhookWithResponse(ctx, hook.JSON201.Id); err != nil || gone.StatusCode() != http.StatusNoContent {
+				t.Errorf("deleting the webhook: %v", err)
+			}
+		}()
+
 		// Two bills a page: the iterator walks both pages.
 		var bills []client.BillEndpoint
 		var sum int64
