@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"parcela/client"
 )
@@ -229,5 +230,22 @@ func TestSuccessThatIsNotTheAPIs(t *testing.T) {
 	}
 	if _, err := c.ListBillsWithResponse(context.Background(), nil); err == nil {
 		t.Error("a listing: no error")
+	}
+}
+
+// The start of a long answer that is not a problem document is cut on a
+// character, not inside one.
+func TestNonProblemAnswerCutOnACharacter(t *testing.T) {
+	t.Parallel()
+	page := "<p>" + strings.Repeat("Não há conexão com a aplicação.  ", 10) + "</p>"
+	_, c := newFlakyWith(t, []client.Option{client.WithMaxAttempts(1)}, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprint(w, page)
+	})
+	_, err := c.ListBillsWithResponse(context.Background(), nil)
+	var p *client.Problem
+	if !errors.As(err, &p) || p.Status != 502 || !utf8.ValidString(p.Detail) || !strings.HasPrefix(page, strings.TrimSuffix(p.Detail, "…")) || len(p.Detail) > 210 {
+		t.Errorf("err = %q", err)
 	}
 }

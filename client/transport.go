@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // transport sends the generated client's requests: it authenticates them,
@@ -177,7 +178,13 @@ func readProblem(resp *http.Response) *Problem {
 	}
 	detail := strings.TrimSpace(string(body))
 	if len(detail) > 200 {
-		detail = detail[:200] + "…"
+		// Cut on a character: half of a "ç" would make the message invalid
+		// UTF-8, which a JSON log or a terminal turns into garbage.
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(detail[cut]) {
+			cut--
+		}
+		detail = detail[:cut] + "…"
 	}
 	return &Problem{Status: resp.StatusCode, Title: http.StatusText(resp.StatusCode), Detail: detail, RequestId: resp.Header.Get("X-Request-Id")}
 }
