@@ -249,3 +249,20 @@ func TestNonProblemAnswerCutOnACharacter(t *testing.T) {
 		t.Errorf("err = %q", err)
 	}
 }
+
+// A Retry-After that is neither seconds nor a date (or is negative) is
+// ignored: the retries back off as without one, not at once.
+func TestUnreadableRetryAfterBacksOff(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"soon", "-5", "1.5"} {
+		f, c := newFlaky(t, problem(503, "unavailable", "Retry-After", v), problem(503, "unavailable", "Retry-After", v), problem(503, "unavailable", "Retry-After", v), ok)
+		began := time.Now()
+		if _, err := c.ListBillsWithResponse(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		// Three waits of at least 100, 200 and 400 ms.
+		if elapsed := time.Since(began); f.count() != 4 || elapsed < 700*time.Millisecond {
+			t.Errorf("Retry-After %q: %d attempts in %v", v, f.count(), elapsed)
+		}
+	}
+}

@@ -78,8 +78,9 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			if attempt >= t.maxAttempts || !retryable(p) {
 				return nil, p
 			}
-			if wait = t.delay(attempt); resp.Header.Get("Retry-After") != "" {
-				wait = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+			wait = t.delay(attempt)
+			if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+				wait = d
 			}
 			if wait > t.maxWait {
 				return nil, p
@@ -134,20 +135,22 @@ func (t *transport) delay(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// retryAfter reads Retry-After as seconds or as an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
+// retryAfter reads Retry-After as seconds or as an HTTP date; ok is false
+// when there is none or it is neither (negative seconds, "soon"), and the
+// retry then backs off as without one rather than coming at once.
+func retryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 	if s, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		// Seconds past a Duration's range (about 292 years) are the longest
 		// wait, not an overflow into a negative one that retries at once.
 		if err != nil || s > uint64(math.MaxInt64/time.Second) {
-			return math.MaxInt64
+			return math.MaxInt64, true
 		}
-		return time.Duration(s) * time.Second
+		return time.Duration(s) * time.Second, true
 	}
 	if at, err := http.ParseTime(v); err == nil {
-		return max(at.Sub(now), 0)
+		return max(at.Sub(now), 0), true
 	}
-	return 0
+	return 0, false
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -34,8 +34,22 @@ func TestRetryAfterOutOfRange(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	for _, v := range []string{"9223372037", "99999999999999999999", "100000000000"} {
-		if d := retryAfter(v, now); d < 24*time.Hour {
-			t.Errorf("Retry-After %s: wait %v", v, d)
+		if d, ok := retryAfter(v, now); !ok || d < 24*time.Hour {
+			t.Errorf("Retry-After %s: wait %v, %v", v, d, ok)
+		}
+	}
+}
+
+func TestRetryAfterAsADate(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for v, want := range map[string]time.Duration{
+		"Thu, 26 Nov 2026 12:00:07 GMT": 7 * time.Second,
+		"Thu, 26 Nov 2026 11:59:00 GMT": 0,
+		"7":                             7 * time.Second,
+	} {
+		if d, ok := retryAfter(v, now); !ok || d != want {
+			t.Errorf("Retry-After %q: %v, %v, want %v", v, d, ok, want)
 		}
 	}
 }
