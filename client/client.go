@@ -11,7 +11,8 @@
 //     sets its own), so a POST can be retried without doing its work twice;
 //   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections,
 //     are retried a bounded number of times, honouring Retry-After and the
-//     request's context;
+//     request's context (a retry its deadline would not leave time for is
+//     not waited for: the answer is returned at once);
 //   - an error answer becomes an error of type *Problem (errors.As), and a
 //     2xx that is not one of the API's (a proxy's HTML page) an error too,
 //     so the *WithResponse methods return either a response with its 2xx

@@ -62,12 +62,13 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := t.http.Do(req)
 		var wait time.Duration
+		var failed error // what the caller gets if there is no retry
 		switch {
 		case err != nil:
 			if ctx.Err() != nil || attempt >= t.maxAttempts {
 				return nil, err
 			}
-			wait = t.delay(attempt)
+			wait, failed = t.delay(attempt), err
 		case resp.StatusCode < 400:
 			if err := notTheAPIs(req, resp); err != nil {
 				return nil, err
@@ -85,6 +86,13 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			if wait > t.maxWait {
 				return nil, p
 			}
+			failed = p
+		}
+		// A retry the deadline would cut short is not waited for: the
+		// caller gets the answer (and its Retry-After) now, not the
+		// deadline's error later.
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
+			return nil, failed
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return nil, err
