@@ -9,8 +9,12 @@ import (
 // Bills yields every bill that params selects, fetching page after page
 // (params.Page, when set, is the first page; params.PerPage the page size,
 // default 25). An error ends the sequence after being yielded. Bills are
-// ordered by due date, then id; bills created while walking may be missed
-// or, rarely, seen twice.
+// ordered by due date, then id, and paged by position: a bill that joins
+// the selection while walking moves the later ones a place on (one may be
+// seen twice), and one that leaves it moves them a place back (one is
+// missed). Leaving includes what the loop itself does: walking status
+// pending and paying each bill as it comes skips every other one. Collect
+// the bills first, then act on them.
 //
 //	for bill, err := range c.Bills(ctx, client.ListBillsParams{OrderId: &orderID}) {
 //		if err != nil { return err }
