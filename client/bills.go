@@ -22,13 +22,16 @@ import (
 //	}
 func (c *Client) Bills(ctx context.Context, params ListBillsParams) iter.Seq2[BillEndpoint, error] {
 	return func(yield func(BillEndpoint, error) bool) {
+		// Each walk pages its own copy: setting params.Page itself made a
+		// second range over the sequence start at the first one's last page.
+		walk := params
 		page := 1
 		if params.Page != nil {
 			page = *params.Page
 		}
 		for {
-			params.Page = &page
-			resp, err := c.ListBillsWithResponse(ctx, &params)
+			walk.Page = &page
+			resp, err := c.ListBillsWithResponse(ctx, &walk)
 			if err == nil && resp.JSON200 == nil {
 				err = fmt.Errorf("client: GET /bills answered %d without a page of bills", resp.StatusCode())
 			}
