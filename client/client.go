@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -67,6 +68,12 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 	if token == "" {
 		return nil, errors.New("client: a token is required")
 	}
+	// Refused here rather than at each request, where net/http refuses the
+	// header and the client retried that as a lost connection. The token
+	// itself stays out of the message, which ends up in logs.
+	if strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0 {
+		return nil, errors.New("client: the token has a space, a control character or a non-ASCII one (a newline read with it from a file?)")
+	}
 	t := &transport{
 		http:        &http.Client{Timeout: 30 * time.Second},
 		token:       token,
@@ -77,6 +84,9 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 	}
 	for _, o := range opts {
 		o(t)
+	}
+	if strings.ContainsFunc(t.userAgent, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return nil, fmt.Errorf("client: the user agent %q has a control character", t.userAgent)
 	}
 	c, err := NewClientWithResponses(baseURL, WithHTTPClient(t))
 	if err != nil {

@@ -207,10 +207,16 @@ func TestNonProblemAnswers(t *testing.T) {
 
 func TestNewRefusesBadArguments(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][2]string{{"127.0.0.1:8081", "t"}, {"ftp://h", "t"}, {"http://127.0.0.1:8081", ""}} {
+	// A token with a newline (read from a file) or a space cannot be sent:
+	// it is refused at once, not retried as a lost connection at each call.
+	for _, args := range [][2]string{{"127.0.0.1:8081", "t"}, {"ftp://h", "t"}, {"http://127.0.0.1:8081", ""},
+		{"http://127.0.0.1:8081", "sandbox_token\n"}, {"http://127.0.0.1:8081", "sandbox token"}} {
 		if _, err := client.New(args[0], args[1]); err == nil {
 			t.Errorf("New(%q, %q) accepted", args[0], args[1])
 		}
+	}
+	if _, err := client.New("http://127.0.0.1:8081", "t", client.WithUserAgent("my-shop/1.0\r\n")); err == nil {
+		t.Error("a user agent with a newline accepted")
 	}
 }
 
