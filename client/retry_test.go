@@ -288,3 +288,20 @@ func TestRetryPastTheDeadlineIsNotWaitedFor(t *testing.T) {
 		t.Errorf("err %v after %v and %d attempts, want the 429 at once", err, time.Since(began), f.count())
 	}
 }
+
+// A 2xx whose JSON is cut or malformed is an error that names the call and
+// the status, not only the decoder's complaint.
+func TestSuccessWithMalformedJSON(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"id": "1929b262`, ``, `<html>`} {
+		_, c := newFlaky(t, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, body)
+		})
+		err := createProduct(c)
+		if err == nil || !strings.Contains(err.Error(), "POST /external_api/v1/products") || !strings.Contains(err.Error(), "201") {
+			t.Errorf("%q: err = %v", body, err)
+		}
+	}
+}

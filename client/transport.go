@@ -202,8 +202,8 @@ func readProblem(resp *http.Response) *Problem {
 
 // notTheAPIs tells a 2xx that no operation of the API answers: one whose
 // Content-Type is not JSON, a payment image or the OpenAPI document (a
-// proxy's or a captive portal's page). The generated methods would return
-// it with every JSONnnn field nil and no error.
+// proxy's or a captive portal's page), which the generated methods would
+// return with every JSONnnn field nil and no error, or whose JSON is not.
 func notTheAPIs(req *http.Request, resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 || resp.StatusCode == http.StatusNoContent {
 		return nil
@@ -211,7 +211,21 @@ func notTheAPIs(req *http.Request, resp *http.Response) error {
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	switch mt {
-	case "application/json", "image/png", "application/yaml":
+	case "application/json":
+		// Checked here, where the call and the status are known: the
+		// generated method's error would be the decoder's alone
+		// ("unexpected end of JSON input").
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil && !json.Valid(body) {
+			err = errors.New("the body is not JSON (cut short?)")
+		}
+		if err != nil {
+			return fmt.Errorf("client: %s %s answered %d: %w", req.Method, req.URL.Path, resp.StatusCode, err)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return nil
+	case "image/png", "application/yaml":
 		return nil
 	}
 	defer resp.Body.Close()
