@@ -51,8 +51,9 @@ func WithHTTP(c *http.Client) Option { return func(t *transport) { t.http = c } 
 // (default 4; 1 disables retries).
 func WithMaxAttempts(n int) Option { return func(t *transport) { t.maxAttempts = max(n, 1) } }
 
-// WithMaxRetryWait is the longest wait before a retry (default 30 s): an
-// answer whose Retry-After asks for more is returned to the caller instead.
+// WithMaxRetryWait is the longest wait before a retry (default 30 s): the
+// backoff doubles up to it, and an answer whose Retry-After asks for more
+// is returned to the caller instead.
 func WithMaxRetryWait(d time.Duration) Option { return func(t *transport) { t.maxWait = d } }
 
 // WithUserAgent sets the User-Agent of every request.
