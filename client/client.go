@@ -9,8 +9,8 @@
 //     request;
 //   - every POST carries an Idempotency-Key (a fresh one unless the caller
 //     sets its own), so a POST can be retried without doing its work twice;
-//   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections,
-//     are retried a bounded number of times, honouring Retry-After and the
+//   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections
+//     (not a certificate the client refuses), are retried a bounded number of times, honouring Retry-After and the
 //     request's context (a retry its deadline would not leave time for is
 //     not waited for: the answer is returned at once);
 //   - an error answer becomes an error of type *Problem (errors.As), and a

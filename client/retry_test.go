@@ -2,13 +2,17 @@ package client_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -303,5 +307,30 @@ func TestSuccessWithMalformedJSON(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "POST /external_api/v1/products") || !strings.Contains(err.Error(), "201") {
 			t.Errorf("%q: err = %v", body, err)
 		}
+	}
+}
+
+// A certificate the client does not trust is not a lost connection: it is
+// returned at once, not tried again.
+func TestUntrustedCertificateIsNotRetried(t *testing.T) {
+	t.Parallel()
+	var attempts atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { ok(w) }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			attempts.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes the client breaks off
+	srv.StartTLS()
+	defer srv.Close()
+	c, err := client.New(srv.URL, "sandbox_token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListBillsWithResponse(context.Background(), nil)
+	var cert *tls.CertificateVerificationError
+	if !errors.As(err, &cert) || attempts.Load() != 1 {
+		t.Errorf("err %v after %d attempts", err, attempts.Load())
 	}
 }

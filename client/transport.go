@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -65,7 +66,7 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 		var failed error // what the caller gets if there is no retry
 		switch {
 		case err != nil:
-			if ctx.Err() != nil || attempt >= t.maxAttempts {
+			if ctx.Err() != nil || attempt >= t.maxAttempts || untrusted(err) {
 				return nil, err
 			}
 			wait, failed = t.delay(attempt), err
@@ -98,6 +99,13 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// untrusted tells a server certificate the client refused: every retry
+// would be refused the same way.
+func untrusted(err error) bool {
+	var cert *tls.CertificateVerificationError
+	return errors.As(err, &cert)
 }
 
 // replayable makes sure the body can be sent again.
