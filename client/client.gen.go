@@ -2116,6 +2116,12 @@ type ListBillsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
+// UpdateBillParams defines parameters for UpdateBill.
+type UpdateBillParams struct {
+	// IdempotencyKey Makes this request safe to retry; see Idempotency.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListOffersParams defines parameters for ListOffers.
 type ListOffersParams struct {
 	// Page Page number, 1…100000. A page past the end has empty `results`.
@@ -2127,6 +2133,12 @@ type ListOffersParams struct {
 
 // CreateOfferParams defines parameters for CreateOffer.
 type CreateOfferParams struct {
+	// IdempotencyKey Makes this request safe to retry; see Idempotency.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateOfferParams defines parameters for UpdateOffer.
+type UpdateOfferParams struct {
 	// IdempotencyKey Makes this request safe to retry; see Idempotency.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -2176,6 +2188,12 @@ type CreateProductParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// UpdateProductParams defines parameters for UpdateProduct.
+type UpdateProductParams struct {
+	// IdempotencyKey Makes this request safe to retry; see Idempotency.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SandboxExpirePaymentParams defines parameters for SandboxExpirePayment.
 type SandboxExpirePaymentParams struct {
 	// IdempotencyKey Makes this request safe to retry; see Idempotency.
@@ -2208,6 +2226,18 @@ type RetryWebhookDeliveryParams struct {
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
+	// IdempotencyKey Makes this request safe to retry; see Idempotency.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteWebhookParams defines parameters for DeleteWebhook.
+type DeleteWebhookParams struct {
+	// IdempotencyKey Makes this request safe to retry; see Idempotency.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateWebhookParams defines parameters for UpdateWebhook.
+type UpdateWebhookParams struct {
 	// IdempotencyKey Makes this request safe to retry; see Idempotency.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -2393,7 +2423,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-	UpdateBillWithBody(ctx context.Context, id BillId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateBillWithBody(ctx context.Context, id BillId, params *UpdateBillParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateBill Waive a bill's penalties
 	//
@@ -2414,7 +2444,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-	UpdateBill(ctx context.Context, id BillId, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateBill(ctx context.Context, id BillId, params *UpdateBillParams, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListOffers List offers
 	//
@@ -2487,7 +2517,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-	UpdateOfferWithBody(ctx context.Context, id OfferId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateOfferWithBody(ctx context.Context, id OfferId, params *UpdateOfferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateOffer Update an offer
 	//
@@ -2502,7 +2532,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-	UpdateOffer(ctx context.Context, id OfferId, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateOffer(ctx context.Context, id OfferId, params *UpdateOfferParams, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateOrderWithBody Create an order
 	//
@@ -2713,7 +2743,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-	UpdateProductWithBody(ctx context.Context, id ProductId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateProductWithBody(ctx context.Context, id ProductId, params *UpdateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateProduct Update a product
 	//
@@ -2726,7 +2756,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-	UpdateProduct(ctx context.Context, id ProductId, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateProduct(ctx context.Context, id ProductId, params *UpdateProductParams, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxExpirePayment Expire a payment (sandbox)
 	//
@@ -2879,7 +2909,7 @@ type ClientInterface interface {
 	// Deletes the webhook; it receives nothing more. Its delivery log is kept, listed by `GET /webhook_deliveries`, `webhook_id` included.
 	//
 	// Corresponds with DELETE /external_api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
-	DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteWebhook(ctx context.Context, id WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWebhook Get a webhook
 	//
@@ -2899,7 +2929,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-	UpdateWebhookWithBody(ctx context.Context, id WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhookWithBody(ctx context.Context, id WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhook Update a webhook
 	//
@@ -2914,7 +2944,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-	UpdateWebhook(ctx context.Context, id WebhookId, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhook(ctx context.Context, id WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RotateWebhookSecret Rotate a webhook's secret
 	//
@@ -3062,8 +3092,8 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateBillRequestWithBody(c.Server, id, contentType, body)
+func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *UpdateBillParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateBillRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3093,8 +3123,8 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, contentTy
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-func (c *RawClient) UpdateBill(ctx context.Context, id BillId, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateBillRequest(c.Server, id, body)
+func (c *RawClient) UpdateBill(ctx context.Context, id BillId, params *UpdateBillParams, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateBillRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3216,8 +3246,8 @@ func (c *RawClient) GetOffer(ctx context.Context, id OfferId, reqEditors ...Requ
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateOfferRequestWithBody(c.Server, id, contentType, body)
+func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, params *UpdateOfferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateOfferRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3241,8 +3271,8 @@ func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, content
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-func (c *RawClient) UpdateOffer(ctx context.Context, id OfferId, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateOfferRequest(c.Server, id, body)
+func (c *RawClient) UpdateOffer(ctx context.Context, id OfferId, params *UpdateOfferParams, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateOfferRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3592,8 +3622,8 @@ func (c *RawClient) GetProduct(ctx context.Context, id ProductId, reqEditors ...
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-func (c *RawClient) UpdateProductWithBody(ctx context.Context, id ProductId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateProductRequestWithBody(c.Server, id, contentType, body)
+func (c *RawClient) UpdateProductWithBody(ctx context.Context, id ProductId, params *UpdateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateProductRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3615,8 +3645,8 @@ func (c *RawClient) UpdateProductWithBody(ctx context.Context, id ProductId, con
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-func (c *RawClient) UpdateProduct(ctx context.Context, id ProductId, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateProductRequest(c.Server, id, body)
+func (c *RawClient) UpdateProduct(ctx context.Context, id ProductId, params *UpdateProductParams, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateProductRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3858,8 +3888,8 @@ func (c *RawClient) CreateWebhook(ctx context.Context, params *CreateWebhookPara
 // Deletes the webhook; it receives nothing more. Its delivery log is kept, listed by `GET /webhook_deliveries`, `webhook_id` included.
 //
 // Corresponds with DELETE /external_api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
-func (c *RawClient) DeleteWebhook(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteWebhookRequest(c.Server, id)
+func (c *RawClient) DeleteWebhook(ctx context.Context, id WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3898,8 +3928,8 @@ func (c *RawClient) GetWebhook(ctx context.Context, id WebhookId, reqEditors ...
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-func (c *RawClient) UpdateWebhookWithBody(ctx context.Context, id WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookRequestWithBody(c.Server, id, contentType, body)
+func (c *RawClient) UpdateWebhookWithBody(ctx context.Context, id WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3923,8 +3953,8 @@ func (c *RawClient) UpdateWebhookWithBody(ctx context.Context, id WebhookId, con
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-func (c *RawClient) UpdateWebhook(ctx context.Context, id WebhookId, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookRequest(c.Server, id, body)
+func (c *RawClient) UpdateWebhook(ctx context.Context, id WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -4286,18 +4316,18 @@ func NewGetBillRequest(server string, id BillId) (*http.Request, error) {
 }
 
 // NewUpdateBillRequest calls the generic UpdateBill builder with application/json body
-func NewUpdateBillRequest(server string, id BillId, body UpdateBillJSONRequestBody) (*http.Request, error) {
+func NewUpdateBillRequest(server string, id BillId, params *UpdateBillParams, body UpdateBillJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateBillRequestWithBody(server, id, "application/json", bodyReader)
+	return NewUpdateBillRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewUpdateBillRequestWithBody constructs an http.Request for the UpdateBill method, with any body, and a specified content type
-func NewUpdateBillRequestWithBody(server string, id BillId, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateBillRequestWithBody(server string, id BillId, params *UpdateBillParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4328,6 +4358,21 @@ func NewUpdateBillRequestWithBody(server string, id BillId, contentType string, 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4488,18 +4533,18 @@ func NewGetOfferRequest(server string, id OfferId) (*http.Request, error) {
 }
 
 // NewUpdateOfferRequest calls the generic UpdateOffer builder with application/json body
-func NewUpdateOfferRequest(server string, id OfferId, body UpdateOfferJSONRequestBody) (*http.Request, error) {
+func NewUpdateOfferRequest(server string, id OfferId, params *UpdateOfferParams, body UpdateOfferJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateOfferRequestWithBody(server, id, "application/json", bodyReader)
+	return NewUpdateOfferRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewUpdateOfferRequestWithBody constructs an http.Request for the UpdateOffer method, with any body, and a specified content type
-func NewUpdateOfferRequestWithBody(server string, id OfferId, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateOfferRequestWithBody(server string, id OfferId, params *UpdateOfferParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4530,6 +4575,21 @@ func NewUpdateOfferRequestWithBody(server string, id OfferId, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5001,18 +5061,18 @@ func NewGetProductRequest(server string, id ProductId) (*http.Request, error) {
 }
 
 // NewUpdateProductRequest calls the generic UpdateProduct builder with application/json body
-func NewUpdateProductRequest(server string, id ProductId, body UpdateProductJSONRequestBody) (*http.Request, error) {
+func NewUpdateProductRequest(server string, id ProductId, params *UpdateProductParams, body UpdateProductJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateProductRequestWithBody(server, id, "application/json", bodyReader)
+	return NewUpdateProductRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewUpdateProductRequestWithBody constructs an http.Request for the UpdateProduct method, with any body, and a specified content type
-func NewUpdateProductRequestWithBody(server string, id ProductId, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateProductRequestWithBody(server string, id ProductId, params *UpdateProductParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5043,6 +5103,21 @@ func NewUpdateProductRequestWithBody(server string, id ProductId, contentType st
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5368,7 +5443,7 @@ func NewCreateWebhookRequestWithBody(server string, params *CreateWebhookParams,
 }
 
 // NewDeleteWebhookRequest constructs an http.Request for the DeleteWebhook method
-func NewDeleteWebhookRequest(server string, id WebhookId) (*http.Request, error) {
+func NewDeleteWebhookRequest(server string, id WebhookId, params *DeleteWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5396,6 +5471,21 @@ func NewDeleteWebhookRequest(server string, id WebhookId) (*http.Request, error)
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -5436,18 +5526,18 @@ func NewGetWebhookRequest(server string, id WebhookId) (*http.Request, error) {
 }
 
 // NewUpdateWebhookRequest calls the generic UpdateWebhook builder with application/json body
-func NewUpdateWebhookRequest(server string, id WebhookId, body UpdateWebhookJSONRequestBody) (*http.Request, error) {
+func NewUpdateWebhookRequest(server string, id WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateWebhookRequestWithBody(server, id, "application/json", bodyReader)
+	return NewUpdateWebhookRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewUpdateWebhookRequestWithBody constructs an http.Request for the UpdateWebhook method, with any body, and a specified content type
-func NewUpdateWebhookRequestWithBody(server string, id WebhookId, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateWebhookRequestWithBody(server string, id WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5478,6 +5568,21 @@ func NewUpdateWebhookRequestWithBody(server string, id WebhookId, contentType st
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5727,7 +5832,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-	UpdateBillWithBodyWithResponse(ctx context.Context, id BillId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error)
+	UpdateBillWithBodyWithResponse(ctx context.Context, id BillId, params *UpdateBillParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error)
 
 	// UpdateBillWithResponse Waive a bill's penalties
 	//
@@ -5748,7 +5853,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-	UpdateBillWithResponse(ctx context.Context, id BillId, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error)
+	UpdateBillWithResponse(ctx context.Context, id BillId, params *UpdateBillParams, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error)
 
 	// ListOffersWithResponse List offers
 	//
@@ -5825,7 +5930,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-	UpdateOfferWithBodyWithResponse(ctx context.Context, id OfferId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error)
+	UpdateOfferWithBodyWithResponse(ctx context.Context, id OfferId, params *UpdateOfferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error)
 
 	// UpdateOfferWithResponse Update an offer
 	//
@@ -5840,7 +5945,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-	UpdateOfferWithResponse(ctx context.Context, id OfferId, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error)
+	UpdateOfferWithResponse(ctx context.Context, id OfferId, params *UpdateOfferParams, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error)
 
 	// CreateOrderWithBodyWithResponse Create an order
 	//
@@ -6061,7 +6166,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-	UpdateProductWithBodyWithResponse(ctx context.Context, id ProductId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error)
+	UpdateProductWithBodyWithResponse(ctx context.Context, id ProductId, params *UpdateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error)
 
 	// UpdateProductWithResponse Update a product
 	//
@@ -6074,7 +6179,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-	UpdateProductWithResponse(ctx context.Context, id ProductId, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error)
+	UpdateProductWithResponse(ctx context.Context, id ProductId, params *UpdateProductParams, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error)
 
 	// SandboxExpirePaymentWithResponse Expire a payment (sandbox)
 	//
@@ -6237,7 +6342,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /external_api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
-	DeleteWebhookWithResponse(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
+	DeleteWebhookWithResponse(ctx context.Context, id WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
 
 	// GetWebhookWithResponse Get a webhook
 	//
@@ -6259,7 +6364,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-	UpdateWebhookWithBodyWithResponse(ctx context.Context, id WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+	UpdateWebhookWithBodyWithResponse(ctx context.Context, id WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
 	// UpdateWebhookWithResponse Update a webhook
 	//
@@ -6274,7 +6379,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-	UpdateWebhookWithResponse(ctx context.Context, id WebhookId, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+	UpdateWebhookWithResponse(ctx context.Context, id WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
 	// RotateWebhookSecretWithResponse Rotate a webhook's secret
 	//
@@ -10532,6 +10637,11 @@ type DeleteWebhookResponse409Headers struct {
 	XRequestId string
 }
 
+// DeleteWebhookResponse422Headers the declared response headers of an HTTP 422 response for DeleteWebhook
+type DeleteWebhookResponse422Headers struct {
+	XRequestId string
+}
+
 // DeleteWebhookResponse429Headers the declared response headers of an HTTP 429 response for DeleteWebhook
 type DeleteWebhookResponse429Headers struct {
 	RetryAfter int
@@ -10560,6 +10670,8 @@ type DeleteWebhookResponse struct {
 	ApplicationproblemJSON405 *MethodNotAllowed
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *ValidationFailed
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10576,6 +10688,8 @@ type DeleteWebhookResponse struct {
 	Headers405 *DeleteWebhookResponse405Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteWebhookResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteWebhookResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteWebhookResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10602,6 +10716,11 @@ func (r DeleteWebhookResponse) GetApplicationproblemJSON405() *MethodNotAllowed 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r DeleteWebhookResponse) GetApplicationproblemJSON409() *Conflict {
 	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r DeleteWebhookResponse) GetApplicationproblemJSON422() *ValidationFailed {
+	return r.ApplicationproblemJSON422
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -11499,8 +11618,8 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context, id BillId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error) {
-	rsp, err := c.UpdateBillWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context, id BillId, params *UpdateBillParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error) {
+	rsp, err := c.UpdateBillWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11526,8 +11645,8 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
-func (c *ClientWithResponses) UpdateBillWithResponse(ctx context.Context, id BillId, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error) {
-	rsp, err := c.UpdateBill(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) UpdateBillWithResponse(ctx context.Context, id BillId, params *UpdateBillParams, body UpdateBillJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBillResponse, error) {
+	rsp, err := c.UpdateBill(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11633,8 +11752,8 @@ func (c *ClientWithResponses) GetOfferWithResponse(ctx context.Context, id Offer
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Context, id OfferId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error) {
-	rsp, err := c.UpdateOfferWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Context, id OfferId, params *UpdateOfferParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error) {
+	rsp, err := c.UpdateOfferWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11654,8 +11773,8 @@ func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/offers/{id} (the `UpdateOffer` operationId).
-func (c *ClientWithResponses) UpdateOfferWithResponse(ctx context.Context, id OfferId, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error) {
-	rsp, err := c.UpdateOffer(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) UpdateOfferWithResponse(ctx context.Context, id OfferId, params *UpdateOfferParams, body UpdateOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateOfferResponse, error) {
+	rsp, err := c.UpdateOffer(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11959,8 +12078,8 @@ func (c *ClientWithResponses) GetProductWithResponse(ctx context.Context, id Pro
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-func (c *ClientWithResponses) UpdateProductWithBodyWithResponse(ctx context.Context, id ProductId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error) {
-	rsp, err := c.UpdateProductWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateProductWithBodyWithResponse(ctx context.Context, id ProductId, params *UpdateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error) {
+	rsp, err := c.UpdateProductWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11978,8 +12097,8 @@ func (c *ClientWithResponses) UpdateProductWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/products/{id} (the `UpdateProduct` operationId).
-func (c *ClientWithResponses) UpdateProductWithResponse(ctx context.Context, id ProductId, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error) {
-	rsp, err := c.UpdateProduct(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) UpdateProductWithResponse(ctx context.Context, id ProductId, params *UpdateProductParams, body UpdateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProductResponse, error) {
+	rsp, err := c.UpdateProduct(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12195,8 +12314,8 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, par
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /external_api/v1/webhooks/{id} (the `DeleteWebhook` operationId).
-func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, id WebhookId, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
-	rsp, err := c.DeleteWebhook(ctx, id, reqEditors...)
+func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, id WebhookId, params *DeleteWebhookParams, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error) {
+	rsp, err := c.DeleteWebhook(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12229,8 +12348,8 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, id Web
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Context, id WebhookId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
-	rsp, err := c.UpdateWebhookWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Context, id WebhookId, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhookWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -12250,8 +12369,8 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/webhooks/{id} (the `UpdateWebhook` operationId).
-func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, id WebhookId, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
-	rsp, err := c.UpdateWebhook(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, id WebhookId, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhook(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -17522,6 +17641,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 		}
 		response.ApplicationproblemJSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17603,6 +17729,16 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteWebhookResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteWebhookResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

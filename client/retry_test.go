@@ -168,6 +168,34 @@ func TestWhatIsNotRetried(t *testing.T) {
 	}
 }
 
+// A DELETE or a PATCH whose answer was lost is retried with the key of its
+// first attempt, which the server answers with that attempt's answer,
+// where they were sent without one and a deleted webhook's retry answered
+// 404 for a DELETE that had worked.
+func TestDeleteAndPatchCarryAKey(t *testing.T) {
+	t.Parallel()
+	noContent := func(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
+	f, c := newFlaky(t, hangUp, noContent)
+	ctx := context.Background()
+	const id = "1929b262-8d21-4c03-8f10-dc12d94e2fbe"
+	if gone, err := c.DeleteWebhookWithResponse(ctx, id, nil); err != nil || gone.StatusCode() != http.StatusNoContent {
+		t.Fatalf("delete: %v", err)
+	}
+	if f.count() != 2 {
+		t.Fatalf("%d attempts, want 2", f.count())
+	}
+	key := f.received[0].Header.Get("Idempotency-Key")
+	if key == "" || f.received[1].Header.Get("Idempotency-Key") != key {
+		t.Fatalf("DELETE keys %q then %q", key, f.received[1].Header.Get("Idempotency-Key"))
+	}
+	name := "ERP"
+	// The flaky server's 204 is no webhook: only the key sent is checked.
+	_, _ = c.UpdateWebhookWithResponse(ctx, id, nil, client.UpdateWebhookJSONRequestBody{Name: &name})
+	if k := f.received[2].Header.Get("Idempotency-Key"); k == "" || k == key {
+		t.Fatalf("PATCH key %q (the DELETE's %q)", k, key)
+	}
+}
+
 func TestRetriesLostConnections(t *testing.T) {
 	t.Parallel()
 	f, c := newFlaky(t, hangUp, ok)

@@ -21,7 +21,8 @@ import (
 )
 
 // transport sends the generated client's requests: it authenticates them,
-// gives every POST an Idempotency-Key, retries what is safe to retry, and
+// gives every POST, PATCH and DELETE an Idempotency-Key, retries what is
+// safe to retry, and
 // turns error answers into *Problem errors.
 type transport struct {
 	http        *http.Client
@@ -37,16 +38,17 @@ const maxProblemBytes = 1 << 20
 
 // Do sends req, retrying as the package documentation says.
 //
-// Retrying is safe: a POST carries the same Idempotency-Key on every
-// attempt, so the server runs it once (a 5xx is not stored, so its retry
-// runs for real) and answers a retry with the first answer; the other
-// methods are idempotent.
+// Retrying is safe: a POST, PATCH or DELETE carries the same
+// Idempotency-Key on every attempt, so the server runs it once (a 5xx is
+// not stored, so its retry runs for real) and answers a retry with the
+// first answer: a DELETE whose 204 was lost is 204 again, not 404. A GET
+// changes nothing.
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", t.userAgent)
 	}
-	if req.Method == http.MethodPost && req.Header.Get("Idempotency-Key") == "" {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Header.Get("Idempotency-Key") == "" {
 		req.Header.Set("Idempotency-Key", newIdempotencyKey())
 	}
 	if err := replayable(req); err != nil {

@@ -168,7 +168,7 @@ func TestSandboxWalkthrough(t *testing.T) {
 			t.Errorf("healthz: %v", err)
 		}
 		defer func() {
-			if gone, err := c.DeleteWebhookWithResponse(ctx, hook.JSON201.Id); err != nil || gone.StatusCode() != http.StatusNoContent {
+			if gone, err := c.DeleteWebhookWithResponse(ctx, hook.JSON201.Id, nil); err != nil || gone.StatusCode() != http.StatusNoContent {
 				t.Errorf("deleting the webhook: %v", err)
 			}
 		}()

@@ -14,7 +14,7 @@ import (
 type apiFunc func(r *http.Request, body []byte) (int, any, error)
 
 // api adapts an apiFunc of an operation that takes a JSON body:
-// authentication, body limits, Idempotency-Key on POST, JSON or problem
+// authentication, body limits, Idempotency-Key on POST, PATCH and DELETE, JSON or problem
 // rendering.
 func (s *Server) api(h apiFunc) http.Handler { return s.operation(h, true) }
 
@@ -40,7 +40,7 @@ func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
 			}
 		}
 		key := r.Header.Get("Idempotency-Key")
-		if r.Method != http.MethodPost || key == "" {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || key == "" {
 			status, v, err := h(r, body)
 			status, out := render(r, status, v, err)
 			writeRaw(w, status, out)

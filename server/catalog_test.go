@@ -392,6 +392,34 @@ func TestIdempotency(t *testing.T) {
 	})
 }
 
+// A PATCH or a DELETE sent again with its Idempotency-Key (its answer lost
+// on the way) gets its first answer again, where the key was read on POST
+// alone: a webhook's DELETE whose 204 was lost answered its retry 404, and a
+// waiver that paid a bill answered its retry 409.
+func TestIdempotentPatchAndDelete(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		hook := b.call("POST", "/external_api/v1/webhooks", map[string]any{"name": "ERP", "url": "https://hooks.example.com/x",
+			"entity": "bill", "events": []string{"paid"}, "verb": "post"}).want(t, 201).JSON(t)
+		path := "/external_api/v1/webhooks/" + hook["id"].(string)
+		patch := map[string]string{"Idempotency-Key": "patch-" + sqldbtest.Suffix()}
+		first := b.send(b.sandbox.URL, b.token, "PATCH", path, map[string]any{"name": "ERP 2"}, patch).want(t, 200)
+		again := b.send(b.sandbox.URL, b.token, "PATCH", path, map[string]any{"name": "ERP 2"}, patch).want(t, 200)
+		if string(first.Body) != string(again.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("PATCH replay:\n%s\n%s", first.Body, again.Body)
+		}
+		if r := b.send(b.sandbox.URL, b.token, "PATCH", path, map[string]any{"name": "ERP 3"}, patch).want(t, 422); r.JSON(t)["code"] != "idempotency_key_reused" {
+			t.Fatalf("the key with another body: %s", r.Body)
+		}
+		del := map[string]string{"Idempotency-Key": "delete-" + sqldbtest.Suffix()}
+		b.send(b.sandbox.URL, b.token, "DELETE", path, nil, del).want(t, 204)
+		if r := b.send(b.sandbox.URL, b.token, "DELETE", path, nil, del).want(t, 204); r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatal("DELETE not replayed")
+		}
+		b.call("DELETE", path, nil).want(t, 404) // without the key it runs again
+	})
+}
+
 // An Idempotency-Key is text, counted in characters as the API documents
 // it: a header of bytes that are not UTF-8 (HTTP lets a client send them)
 // is refused before it reaches the database, where PostgreSQL refused to
