@@ -148,10 +148,16 @@ func (m *mover) event(entity, id, event string, buf *[]byte, data []byte, err er
 		releaseEventBuffer(buf, nil)
 		return fmt.Errorf("render %s %s event: %w", entity, event, err)
 	}
-	m.c.Events = append(m.c.Events, Event{ID: NewID(), CompanyID: m.a.CompanyID, Environment: m.a.Environment,
-		Entity: entity, EntityID: id, Event: event, Data: bytes.Clone(data), CreatedAt: m.c.At})
+	m.c.Events = append(m.c.Events, m.newEvent(entity, id, event))
+	m.c.Events[len(m.c.Events)-1].Data = bytes.Clone(data)
 	releaseEventBuffer(buf, data)
 	return nil
+}
+
+// newEvent is an event of the change, without its data.
+func (m *mover) newEvent(entity, id, event string) Event {
+	return Event{ID: NewID(), CompanyID: m.a.CompanyID, Environment: m.a.Environment,
+		Entity: entity, EntityID: id, Event: event, CreatedAt: m.c.At}
 }
 
 // eventBuffers hold events' data while it is written, each then copied
@@ -185,8 +191,7 @@ func (m *mover) billEvent(b *Bill, c *Company, event string) error {
 // which, once the change commits, has moved on too.
 func (m *mover) paidBill(o *Order, b *Billing, bill *Bill, c *Company) error {
 	i := len(m.c.Events)
-	m.c.Events = append(m.c.Events, Event{ID: NewID(), CompanyID: m.a.CompanyID, Environment: m.a.Environment,
-		Entity: "bill", EntityID: bill.ID, Event: BillPaid, CreatedAt: m.c.At})
+	m.c.Events = append(m.c.Events, m.newEvent("bill", bill.ID, BillPaid))
 	if err := m.advance(o, b); err != nil {
 		return err
 	}

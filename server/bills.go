@@ -60,14 +60,6 @@ func (s *Server) handleGetBill(r *http.Request, _ []byte) (int, any, error) {
 	return s.billResponse(s.svc.Bills.Bill(r.Context(), authOf(r), pathID(r)))
 }
 
-// nullMark tells whether a field was sent as an explicit null.
-type nullMark bool
-
-func (n *nullMark) UnmarshalJSON(b []byte) error {
-	*n = string(b) == "null"
-	return nil
-}
-
 // nullableTime tells an explicit null from an absent field.
 type nullableTime struct {
 	Set   bool

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"parcela"
@@ -63,22 +62,13 @@ func (s *Server) handleUpdateProduct(r *http.Request, body []byte) (int, any, er
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := refuseNulls(body, "product", in, "banner_url", "start_date", "end_date"); err != nil {
-		return 0, nil, err
-	}
 	// null removes the banner or a date, as the product shows them; an
 	// absent field keeps it.
-	var nulls struct {
-		Product struct {
-			BannerURL nullMark `json:"banner_url"`
-			StartDate nullMark `json:"start_date"`
-			EndDate   nullMark `json:"end_date"`
-		} `json:"product"`
-	}
-	if err := json.Unmarshal(body, &nulls); err != nil {
+	cleared, err := patchNulls(body, "product", in, "banner_url", "start_date", "end_date")
+	if err != nil {
 		return 0, nil, err
 	}
-	in.ClearBannerURL, in.ClearStartDate, in.ClearEndDate = bool(nulls.Product.BannerURL), bool(nulls.Product.StartDate), bool(nulls.Product.EndDate)
+	in.ClearBannerURL, in.ClearStartDate, in.ClearEndDate = cleared["banner_url"], cleared["start_date"], cleared["end_date"]
 	p, err := s.svc.Catalog.UpdateProduct(r.Context(), authOf(r), pathID(r), in)
 	if err != nil {
 		return 0, nil, err
@@ -135,20 +125,12 @@ func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, erro
 	if req.Offer == nil {
 		return 0, nil, fieldErr("offer", "required", "is required: send {\"offer\": {...}}")
 	}
-	if err := refuseNulls(body, "offer", *req.Offer, "seats", "expires_at"); err != nil {
-		return 0, nil, err
-	}
 	// null removes the seat limit or the expiry; an absent field keeps it.
-	var nulls struct {
-		Offer struct {
-			Seats     nullMark `json:"seats"`
-			ExpiresAt nullMark `json:"expires_at"`
-		} `json:"offer"`
-	}
-	if err := json.Unmarshal(body, &nulls); err != nil {
+	cleared, err := patchNulls(body, "offer", *req.Offer, "seats", "expires_at")
+	if err != nil {
 		return 0, nil, err
 	}
-	req.Offer.ClearSeats, req.Offer.ClearExpiresAt = bool(nulls.Offer.Seats), bool(nulls.Offer.ExpiresAt)
+	req.Offer.ClearSeats, req.Offer.ClearExpiresAt = cleared["seats"], cleared["expires_at"]
 	o, err := s.svc.Catalog.UpdateOffer(r.Context(), authOf(r), pathID(r), *req.Offer)
 	if err != nil {
 		return 0, nil, err

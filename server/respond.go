@@ -66,22 +66,22 @@ func decode(body []byte, dst any, optional bool) error {
 	return jsonbody.Decode(body, dst)
 }
 
-// refuseNulls refuses a PATCH's null on the fields of fields (a struct of
-// json tags) but those in nullable, in body's object at key (the body
-// itself when key is ""). Read as absent, a null kept the field as it was
-// and answered 200, while the client meant to clear it: banner_url: null
-// kept the banner. It is a value of the wrong type, as the contract types
-// these fields, named as such.
-func refuseNulls(body []byte, key string, fields any, nullable ...string) error {
+// patchNulls reads a PATCH's nulls on the fields of fields (a struct of
+// json tags), in body's object at key (the body itself when key is ""):
+// those in nullable are the fields to clear, any other is refused. Read as
+// absent, a null kept the field as it was and answered 200, while the
+// client meant to clear it: banner_url: null kept the banner. It is a value
+// of the wrong type, as the contract types these fields, named as such.
+func patchNulls(body []byte, key string, fields any, nullable ...string) (cleared map[string]bool, err error) {
 	var object map[string]json.RawMessage
 	if key == "" {
 		if json.Unmarshal(body, &object) != nil {
-			return nil // decode took the body: nothing to look for here
+			return nil, nil // decode took the body: nothing to look for here
 		}
 	} else {
 		var outer map[string]json.RawMessage
 		if json.Unmarshal(body, &outer) != nil || json.Unmarshal(outer[key], &object) != nil {
-			return nil
+			return nil, nil
 		}
 		key += "."
 	}
@@ -89,7 +89,14 @@ func refuseNulls(body []byte, key string, fields any, nullable ...string) error 
 	t := reflect.TypeOf(fields)
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if raw, sent := object[name]; !sent || name == "-" || slices.Contains(nullable, name) || string(raw) != "null" {
+		if raw, sent := object[name]; !sent || name == "-" || string(raw) != "null" {
+			continue
+		}
+		if slices.Contains(nullable, name) {
+			if cleared == nil {
+				cleared = map[string]bool{}
+			}
+			cleared[name] = true
 			continue
 		}
 		const msg = "must not be null: omit it to keep its value"
@@ -98,10 +105,10 @@ func refuseNulls(body []byte, key string, fields any, nullable ...string) error 
 		}
 		e.Fields = append(e.Fields, parcela.FieldError{Field: key + name, Code: "invalid_type", Message: msg})
 	}
-	if e == nil {
-		return nil
+	if e != nil {
+		return nil, e
 	}
-	return e
+	return cleared, nil
 }
 
 // Page is the shape of every paged list.

@@ -45,7 +45,7 @@ func (s *Server) handleUpdateWebhook(r *http.Request, body []byte) (int, any, er
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
 	}
-	if err := refuseNulls(body, "", req); err != nil {
+	if _, err := patchNulls(body, "", req); err != nil {
 		return 0, nil, err
 	}
 	w, err := s.svc.Webhooks.UpdateWebhook(r.Context(), authOf(r), pathID(r), req)
