@@ -122,7 +122,11 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("database directory %s: %w", dir, err)
 		}
 	}
-	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	// synchronous(FULL): a commit flushes the log before its request is
+	// answered, so an acknowledged write survives a power loss, not only a
+	// crash of the process; the group commit shares one flush among its
+	// transactions.
+	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
 	// temp_store(memory): a multi-row insert's statement journal (bills with
 	// their indexes and count trigger) outgrows 64 KB and would spill to a
 	// temporary file inside the writer's transaction.
