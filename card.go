@@ -96,6 +96,16 @@ func (d CardDecision) Apply(p *Payment, now time.Time) {
 	p.Status, p.RefusedReason, p.RefusedReasonDescription = PaymentRefused, &reason, &desc
 }
 
+// CheckShown refuses a charge of owedCents when the payer was shown
+// another amount (ShownCents, when set): the page is shown again with what
+// the bill owes now, and nothing is charged.
+func (c CardPayment) CheckShown(owedCents int64) error {
+	if c.ShownCents == 0 || c.ShownCents == owedCents {
+		return nil
+	}
+	return Errorf(EINVALIDSTATE, "the bill owes %d cents now, not the %d cents shown to the payer; the card was not charged", owedCents, c.ShownCents)
+}
+
 // GoString hides the card from %#v too.
 func (CardPayment) GoString() string { return "parcela.CardPayment{…}" }
 

@@ -165,7 +165,8 @@ func (s *Checkout) IssuePayment(ctx context.Context, env Environment, billID, au
 // cardTimeout bounds one call to the acquirer.
 const cardTimeout = 30 * time.Second
 
-// PayByCard charges a card for what an open bill owes now. The card is
+// PayByCard charges a card for what an open bill owes now, and only when
+// that is what the payer was shown (CardPayment.ShownCents). The card is
 // checked, then sent to the acquirer outside any transaction; its decision
 // is stored in a change guarded by the billing, decided again on a fresh
 // read after a conflict but never sent twice. Approved, the bill is paid
@@ -194,6 +195,9 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 		return nil, err
 	}
 	amount := bill.Outstanding(now, c)
+	if err := card.CheckShown(amount); err != nil {
+		return nil, err
+	}
 	summary, err := card.Check(now, CardInstallmentLimit(bill, pc, c, amount))
 	if err != nil {
 		return nil, err

@@ -123,6 +123,11 @@ type CardPayment struct {
 	ExpiryYear   int
 	CVV          string
 	Installments int
+	// ShownCents is the amount the payer was shown and agreed to (the
+	// checkout's total and its button), 0 when the caller showed none. A
+	// card is never charged another: the bill turned late (its fine), or a
+	// payment received part of it, between the page and the form sent.
+	ShownCents int64
 }
 
 // String hides the card so that a stray %v never prints it.

@@ -172,8 +172,12 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 	// (a two-digit 00) and call the card expired.
 	month, year := atoiOr(form.Month, 0), atoiOr(form.Year, -1)
 	installments, _ := strconv.Atoi(form.Installments)
+	// The total the page showed beside the button: a bill that owes
+	// another amount by now (its fine began at midnight) charges nothing,
+	// and the page shows it again as it is.
+	shown, _ := strconv.ParseInt(r.PostFormValue("card_amount"), 10, 64)
 	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
-		CVV: r.PostFormValue("card_cvv"), Installments: installments}
+		CVV: r.PostFormValue("card_cvv"), Installments: installments, ShownCents: max(shown, 0)}
 	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
 		p, err := h.d.Checkout.PayByCard(r.Context(), h.d.Environment, b.ID, code, card)
 		if err != nil {

@@ -25,8 +25,7 @@ func (b *bundle) postCheckout(t *testing.T, checkoutPath, action string, form ur
 	if page.status != http.StatusOK {
 		t.Fatalf("checkout page: %d", page.status)
 	}
-	u, _ := url.Parse(checkoutPath)
-	return b.post(t, u.Path+"/"+action, tokens(t, page.body, withCode(form, u)))
+	return b.postCheckoutFrom(t, checkoutPath, page.body, action, form)
 }
 
 func TestCheckoutCardRefusedThenApproved(t *testing.T) {
@@ -332,7 +331,50 @@ func (b *bundle) postCheckoutFrom(t *testing.T, checkoutPath, page, action strin
 		// The page offered no form: post with a fresh cookie's token anyway.
 		return b.post(t, u.Path+"/"+action, withCode(form, u))
 	}
+	if action == "card" && form.Get("card_amount") == "" {
+		// As a browser sends the form's hidden total.
+		form.Set("card_amount", hiddenValue(page, "card_amount"))
+	}
 	return b.post(t, u.Path+"/"+action, tokens(t, page, withCode(form, u)))
+}
+
+// A card form sent after the amount its page showed changed (the page
+// shown in the due day's last minute, the form sent after midnight, when
+// the installment owes its fine and a day's interest) charges nothing: the
+// page is shown again with what the bill owes now. It charged the new
+// amount, which the payer never saw.
+func TestCheckoutCardChargesWhatThePageShowed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, _ := b.firstInstallmentBoleto(t)
+	b.store.mu.Lock()
+	b.store.bills[second.ID].Billing.PaymentConfiguration.PaymentMethods = []string{parcela.MethodBoleto, parcela.MethodCreditCard}
+	b.store.mu.Unlock()
+	checkout := parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)
+	b.clock.Set(second.EffectiveDueDate.Add(-time.Minute))
+	page := b.get(t, checkout)
+	if got := hiddenValue(page.body, "card_amount"); got != itoa(int(second.AmountCents)) ||
+		!strings.Contains(html.UnescapeString(page.body), "Pagar "+brl(second.AmountCents)+" no cartão") {
+		t.Fatalf("the card form's total %q, want %d shown on its button", got, second.AmountCents)
+	}
+	b.clock.Set(second.EffectiveDueDate.Add(2 * time.Minute))
+	res := b.postCheckoutFrom(t, checkout, page.body, "card", card("4111111111111111", "123", 1))
+	b.store.mu.Lock()
+	bill := b.store.billCopy(b.store.bills[second.ID], false)
+	b.store.mu.Unlock()
+	for _, p := range bill.Payments {
+		if p.Method == parcela.MethodCreditCard {
+			t.Fatalf("the card was charged %d cents; the page showed %d", p.AmountCents, second.AmountCents)
+		}
+	}
+	owed := bill.Outstanding(b.clock.Now(), b.company)
+	if body := html.UnescapeString(res.body); res.status != http.StatusConflict || !strings.Contains(body, "a cobrança mudou") ||
+		!strings.Contains(body, "Pagar "+brl(owed)+" no cartão") || hiddenValue(res.body, "card_amount") != itoa(int(owed)) {
+		t.Fatalf("card sent after the amount changed: %d, want 409 showing %s\n%s", res.status, brl(owed), res.body)
+	}
+	if owed <= second.AmountCents {
+		t.Fatalf("the late bill owes %d, not more than %d", owed, second.AmountCents)
+	}
 }
 
 func TestAssets(t *testing.T) {

@@ -202,6 +202,9 @@ func (s *fakeStore) PayByCard(ctx context.Context, env parcela.Environment, id, 
 			Fields: []parcela.FieldError{{Field: "payment.payment_method", Code: "not_allowed", Message: "is not allowed for this bill"}}}
 	}
 	now := s.clock.Now()
+	if err := card.CheckShown(b.Outstanding(now, c)); err != nil {
+		return nil, err
+	}
 	if _, err := card.Check(now, parcela.CardInstallmentLimit(b, pc, c, b.Outstanding(now, c))); err != nil {
 		return nil, err
 	}
