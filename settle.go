@@ -137,6 +137,11 @@ func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.
 	m.touchBill(bill)
 	bill.DisablePenaltiesUntil = until
 	if bill.owed(m.c.At, c) > 0 {
+		if bill.Type != BillTypeInstallment {
+			// A first bill owes no penalty: none of its payments carries
+			// one, and none is issued it again if canceled.
+			return nil
+		}
 		for _, p := range bill.Payments {
 			if p.Status == PaymentUnpaid && p.AmountCents-p.PaidAmountCents > bill.owed(p.ExpiresAt, c) {
 				if err := m.movePayment(p, PaymentCanceled); err != nil {

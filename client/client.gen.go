@@ -2417,8 +2417,9 @@ type ClientInterface interface {
 	// Pix or boleto asking for more than the bill will owe when it expires
 	// (one priced with the penalty now waived) is `canceled`, and a new one
 	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-	// re-prices nothing already issued.
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+	// of a first bill, which owes none); removing a waiver re-prices
+	// nothing already issued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2438,8 +2439,9 @@ type ClientInterface interface {
 	// Pix or boleto asking for more than the bill will owe when it expires
 	// (one priced with the penalty now waived) is `canceled`, and a new one
 	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-	// re-prices nothing already issued.
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+	// of a first bill, which owes none); removing a waiver re-prices
+	// nothing already issued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3086,8 +3088,9 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // Pix or boleto asking for more than the bill will owe when it expires
 // (one priced with the penalty now waived) is `canceled`, and a new one
 // for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-// re-prices nothing already issued.
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+// of a first bill, which owes none); removing a waiver re-prices
+// nothing already issued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3117,8 +3120,9 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *U
 // Pix or boleto asking for more than the bill will owe when it expires
 // (one priced with the penalty now waived) is `canceled`, and a new one
 // for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-// re-prices nothing already issued.
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+// of a first bill, which owes none); removing a waiver re-prices
+// nothing already issued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5826,8 +5830,9 @@ type ClientWithResponsesInterface interface {
 	// Pix or boleto asking for more than the bill will owe when it expires
 	// (one priced with the penalty now waived) is `canceled`, and a new one
 	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-	// re-prices nothing already issued.
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+	// of a first bill, which owes none); removing a waiver re-prices
+	// nothing already issued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5847,8 +5852,9 @@ type ClientWithResponsesInterface interface {
 	// Pix or boleto asking for more than the bill will owe when it expires
 	// (one priced with the penalty now waived) is `canceled`, and a new one
 	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-	// re-prices nothing already issued.
+	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+	// of a first bill, which owes none); removing a waiver re-prices
+	// nothing already issued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11612,8 +11618,9 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // Pix or boleto asking for more than the bill will owe when it expires
 // (one priced with the penalty now waived) is `canceled`, and a new one
 // for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-// re-prices nothing already issued.
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+// of a first bill, which owes none); removing a waiver re-prices
+// nothing already issued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11639,8 +11646,9 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // Pix or boleto asking for more than the bill will owe when it expires
 // (one priced with the penalty now waived) is `canceled`, and a new one
 // for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays; removing a waiver
-// re-prices nothing already issued.
+// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
+// of a first bill, which owes none); removing a waiver re-prices
+// nothing already issued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -208,3 +208,30 @@ func (b *bundle) firstBillByPix(t *testing.T) (bill, pix map[string]any, amount 
 	pix = openPayment(t, bill)
 	return bill, pix, int64(pix["amount_cents"].(float64))
 }
+
+// A first bill owes no penalty, so a waiver of its penalties changes
+// nothing it owes and cancels none of its payments, where its boleto,
+// asking more than the bill owed after a part of its Pix was received,
+// was canceled and voided: no sweep issues a first bill another, and the
+// Pix, due at its instant, was left the only way to pay it.
+func TestWaiverOfAFirstBillCancelsNothing(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		bill, pix, amount := b.firstBillByPix(t)
+		if _, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, bill["id"].(string), bill["authentication_code"].(string), parcela.MethodBoleto); err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Hour)
+		b.call("POST", "/external_api/v1/sandbox/payments/"+pix["id"].(string)+"/pay", map[string]any{"paid_amount_cents": amount - 100}).want(t, 200)
+		got := b.call("PATCH", "/external_api/v1/bills/"+bill["id"].(string),
+			map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
+		for _, x := range got["payments"].([]any) {
+			if p := x.(map[string]any); p["status"] != "unpaid" {
+				t.Errorf("payment %v (%v) after a waiver of a first bill: %v", p["payment_method"], p["id"], p["status"])
+			}
+		}
+		if got["status"] != "pending" || got["id"] != bill["id"] {
+			t.Fatalf("first bill after the waiver: %v", got["status"])
+		}
+	})
+}
