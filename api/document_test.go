@@ -290,3 +290,23 @@ func TestMethodNotAllowed(t *testing.T) {
 		t.Error("405 for a path the document does not have accepted")
 	}
 }
+
+// An operation that takes Idempotency-Key replays its stored answer with
+// Idempotent-Replayed: true, so each of its successes declares the header,
+// a PATCH's and a DELETE's as a POST's.
+func TestReplayedAnswersDeclareTheHeader(t *testing.T) {
+	t.Parallel()
+	forEachOperation(mustContract(t).Doc(), func(key string, op *openapi3.Operation) {
+		if op.Parameters.GetByInAndName("header", "Idempotency-Key") == nil {
+			return
+		}
+		for code, resp := range op.Responses.Map() {
+			if !strings.HasPrefix(code, "2") {
+				continue
+			}
+			if h := resp.Value.Headers["Idempotent-Replayed"]; h == nil || h.Ref != "#/components/headers/IdempotentReplayed" {
+				t.Errorf("%s %s does not declare Idempotent-Replayed", key, code)
+			}
+		}
+	})
+}

@@ -1127,7 +1127,7 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
-// IdempotencyKey Makes a POST safe to retry. Kept 24 h per company and environment; a
+// IdempotencyKey Makes a POST, PATCH or DELETE safe to retry. Kept 24 h per company and environment; a
 // replay with the same body returns the first status and body with
 // `Idempotent-Replayed: true`; the same key with another body is 422
 // `idempotency_key_reused`; while the first request runs, 409
@@ -7053,7 +7053,8 @@ func (r GetBillResponse) ContentType() string {
 
 // UpdateBillResponse200Headers the declared response headers of an HTTP 200 response for UpdateBill
 type UpdateBillResponse200Headers struct {
-	XRequestId string
+	IdempotentReplayed *string
+	XRequestId         string
 }
 
 // UpdateBillResponse400Headers the declared response headers of an HTTP 400 response for UpdateBill
@@ -7734,7 +7735,8 @@ func (r GetOfferResponse) ContentType() string {
 
 // UpdateOfferResponse200Headers the declared response headers of an HTTP 200 response for UpdateOffer
 type UpdateOfferResponse200Headers struct {
-	XRequestId string
+	IdempotentReplayed *string
+	XRequestId         string
 }
 
 // UpdateOfferResponse400Headers the declared response headers of an HTTP 400 response for UpdateOffer
@@ -9404,7 +9406,8 @@ func (r GetProductResponse) ContentType() string {
 
 // UpdateProductResponse200Headers the declared response headers of an HTTP 200 response for UpdateProduct
 type UpdateProductResponse200Headers struct {
-	XRequestId string
+	IdempotentReplayed *string
+	XRequestId         string
 }
 
 // UpdateProductResponse400Headers the declared response headers of an HTTP 400 response for UpdateProduct
@@ -10619,7 +10622,8 @@ func (r CreateWebhookResponse) ContentType() string {
 
 // DeleteWebhookResponse204Headers the declared response headers of an HTTP 204 response for DeleteWebhook
 type DeleteWebhookResponse204Headers struct {
-	XRequestId string
+	IdempotentReplayed *string
+	XRequestId         string
 }
 
 // DeleteWebhookResponse401Headers the declared response headers of an HTTP 401 response for DeleteWebhook
@@ -10910,7 +10914,8 @@ func (r GetWebhookResponse) ContentType() string {
 
 // UpdateWebhookResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhook
 type UpdateWebhookResponse200Headers struct {
-	XRequestId string
+	IdempotentReplayed *string
+	XRequestId         string
 }
 
 // UpdateWebhookResponse400Headers the declared response headers of an HTTP 400 response for UpdateWebhook
@@ -13307,6 +13312,13 @@ func ParseUpdateBillResponse(rsp *http.Response) (*UpdateBillResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers UpdateBillResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14132,6 +14144,13 @@ func ParseUpdateOfferResponse(rsp *http.Response) (*UpdateOfferResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers UpdateOfferResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16222,6 +16241,13 @@ func ParseUpdateProductResponse(rsp *http.Response) (*UpdateProductResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers UpdateProductResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17682,6 +17708,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 	switch {
 	case rsp.StatusCode == 204:
 		var headers DeleteWebhookResponse204Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18061,6 +18094,13 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers UpdateWebhookResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
