@@ -1093,7 +1093,7 @@ type DeliveryAttempt struct {
 	AttemptedAt time.Time `json:"attempted_at"`
 	DurationMs  int       `json:"duration_ms"`
 
-	// Error Why the attempt failed without an HTTP answer (time-out, refused address…).
+	// Error Why the attempt failed: the receiver's answer that is not a 2xx (`receiver answered 503 Service Unavailable`, a redirect with its `Location`), or what kept it from answering (a time-out, a refused address…); `null` when it answered 2xx.
 	Error *string `json:"error"`
 
 	// ResponseBody Start of the receiver's body, at most 4 KiB.
