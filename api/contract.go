@@ -67,6 +67,16 @@ func LoadContract() (*Contract, error) {
 // Doc is the loaded document (without servers). Do not modify it.
 func (c *Contract) Doc() *openapi3.T { return c.doc }
 
+// Operation names the operation req matches as "METHOD /path template"
+// (GET /external_api/v1/bills/{id}), or "" when it matches none.
+func (c *Contract) Operation(req *http.Request) string {
+	route, _, err := c.router.FindRoute(req)
+	if err != nil {
+		return ""
+	}
+	return route.Method + " " + route.Path
+}
+
 // ValidateRequest checks a client request (path, query, headers, and body
 // when not nil) against its operation; security is not checked. A body sent
 // without Content-Type is taken as application/json.

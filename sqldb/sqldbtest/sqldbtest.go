@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -184,10 +185,20 @@ func postgresDB() (string, error) {
 // Main prepares SQLite (sqldb.PrepareSQLite), runs a package's tests, then after (each thing the package's tests
 // share, to close), then drops the PostgreSQL database they used. Call it
 // from TestMain.
-func Main(m *testing.M, after ...func()) {
+func Main(m *testing.M, after ...func()) { MainChecked(m, nil, after...) }
+
+// MainChecked is Main with a check of what the tests did as a whole, made
+// once they all passed: an error it returns fails the run.
+func MainChecked(m *testing.M, check func() error, after ...func()) {
 	// Before any test opens SQLite, by the store or by itself.
 	sqldb.PrepareSQLite()
 	code := m.Run()
+	if code == 0 && check != nil {
+		if err := check(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			code = 1
+		}
+	}
 	for _, f := range after {
 		f()
 	}

@@ -1,0 +1,88 @@
+package server_test
+
+import (
+	"errors"
+	"flag"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The statuses every operation declares are answered by some test, each
+// answer checked against the document (bundle.send records them): a
+// status no test provokes is one whose body, headers and cause nothing
+// checks.
+var (
+	answeredMu sync.Mutex
+	answered   = map[string]bool{} // "METHOD /path/{id} status"
+)
+
+// recordAnswer notes that an answer to req with status was checked.
+func recordAnswer(req *http.Request, status int) {
+	op := contract.Operation(req)
+	if op == "" {
+		return
+	}
+	answeredMu.Lock()
+	answered[op+" "+strconv.Itoa(status)] = true
+	answeredMu.Unlock()
+}
+
+// unanswered are the declared statuses the package's tests provoke
+// without the contract's check, or not at all; any other declared status
+// of an operation must be answered by the tests.
+var unanswered = map[string]string{
+	"405": "provoked on every path by TestEveryOperationAnswersItsDeclaredErrors, which no operation matches",
+	"429": "the limiters' tests (limits_test.go) provoke it on a few operations",
+	"500": "a failure inside: TestHandlersOnFakes provokes it on fakes",
+	"503": "the outage tests (outage_test.go) provoke it on fakes",
+	"GET /external_api/v1/payments/{id}/barcode.png 304": "images_test.go, on fakes",
+	"GET /external_api/v1/payments/{id}/pix.png 200":     "images_test.go, on fakes",
+	"GET /external_api/v1/payments/{id}/pix.png 304":     "images_test.go, on fakes",
+	// Their only 409 is idempotency_in_flight, which needs a request held
+	// in flight: TestIdempotencyAcrossInstances provokes it on the charge.
+	"POST /external_api/v1/products 409":                    inFlightOnly,
+	"PATCH /external_api/v1/products/{id} 409":              inFlightOnly,
+	"POST /external_api/v1/offers 409":                      inFlightOnly,
+	"PATCH /external_api/v1/offers/{id} 409":                inFlightOnly,
+	"POST /external_api/v1/orders 409":                      inFlightOnly,
+	"POST /external_api/v1/webhooks 409":                    inFlightOnly,
+	"PATCH /external_api/v1/webhooks/{id} 409":              inFlightOnly,
+	"DELETE /external_api/v1/webhooks/{id} 409":             inFlightOnly,
+	"POST /external_api/v1/webhooks/{id}/rotate_secret 409": inFlightOnly,
+}
+
+const inFlightOnly = "idempotency_in_flight only"
+
+// checkAnswered reports the declared statuses no test answered, once the
+// whole package ran (a -run, -skip or -short run leaves tests out).
+func checkAnswered() error {
+	for _, name := range []string{"test.run", "test.skip", "test.fuzz"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return nil
+		}
+	}
+	if testing.Short() || contract == nil {
+		return nil
+	}
+	var missing []string
+	for path, item := range contract.Doc().Paths.Map() {
+		for method, op := range item.Operations() {
+			for code := range op.Responses.Map() {
+				key := method + " " + path + " " + code
+				if answered[key] || unanswered[code] != "" || unanswered[key] != "" {
+					continue
+				}
+				missing = append(missing, key)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return errors.New("no test answers these statuses that api/openapi.yaml declares:\n\t" + strings.Join(missing, "\n\t"))
+}
