@@ -114,6 +114,9 @@ func (c *Contract) ValidateResponse(req *http.Request, status int, header http.H
 	if err := openapi3filter.ValidateResponse(req.Context(), out); err != nil {
 		return err
 	}
+	if err := sameRequestID(header, body); err != nil {
+		return err
+	}
 	resp := in.Route.Operation.Responses.Status(status)
 	if resp == nil || resp.Value == nil {
 		return nil // ValidateResponse has refused unlisted statuses
@@ -123,6 +126,25 @@ func (c *Contract) ValidateResponse(req *http.Request, status int, header http.H
 		return nil
 	}
 	return undocumentedFields(media.Schema.Value, body)
+}
+
+// sameRequestID checks that a problem names the request it answers, as
+// its X-Request-Id does, unless it is the stored answer of an earlier
+// request with the same Idempotency-Key, replayed as it was written.
+func sameRequestID(header http.Header, body []byte) error {
+	if !strings.HasPrefix(header.Get("Content-Type"), "application/problem+json") || header.Get("Idempotent-Replayed") == "true" {
+		return nil
+	}
+	var p struct {
+		RequestID string `json:"request_id"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return nil // not JSON: the schema validation has said so
+	}
+	if id := header.Get("X-Request-Id"); p.RequestID != id {
+		return fmt.Errorf("api: the problem's request_id %q is not its X-Request-Id %q", p.RequestID, id)
+	}
+	return nil
 }
 
 // pathExists tells whether the document has req's path under some method.
@@ -156,6 +178,9 @@ func (c *Contract) validateMethodNotAllowed(req *http.Request, status int, heade
 		errs = append(errs, "Content-Type "+ct+" is not application/problem+json")
 	}
 	if err := c.ValidateSchema("Problem", body); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := sameRequestID(header, body); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {

@@ -291,6 +291,17 @@ func TestProblemResponses(t *testing.T) {
 	if err := c.ValidateResponse(req, 422, jsonHeader("application/problem+json"), problem); err != nil {
 		t.Fatalf("valid problem rejected: %v", err)
 	}
+	// request_id is the X-Request-Id, but in a replayed answer: that is
+	// the first request's, stored with it.
+	other := mutate(t, problem, "request_id", "req_8d64da16070ba8cbdc766d39")
+	if err := c.ValidateResponse(req, 422, jsonHeader("application/problem+json"), other); err == nil || !strings.Contains(err.Error(), "request_id") {
+		t.Errorf("a problem naming another request: err = %v", err)
+	}
+	replayed := jsonHeader("application/problem+json")
+	replayed.Set("Idempotent-Replayed", "true")
+	if err := c.ValidateResponse(req, 422, replayed, other); err != nil {
+		t.Errorf("a replayed problem rejected: %v", err)
+	}
 	for _, body := range [][]byte{mutate(t, problem, "code", deleteField), mutate(t, problem, "status", "422"), mutate(t, problem, "errors.0.field", deleteField)} {
 		if err := c.ValidateResponse(req, 422, jsonHeader("application/problem+json"), body); err == nil {
 			t.Errorf("invalid problem accepted: %s", body)

@@ -270,6 +270,7 @@ func TestMethodNotAllowed(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPut, "/external_api/v1/bills", nil)
 	h := jsonHeader("application/problem+json")
 	h.Set("Allow", "GET")
+	h.Set("X-Request-Id", "req_4f7c1d0a2b9e4c519a3f6e2d")
 	if err := c.ValidateResponse(req, 405, h, problem); err != nil {
 		t.Fatalf("405 rejected: %v", err)
 	}

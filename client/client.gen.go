@@ -1661,7 +1661,7 @@ type Problem struct {
 	// Errors Every field that broke a rule, for `validation_failed` and some other 400s and 422s; absent otherwise.
 	Errors *[]ProblemFieldError `json:"errors,omitempty"`
 
-	// RequestId The request's id, the same as the `X-Request-Id` header.
+	// RequestId The request's id, the same as the `X-Request-Id` header; in an answer replayed for an `Idempotency-Key` (`Idempotent-Replayed: true`), the first request's, the one that did the work.
 	//
 	// Example: req_4f7c1d0a2b9e4c519a3f6e2d
 	RequestId string `json:"request_id"`

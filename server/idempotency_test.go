@@ -261,3 +261,23 @@ func TestIdempotentRetryAfterAStormRuns(t *testing.T) {
 		}
 	})
 }
+
+// A problem replayed for an Idempotency-Key is the first answer as it was
+// stored: its request_id names the first request, the one that did the
+// work, and its X-Request-Id the retry (send checks both as the document
+// says).
+func TestReplayedProblemNamesTheFirstRequest(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		key := map[string]string{"Idempotency-Key": "replayed-problem-" + sqldbtest.Suffix()}
+		body := map[string]any{"product": map[string]any{"name": "Curso", "full_amount_cents": 0}}
+		first := b.send(b.sandbox.URL, b.token, "POST", v1+"/products", body, key).want(t, 422)
+		again := b.send(b.sandbox.URL, b.token, "POST", v1+"/products", body, key).want(t, 422)
+		if string(again.Body) != string(first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("the replay %s %s differs from %s", again.Header.Get("Idempotent-Replayed"), again.Body, first.Body)
+		}
+		if id := again.JSON(t)["request_id"]; id != first.Header.Get("X-Request-Id") || id == again.Header.Get("X-Request-Id") {
+			t.Errorf("the replay's request_id %v; the first's X-Request-Id %s, the replay's %s", id, first.Header.Get("X-Request-Id"), again.Header.Get("X-Request-Id"))
+		}
+	})
+}
