@@ -58,9 +58,10 @@ var unanswered = map[string]string{
 const inFlightOnly = "idempotency_in_flight only"
 
 // checkAnswered reports the declared statuses no test answered, once the
-// whole package ran (a -run, -skip or -short run leaves tests out).
+// whole package ran (a -run, -skip or -short run leaves tests out, a
+// -list run runs none).
 func checkAnswered() error {
-	for _, name := range []string{"test.run", "test.skip", "test.fuzz"} {
+	for _, name := range []string{"test.run", "test.skip", "test.fuzz", "test.list"} {
 		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
 			return nil
 		}

@@ -59,10 +59,10 @@ func TestEveryOperationAnswersItsDeclaredErrors(t *testing.T) {
 					}
 					if op.Parameters.GetByInAndName("header", "Idempotency-Key") != nil {
 						long := map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}
-						b.send(b.sandbox.URL, b.token, method, concrete, body, long).want(t, http.StatusUnprocessableEntity)
+						wantField(t, b.send(b.sandbox.URL, b.token, method, concrete, body, long).want(t, http.StatusUnprocessableEntity), "Idempotency-Key")
 					}
 					if op.Parameters.GetByInAndName("query", "per_page") != nil {
-						b.send(b.sandbox.URL, b.token, method, concrete+"?per_page=1001", nil, nil).want(t, http.StatusUnprocessableEntity)
+						wantField(t, b.send(b.sandbox.URL, b.token, method, concrete+"?per_page=1001", nil, nil).want(t, http.StatusUnprocessableEntity), "per_page")
 					}
 					if strings.Contains(path, "{id}") {
 						if !declares(404) {
@@ -87,4 +87,13 @@ func TestEveryOperationAnswersItsDeclaredErrors(t *testing.T) {
 			}
 		}
 	})
+}
+
+// wantField fails unless the problem r names field first.
+func wantField(t *testing.T, r resp, field string) {
+	t.Helper()
+	var p struct{ Errors []struct{ Field string } }
+	if err := json.Unmarshal(r.Body, &p); err != nil || len(p.Errors) == 0 || p.Errors[0].Field != field {
+		t.Errorf("%d %s, not a problem with %s", r.Status, r.Body, field)
+	}
 }
