@@ -49,6 +49,21 @@ func (b *Bill) lapsed(now time.Time) bool {
 	return true
 }
 
+// CanIssueAt tells whether the payer asking bill's checkout for a Pix or
+// boleto at now gets one: the live one, or one issued then that is still
+// payable (IssuePayment refuses one that would expire as it is issued). A
+// first bill in its boleto's settlement grace gets no new Pix, so its
+// checkout must not offer one.
+func (b *Bill) CanIssueAt(pc *PaymentConfiguration, c *Company, method string, now time.Time) bool {
+	if b.LivePayment(method, now) != nil {
+		return true
+	}
+	if c == nil || pc == nil && b.Type == BillTypeInstallment {
+		return true // nothing to price it with: left to IssuePayment
+	}
+	return demandPayment(c, pc, b, method, now).expires.After(now)
+}
+
 // checkMethod refuses a method the configuration does not let the payer
 // pay bill b with.
 func checkMethod(pc *PaymentConfiguration, b *Bill, method string) error {

@@ -325,6 +325,37 @@ func TestIssueOnDemand(t *testing.T) {
 	})
 }
 
+// The checkout offers a Pix or boleto only when asking for it gets one
+// (Bill.CanIssueAt): a first bill charged as a boleto due on a Saturday
+// gets a Pix through the end of Monday, its last payable day, and none in
+// the settlement grace after it, where the page offered one that
+// IssuePayment refused.
+func TestCanIssueAtAgreesWithIssuePayment(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		b.clock.Set(time.Date(2026, 11, 19, 10, 0, 0, 0, parcela.SaoPaulo)) // Thursday; due Saturday 10:00
+		first := b.charge(1, parcela.MethodBoleto).Billings[0].Bills[0]
+		for _, tt := range []struct {
+			at   time.Time
+			want bool
+		}{
+			{time.Date(2026, 11, 23, 23, 59, 59, 998_000_000, parcela.SaoPaulo), true},
+			{time.Date(2026, 11, 23, 23, 59, 59, 999_000_000, parcela.SaoPaulo), false},
+			{time.Date(2026, 11, 24, 12, 0, 0, 0, parcela.SaoPaulo), false},
+		} {
+			b.clock.Set(tt.at)
+			bill := b.bill(first.ID)
+			can := bill.CanIssueAt(bill.Billing.PaymentConfiguration, b.c, parcela.MethodPix, tt.at)
+			_, err := b.app.Checkout.IssuePayment(b.ctx, parcela.Sandbox, first.ID, first.AuthenticationCode, parcela.MethodPix)
+			if can != tt.want || (err == nil) != tt.want {
+				t.Errorf("at %v: CanIssueAt %v, IssuePayment %v; want issuable %v", tt.at, can, err, tt.want)
+			}
+			if !bill.CanIssueAt(bill.Billing.PaymentConfiguration, b.c, parcela.MethodBoleto, tt.at) {
+				t.Errorf("at %v: its live boleto is not offered", tt.at)
+			}
+		}
+	})
+}
+
 // A first bill charged for a card lapses at its due date when nothing paid
 // it: the sweep cancels the billing and the order, and the page may no
 // longer take a card. A Pix issued for it on the checkout keeps it until

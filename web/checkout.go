@@ -248,10 +248,14 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			pc = b.Billing.PaymentConfiguration
 			v.Methods = pc.BillMethods(b)
 		}
-		if h.d.CardCharges == nil {
-			// No acquirer serves this listener's environment.
-			v.Methods = slices.DeleteFunc(slices.Clone(v.Methods), func(m string) bool { return m == parcela.MethodCreditCard })
-		}
+		v.Methods = slices.DeleteFunc(slices.Clone(v.Methods), func(m string) bool {
+			if m == parcela.MethodCreditCard {
+				return h.d.CardCharges == nil // no acquirer serves this listener's environment
+			}
+			// One past its time (a first bill's Pix in its boleto's
+			// settlement grace) would be refused.
+			return !b.CanIssueAt(pc, c, m, now)
+		})
 		for _, m := range v.Methods {
 			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + methodPaths[m]
 		}

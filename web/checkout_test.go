@@ -433,6 +433,38 @@ func TestCheckoutLapsedFirstBill(t *testing.T) {
 	}
 }
 
+// A first bill charged as a boleto is payable through the end of its due
+// day moved to a business day; in the settlement grace after it no Pix is
+// issued for it (it would expire before it was issued), so its checkout
+// offers none: the button led to "a cobrança mudou enquanto você pagava"
+// and the same page again. Its boleto is still shown.
+func TestCheckoutOffersNoPixInAFirstBoletosGrace(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":boleto")
+	first := b.onlyOrder(t).Billings[0].Bills[0]
+	// Due Sunday 8 March at 10:00: payable through Monday, expiring at the
+	// end of Tuesday, as the charge stores them.
+	b.store.mu.Lock()
+	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
+	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
+	b.store.mu.Unlock()
+	checkout := parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)
+
+	b.clock.Set(time.Date(2026, time.March, 9, 23, 59, 59, 998_000_000, parcela.SaoPaulo))
+	if body := b.get(t, checkout).body; !strings.Contains(body, "Pagar com Pix") {
+		t.Fatal("no Pix offered on the boleto's last payable day")
+	}
+	b.clock.Set(time.Date(2026, time.March, 9, 23, 59, 59, 999_000_000, parcela.SaoPaulo))
+	body := html.UnescapeString(b.get(t, checkout).body)
+	if strings.Contains(body, "Pagar com Pix") {
+		t.Error("a Pix offered in the boleto's settlement grace")
+	}
+	if !strings.Contains(body, formatLinha(*first.Payments[0].Barcode)) {
+		t.Error("the live boleto is not shown in its grace")
+	}
+}
+
 // partlyPaidCheckout buys the upfront configuration by Pix, has its Pix
 // receive received cents, and returns the bill's checkout and its page as
 // text.
