@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parcela/brcode"
 )
 
 func TestCanMove(t *testing.T) {
@@ -157,6 +159,15 @@ func TestPayLateBillChargesPenalties(t *testing.T) {
 	b.Status, b.Bills[0].Status = BillingActive, BillPaid
 	bill := b.Bills[1]
 	bill.Status, bill.EffectiveDueDate = BillOverdue, moveNow.AddDate(0, 0, -30)
+	// Its boleto carries that due date: paid after it, the bank collects
+	// the bill's fine and interest.
+	boleto := brcode.Boleto{BankCode: "001", CurrencyCode: '9', DueDate: bill.EffectiveDueDate.In(SaoPaulo), AmountCents: 10000, FreeField: strings.Repeat("0", 25)}
+	linha, err := boleto.LinhaDigitavel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := bill.Payments[0]
+	p.Method, p.Barcode, p.CreatedAt = MethodBoleto, &linha, bill.EffectiveDueDate.AddDate(0, 0, -10)
 	m := newMover(Auth{CompanyID: c.ID}, moveNow, Links{})
 	if err := m.pay(o, b, bill, bill.Payments[0], c, Settlement{}); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,10 @@ package parcela
 
 import (
 	"math"
+	"strconv"
 	"time"
+
+	"parcela/brcode"
 )
 
 // The decisions that move a billing, its bills and payments, and its order.
@@ -72,8 +75,9 @@ func (o *Order) linkBills() {
 // and the bill stays open.
 //
 // Without an amount, the bank paid what is still due: the payment's
-// amount less what it received, or, when more, what the bill owes at
-// paid_at (a late payment carries its fine and interest).
+// amount less what it received, or, paid after the payment's own due date
+// (payableUntil) and when more, what the bill owes at paid_at (a late
+// payment carries its fine and interest).
 func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s Settlement) error {
 	paidAt := m.c.At
 	if s.PaidAt != nil {
@@ -84,7 +88,10 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 		// Expired, though no sweep has moved it yet: as if it had.
 		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(TimestampLayout))
 	}
-	amount := max(p.AmountCents-p.PaidAmountCents, bill.owed(paidAt, c))
+	amount := p.AmountCents - p.PaidAmountCents
+	if owed := bill.owed(paidAt, c); owed > amount && paidAt.After(p.payableUntil()) {
+		amount = owed // paid late: the bank collected the bill's fine and interest
+	}
 	if s.PaidAmountCents != nil {
 		amount = *s.PaidAmountCents
 		if amount > MaxAmountCents {
@@ -185,6 +192,38 @@ const PixNoticeGrace = time.Hour
 // settled as it is made, the instant it expires.
 func (p *Payment) settlesAt(t time.Time) bool {
 	return p.Method == MethodCreditCard || t.Before(p.ExpiresAt)
+}
+
+// payableUntil is the last instant p is paid for its own amount: a Pix's
+// expiry; a boleto's due date (the one it carries) moved to the next
+// business day, as a bank takes a boleto due on a weekend or holiday for
+// its amount on the next day it opens, and only later with the late
+// charges. Zero for a boleto whose due date cannot be read.
+func (p *Payment) payableUntil() time.Time {
+	if p.Method != MethodBoleto {
+		return p.ExpiresAt
+	}
+	due := p.BoletoDueDate()
+	if due.IsZero() {
+		return due
+	}
+	return BoletoPayableUntil(due)
+}
+
+// BoletoDueDate is the due date a boleto's linha digitável carries (the
+// due factor after the general check digit): the date the bank holds it
+// to, not its bill's (a boleto re-issued for a late installment is due
+// days later) nor its expiry (the end of the settlement grace, when paying
+// is already late). Zero for a payment without a linha.
+func (p *Payment) BoletoDueDate() time.Time {
+	if p.Method != MethodBoleto || p.Barcode == nil || len(*p.Barcode) != 47 {
+		return time.Time{}
+	}
+	factor, err := strconv.Atoi((*p.Barcode)[33:37])
+	if err != nil {
+		return time.Time{}
+	}
+	return brcode.DueDateFromFactor(factor, p.CreatedAt.In(SaoPaulo))
 }
 
 // checkSettlement refuses a settlement that cannot have happened: paid

@@ -2780,8 +2780,11 @@ type ClientInterface interface {
 	// move on (first bill paid → billing `active`, or `finished` when it
 	// was the last open bill), with their events and webhooks. `paid_at`
 	// defaults to now and `paid_amount_cents` to what is still due: the
-	// payment's amount less what it received, or what the bill costs at
-	// `paid_at` (its late fine and interest included) when that is more.
+	// payment's amount less what it received, or, paid after the payment's
+	// own due date (a boleto's, moved to the next business day, as a bank
+	// takes a boleto due on a weekend for its amount on the Monday), what
+	// the bill costs at `paid_at` (its late fine and interest included)
+	// when that is more.
 	//
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -2814,8 +2817,11 @@ type ClientInterface interface {
 	// move on (first bill paid → billing `active`, or `finished` when it
 	// was the last open bill), with their events and webhooks. `paid_at`
 	// defaults to now and `paid_amount_cents` to what is still due: the
-	// payment's amount less what it received, or what the bill costs at
-	// `paid_at` (its late fine and interest included) when that is more.
+	// payment's amount less what it received, or, paid after the payment's
+	// own due date (a boleto's, moved to the next business day, as a bank
+	// takes a boleto due on a weekend for its amount on the Monday), what
+	// the bill costs at `paid_at` (its late fine and interest included)
+	// when that is more.
 	//
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -3691,8 +3697,11 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // move on (first bill paid → billing `active`, or `finished` when it
 // was the last open bill), with their events and webhooks. `paid_at`
 // defaults to now and `paid_amount_cents` to what is still due: the
-// payment's amount less what it received, or what the bill costs at
-// `paid_at` (its late fine and interest included) when that is more.
+// payment's amount less what it received, or, paid after the payment's
+// own due date (a boleto's, moved to the next business day, as a bank
+// takes a boleto due on a weekend for its amount on the Monday), what
+// the bill costs at `paid_at` (its late fine and interest included)
+// when that is more.
 //
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -3735,8 +3744,11 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // move on (first bill paid → billing `active`, or `finished` when it
 // was the last open bill), with their events and webhooks. `paid_at`
 // defaults to now and `paid_amount_cents` to what is still due: the
-// payment's amount less what it received, or what the bill costs at
-// `paid_at` (its late fine and interest included) when that is more.
+// payment's amount less what it received, or, paid after the payment's
+// own due date (a boleto's, moved to the next business day, as a bank
+// takes a boleto due on a weekend for its amount on the Monday), what
+// the bill costs at `paid_at` (its late fine and interest included)
+// when that is more.
 //
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -6209,8 +6221,11 @@ type ClientWithResponsesInterface interface {
 	// move on (first bill paid → billing `active`, or `finished` when it
 	// was the last open bill), with their events and webhooks. `paid_at`
 	// defaults to now and `paid_amount_cents` to what is still due: the
-	// payment's amount less what it received, or what the bill costs at
-	// `paid_at` (its late fine and interest included) when that is more.
+	// payment's amount less what it received, or, paid after the payment's
+	// own due date (a boleto's, moved to the next business day, as a bank
+	// takes a boleto due on a weekend for its amount on the Monday), what
+	// the bill costs at `paid_at` (its late fine and interest included)
+	// when that is more.
 	//
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -6243,8 +6258,11 @@ type ClientWithResponsesInterface interface {
 	// move on (first bill paid → billing `active`, or `finished` when it
 	// was the last open bill), with their events and webhooks. `paid_at`
 	// defaults to now and `paid_amount_cents` to what is still due: the
-	// payment's amount less what it received, or what the bill costs at
-	// `paid_at` (its late fine and interest included) when that is more.
+	// payment's amount less what it received, or, paid after the payment's
+	// own due date (a boleto's, moved to the next business day, as a bank
+	// takes a boleto due on a weekend for its amount on the Monday), what
+	// the bill costs at `paid_at` (its late fine and interest included)
+	// when that is more.
 	//
 	// A settlement that leaves the payment's `paid_amount_cents` below its
 	// `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -12146,8 +12164,11 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // move on (first bill paid → billing `active`, or `finished` when it
 // was the last open bill), with their events and webhooks. `paid_at`
 // defaults to now and `paid_amount_cents` to what is still due: the
-// payment's amount less what it received, or what the bill costs at
-// `paid_at` (its late fine and interest included) when that is more.
+// payment's amount less what it received, or, paid after the payment's
+// own due date (a boleto's, moved to the next business day, as a bank
+// takes a boleto due on a weekend for its amount on the Monday), what
+// the bill costs at `paid_at` (its late fine and interest included)
+// when that is more.
 //
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays
@@ -12186,8 +12207,11 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // move on (first bill paid → billing `active`, or `finished` when it
 // was the last open bill), with their events and webhooks. `paid_at`
 // defaults to now and `paid_amount_cents` to what is still due: the
-// payment's amount less what it received, or what the bill costs at
-// `paid_at` (its late fine and interest included) when that is more.
+// payment's amount less what it received, or, paid after the payment's
+// own due date (a boleto's, moved to the next business day, as a bank
+// takes a boleto due on a weekend for its amount on the Monday), what
+// the bill costs at `paid_at` (its late fine and interest included)
+// when that is more.
 //
 // A settlement that leaves the payment's `paid_amount_cents` below its
 // `amount_cents` is recorded (`paid_amount_cents`, `paid_at`) and pays

@@ -599,3 +599,35 @@ func TestPaymentAskedForBeforeALateIssuedBoletoExpiresOwesNoPenalty(t *testing.T
 		}
 	})
 }
+
+// A late installment's re-issued boleto is priced at its own due date, a
+// Saturday: the bank takes it for that amount through Monday, the
+// business day its due date moves to, and only after that with the
+// bill's later interest. The sandbox's bank, sent no amount, settled it
+// on that Monday for two more days of interest than it carries.
+func TestLateBoletoPaidOnTheBusinessDayItsDueDateMovesTo(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for _, tt := range []struct {
+			paidOn  int  // March 2027
+			carried bool // settled for the amount it carries
+		}{{15, true}, {16, false}} {
+			ids, _, late := b.lateBoleto(t) // re-issued Wednesday 10 March, due Saturday 13 March
+			b.clock.Set(time.Date(2027, 3, tt.paidOn, 10, 0, 0, 0, parcela.SaoPaulo))
+			owed := cents(b.bill(t, ids[1])["current_amount_cents"])
+			b.pay(t, late["id"].(string))
+			for _, x := range b.bill(t, ids[1])["payments"].([]any) {
+				if p := x.(map[string]any); p["id"] == late["id"] {
+					want := owed
+					if tt.carried {
+						want = cents(late["amount_cents"])
+					}
+					if p["status"] != "paid" || cents(p["paid_amount_cents"]) != want || want == 0 || owed <= cents(late["amount_cents"]) {
+						t.Errorf("paid on %d March: %v received %v, want %d (the boleto carries %v, the bill owes %d)",
+							tt.paidOn, p["status"], p["paid_amount_cents"], want, late["amount_cents"], owed)
+					}
+				}
+			}
+		}
+	})
+}

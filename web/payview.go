@@ -2,11 +2,9 @@ package web
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"parcela"
-	"parcela/brcode"
 )
 
 // payView is a payment as the customer pays it: its Pix QR code and
@@ -35,7 +33,7 @@ func (v payView) NowISO() string { return v.Now.Format(parcela.TimestampLayout) 
 // newPayView shows an unpaid payment; images are this listener's public
 // image routes, linked by path. A boleto shows the due date it carries.
 func newPayView(p *parcela.Payment, now time.Time) payView {
-	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, ExpiresAt: p.ExpiresAt, DueDate: boletoDue(p), TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
+	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, ExpiresAt: p.ExpiresAt, DueDate: p.BoletoDueDate(), TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
 	links := parcela.Links{}
 	switch {
 	case p.Method == parcela.MethodPix && p.Barcode != nil:
@@ -75,20 +73,4 @@ func statusClass(status string) string {
 		return "off"
 	}
 	return "wait"
-}
-
-// boletoDue is the due date a boleto's linha digitável carries (the due
-// factor after the general check digit): the date the bank holds it to,
-// not its bill's (a boleto re-issued for a late installment is due days
-// later) nor its expiry (the end of the settlement grace, when paying is
-// already late). Zero for a payment without a linha.
-func boletoDue(p *parcela.Payment) time.Time {
-	if p.Method != parcela.MethodBoleto || p.Barcode == nil || len(*p.Barcode) != 47 {
-		return time.Time{}
-	}
-	factor, err := strconv.Atoi((*p.Barcode)[33:37])
-	if err != nil {
-		return time.Time{}
-	}
-	return brcode.DueDateFromFactor(factor, p.CreatedAt.In(parcela.SaoPaulo))
 }
