@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"parcela"
 	"parcela/web/browsertest"
 )
 
@@ -92,7 +93,7 @@ func TestBrowserBuyUpfrontBoleto(t *testing.T) {
 	tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.readyState === "complete"`)
 	p := b.onlyOrder(t).Billings[0].Bills[0].Payments[0]
 	tb.WaitFor(`document.querySelector("img.barcode").complete && document.querySelector("img.barcode").naturalWidth > 0`)
-	if got := tb.Eval(`document.querySelector("input.code").value`); got != formatLinha(*p.Barcode) {
+	if got := tb.Eval(`document.querySelector("[id^=linha-]").value`); got != formatLinha(*p.Barcode) {
 		t.Fatalf("linha digitável %q", got)
 	}
 	tb.Shots("order-boleto")
@@ -286,5 +287,41 @@ func TestBrowserFetchesThatFail(t *testing.T) {
 	tb.WaitFor(`document.readyState === "complete" && !document.querySelector("#f-city").disabled && document.querySelectorAll("#f-city option").length > 100`)
 	if len(b.store.orderList()) != 0 {
 		t.Fatal("an order was created without a city")
+	}
+}
+
+// On a 360-pixel phone the codes a payer copies or types show whole, and
+// the tables stay inside their cards: the linha digitável was cut off in a
+// one-line input (no way to read it to type it without the script's copy
+// button), the Pix code was scrolled inside four rows, and the order's
+// bills table ran past its card.
+func TestBrowserPhoneShowsWholeCodesAndTables(t *testing.T) {
+	for _, option := range []string{testUpfront + ":boleto", testFinanced + ":pix"} {
+		b := setup(t)
+		order := b.buy(t, option)
+		tb := browsertest.Open(t, b.server.URL)
+		tb.Do(chromedp.EmulateViewport(360, 740))
+		bill := b.onlyOrder(t).Billings[0].Bills[0]
+		for i, path := range []string{order, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)} {
+			tb.Open(path)
+			tb.Shots("phone-" + []string{"order", "checkout"}[i] + "-" + strings.ReplaceAll(option, ":", "-"))
+			tb.Do(chromedp.EmulateViewport(360, 740))
+			tb.WaitFor(`document.querySelector(".code") !== null`)
+			// Sized to their content, and by their rows in a browser that
+			// does not size a box so.
+			for _, sizing := range []string{"content", "fixed"} {
+				clipped := tb.Eval(`Array.from(document.querySelectorAll(".code")).filter(c => (c.style.fieldSizing = "` + sizing + `", c.scrollWidth > c.clientWidth + 1 || c.scrollHeight > c.clientHeight + 1)).map(c => c.id).join(" ")`)
+				if clipped != "" {
+					t.Errorf("%s: codes cut off at 360 px (field-sizing %s): %s", option, sizing, clipped)
+				}
+			}
+			over := tb.Eval(`Array.from(document.querySelectorAll("table")).filter(t => t.getBoundingClientRect().right > t.closest(".card").getBoundingClientRect().right - 1).map(t => t.className).join(" ")`)
+			if over != "" {
+				t.Errorf("%s: tables past their card at 360 px: %s", option, over)
+			}
+			if w := tb.Eval(`String(document.documentElement.scrollWidth)`); w != "360" {
+				t.Errorf("%s: the page is %s px wide on a 360 px screen", option, w)
+			}
+		}
 	}
 }

@@ -66,7 +66,7 @@ func TestOrderPageFinancedPix(t *testing.T) {
 			t.Errorf("order page lacks %q", want)
 		}
 	}
-	if n := strings.Count(res.body, `<span class="badge wait">A vencer</span>`); n != 12 {
+	if n := strings.Count(res.body, `<td class="wide-only"><span class="badge wait">A vencer</span>`); n != 12 {
 		t.Errorf("%d pending bills listed, want 12", n)
 	}
 	checkSecurityHeaders(t, res.header)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"parcela"
 )
@@ -74,6 +75,7 @@ func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
 		"paymentStatus": func(s string) string { return paymentStatus[s] },
 		"orderStatus":   func(s string) string { return orderStatus[s] },
 		"linha":         formatLinha,
+		"codeRows":      codeRows,
 		"field":         field,
 		"deref": func(s *string) string {
 			if s == nil {
@@ -161,6 +163,15 @@ func formatLinha(s string) string {
 		return s
 	}
 	return s[0:5] + "." + s[5:10] + " " + s[10:15] + "." + s[15:21] + " " + s[21:26] + "." + s[26:32] + " " + s[32:33] + " " + s[33:]
+}
+
+// codeRows is how many rows a code's box needs to show it whole on the
+// narrowest phone (28 characters a line at 320 px, 24 counted since the
+// linha digitável breaks between its groups), for browsers that do not
+// size the box to its content: a code cut off in its box can be copied
+// but not read, and a linha digitável is often typed.
+func codeRows(code string) int {
+	return max(2, (utf8.RuneCountInString(code)+23)/24)
 }
 
 // assetSet serves the embedded stylesheet and script under names that

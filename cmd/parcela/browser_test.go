@@ -71,7 +71,7 @@ func TestBrowserBuyOnTheRealServer(t *testing.T) {
 			boletoOrder := s.api("GET", "/orders/"+strings.TrimPrefix(tb.Eval("location.pathname"), "/pay/orders/"), "", 200)
 			boleto := payments(s.api("GET", "/bills/"+bills(boletoOrder)[0], "", 200))[0]
 			tb.WaitFor(`document.querySelector("img.barcode").complete && document.querySelector("img.barcode").naturalWidth > 0`)
-			if got := strings.ReplaceAll(strings.ReplaceAll(tb.Eval(`document.querySelector("input.code").value`), ".", ""), " ", ""); got != boleto["barcode"] {
+			if got := strings.ReplaceAll(strings.ReplaceAll(tb.Eval(`document.querySelector("[id^=linha-]").value`), ".", ""), " ", ""); got != boleto["barcode"] {
 				t.Fatalf("the page's linha digitável %q, the API's %q", got, boleto["barcode"])
 			}
 			shot("order-boleto")
