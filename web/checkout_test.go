@@ -238,7 +238,7 @@ func TestCheckoutLateBill(t *testing.T) {
 	c := b.company
 	pen := second.Penalty(b.clock.Now(), c)
 	body := html.UnescapeString(page.body)
-	for _, want := range []string{"Vencida", "Multa por atraso", brl(pen.FineCents), "Juros de 12 dia(s) desde " + date(second.EffectiveDueDate),
+	for _, want := range []string{"Vencida", "Multa por atraso", brl(pen.FineCents), "Juros de 12 dias desde " + date(second.EffectiveDueDate),
 		brl(pen.InterestCents), brl(pen.Total(second.AmountCents))} {
 		if !strings.Contains(body, want) {
 			t.Errorf("late bill lacks %q", want)
@@ -246,6 +246,16 @@ func TestCheckoutLateBill(t *testing.T) {
 	}
 	if pen.FineCents == 0 || pen.InterestCents == 0 {
 		t.Fatalf("penalty %+v", pen)
+	}
+
+	// A day late, in the singular.
+	b.clock.Set(second.EffectiveDueDate.Add(24 * time.Hour))
+	if pen := second.Penalty(b.clock.Now(), c); pen.DaysLate != 1 || pen.InterestCents == 0 {
+		t.Fatalf("a day late: penalty %+v", pen)
+	}
+	body = html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)).body)
+	if want := "Juros de 1 dia desde " + date(second.EffectiveDueDate); !strings.Contains(body, want) {
+		t.Errorf("a day late, the checkout lacks %q", want)
 	}
 }
 

@@ -75,3 +75,21 @@ func formatCEP(s string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// plural writes a count (an int or an int64) with its noun: "1 parcela",
+// "2 parcelas".
+func plural(n any, one, many string) (string, error) {
+	var c int64
+	switch v := n.(type) {
+	case int:
+		c = int64(v)
+	case int64:
+		c = v
+	default:
+		return "", fmt.Errorf("plural of a %T", n)
+	}
+	if c == 1 {
+		return "1 " + one, nil
+	}
+	return strconv.FormatInt(c, 10) + " " + many, nil
+}

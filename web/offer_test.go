@@ -659,3 +659,16 @@ func TestBuyWhenTheOfferStopsSellingMeanwhile(t *testing.T) {
 		})
 	}
 }
+
+// A plan of a down payment and one installment says "1 parcela", not
+// "1 parcelas".
+func TestOfferPlanOfOneInstallmentInTheSingular(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for n, want := range map[string]string{"2": "Seu plano: entrada + 1 parcela</caption>", "3": "Seu plano: entrada + 2 parcelas</caption>"} {
+		fragment := b.get(t, b.offerPath()+"/plan?option="+testFinanced+":pix&installments="+n+"&due_day=10")
+		if !strings.Contains(fragment.body, want) {
+			t.Errorf("plan of %s payments lacks %q:\n%s", n, want, fragment.body)
+		}
+	}
+}

@@ -76,6 +76,7 @@ func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
 		"orderStatus":   func(s string) string { return orderStatus[s] },
 		"linha":         formatLinha,
 		"codeRows":      codeRows,
+		"plural":        plural,
 		"field":         field,
 		"deref": func(s *string) string {
 			if s == nil {
