@@ -672,3 +672,20 @@ func TestOfferPlanOfOneInstallmentInTheSingular(t *testing.T) {
 		}
 	}
 }
+
+// The seller is named with its CNPJ as printed (or a sole seller's CPF),
+// not as a run of 14 digits.
+func TestPagesNameTheSellerWithItsDocument(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := html.UnescapeString(b.get(t, b.offerPath()).body)
+	if want := "Vendido por Escola Demonstração · CNPJ 11.222.333/0001-81"; !strings.Contains(page, want) {
+		t.Errorf("offer page lacks %q", want)
+	}
+	for doc, want := range map[string]string{"11222333000181": "CNPJ 11.222.333/0001-81", "12ABC34501DE35": "CNPJ 12.ABC.345/01DE-35",
+		"52998224725": "CPF 529.982.247-25", "123": "123"} {
+		if got := sellerDocument(doc); got != want {
+			t.Errorf("sellerDocument(%s) = %q, want %q", doc, got, want)
+		}
+	}
+}

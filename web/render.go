@@ -77,6 +77,7 @@ func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
 		"linha":         formatLinha,
 		"codeRows":      codeRows,
 		"plural":        plural,
+		"document":      sellerDocument,
 		"field":         field,
 		"deref": func(s *string) string {
 			if s == nil {
