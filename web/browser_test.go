@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -321,6 +322,43 @@ func TestBrowserPhoneShowsWholeCodesAndTables(t *testing.T) {
 			}
 			if w := tb.Eval(`String(document.documentElement.scrollWidth)`); w != "360" {
 				t.Errorf("%s: the page is %s px wide on a 360 px screen", option, w)
+			}
+		}
+	}
+}
+
+// contrastJS is the WCAG contrast ratio of two computed CSS colors (rgb()
+// or rgba() with full alpha), as a JavaScript function.
+const contrastJS = `((a, b) => {
+	const lum = c => { const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+	const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+	return (x + 0.05) / (y + 0.05);
+})`
+
+// Every palette, light or dark, keeps its accent text (the offer's name,
+// links, the secondary buttons) and the text on its accent (the steps,
+// the primary button) readable at 4.5:1: on a dark page, the palettes but
+// the default kept their light-page accents, a dark blue or gray on the
+// dark surface (gray at 1.7:1).
+func TestBrowserPalettesContrast(t *testing.T) {
+	b := setup(t)
+	tb := browsertest.Open(t, b.server.URL)
+	for _, dark := range []bool{false, true} {
+		for palette := range knownPalettes {
+			b.store.mu.Lock()
+			c := b.store.companies["company-1"]
+			c.Dark, c.Palette = dark, palette
+			b.store.mu.Unlock()
+			tb.Open(b.offerPath())
+			if dark && palette == "blue" {
+				tb.Shots("offer-dark-blue")
+			}
+			accentText := tb.Eval(`String(` + contrastJS + `(getComputedStyle(document.querySelector(".eyebrow")).color, getComputedStyle(document.querySelector(".card")).backgroundColor))`)
+			onAccent := tb.Eval(`(s => String(` + contrastJS + `(s.color, s.backgroundColor)))(getComputedStyle(document.querySelector("button.primary")))`)
+			for what, ratio := range map[string]string{"accent text on the surface": accentText, "text on the accent": onAccent} {
+				if r, err := strconv.ParseFloat(ratio, 64); err != nil || r < 4.5 {
+					t.Errorf("palette %s, dark %v: %s at %s:1", palette, dark, what, ratio)
+				}
 			}
 		}
 	}
