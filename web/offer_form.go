@@ -45,8 +45,9 @@ func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
 }
 
 // brDate is a date as Brazilians type it: 17/05/1990, 17-05-1990,
-// 17.05.1990 or 17051990.
-var brDate = regexp.MustCompile(`^(\d{2})[/.-]?(\d{2})[/.-]?(\d{4})$`)
+// 17.05.1990 or 17051990, and 5/3/1990 with a day or month of one digit
+// between separators.
+var brDate = regexp.MustCompile(`^(?:(\d{1,2})[/.-](\d{1,2})[/.-]|(\d{2})(\d{2}))(\d{4})$`)
 
 // orderRequest is the API's order request for what was typed. The
 // birthdate is typed day first and sent as ISO.
@@ -55,7 +56,8 @@ func (f offerForm) orderRequest(offerID string) parcela.OrderRequest {
 	o := &req.Order
 	birth := strings.TrimSpace(f.Birthdate)
 	if m := brDate.FindStringSubmatch(birth); m != nil {
-		birth = m[3] + "-" + m[2] + "-" + m[1]
+		day, month := m[1]+m[3], m[2]+m[4] // one pair matched, the other is empty
+		birth = m[5] + "-" + twoDigits(month) + "-" + twoDigits(day)
 	}
 	o.OfferID, o.CustomerName, o.CustomerBirthdate = &offerID, ptr(f.Name), &birth
 	o.CustomerDocument, o.Email, o.Phone = ptr(f.CPF), ptr(strings.TrimSpace(f.Email)), ptr(f.Phone)
@@ -71,6 +73,13 @@ func (f offerForm) orderRequest(offerID string) parcela.OrderRequest {
 }
 
 func ptr(s string) *string { return &s }
+
+func twoDigits(s string) string {
+	if len(s) == 1 {
+		return "0" + s
+	}
+	return s
+}
 
 // charge is the charge the form asks for, and whether the option named one
 // of the offer's enabled configurations.

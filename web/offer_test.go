@@ -538,7 +538,11 @@ func TestClientAddress(t *testing.T) {
 func TestBirthdateAsTyped(t *testing.T) {
 	t.Parallel()
 	for typed, want := range map[string]string{"17/05/1990": "1990-05-17", "17051990": "1990-05-17", "17.05.1990": "1990-05-17",
-		"1990-05-17": "1990-05-17", " 17/05/1990 ": "1990-05-17", "5/17/1990": "5/17/1990"} {
+		"1990-05-17": "1990-05-17", " 17/05/1990 ": "1990-05-17",
+		// A day or a month of one digit, as many type them.
+		"5/3/1990": "1990-03-05", "05/3/1990": "1990-03-05", "5.03.1990": "1990-03-05",
+		// Month first is no date: the domain refuses it.
+		"5/17/1990": "1990-17-05", "5/3/90": "5/3/90"} {
 		req := offerForm{Birthdate: typed}.orderRequest("o")
 		if got := *req.Order.CustomerBirthdate; got != want {
 			t.Errorf("%q sent as %q, want %q", typed, got, want)
