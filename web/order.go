@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"parcela"
@@ -25,6 +26,8 @@ type dueBill struct {
 	Label       string
 	AmountCents int64
 	DueDate     time.Time
+	Overdue     bool
+	Penalized   bool // its amount includes a late fine or interest
 	Pay         []payView
 	CheckoutURL string
 }
@@ -118,6 +121,17 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 		}
 		v.Bills = append(v.Bills, row)
 	}
+	if d := v.Due; d != nil && d.Overdue && o.Status != parcela.OrderCanceled {
+		// Whatever was paid before, what the payer must know now is the
+		// bill that is late.
+		v.Headline, v.Tone = "Pagamento em atraso", "late"
+		v.Message = "A " + strings.ToLower(d.Label[:1]) + d.Label[1:] + " venceu em " + date(d.DueDate) + ". Pague o quanto antes"
+		if d.Penalized {
+			v.Message += ": o valor abaixo já inclui a multa e os juros por atraso até hoje."
+		} else {
+			v.Message += "."
+		}
+	}
 	return v
 }
 
@@ -125,9 +139,12 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 // penalties included when the company is known), less what its payments
 // received.
 func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time) *dueBill {
-	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents - b.Received(), DueDate: b.DueDate, CheckoutURL: row.CheckoutURL}
+	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents - b.Received(), DueDate: b.DueDate, CheckoutURL: row.CheckoutURL,
+		Overdue: b.Status == parcela.BillOverdue}
 	if c != nil {
+		owed := d.AmountCents
 		d.AmountCents = b.Outstanding(now, c)
+		d.Penalized = d.AmountCents > owed
 	}
 	for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 		if p := b.LivePayment(m, now); p != nil {

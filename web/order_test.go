@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"parcela"
 )
@@ -209,5 +210,31 @@ func TestOrderPageDueBillAfterAPartialSettlement(t *testing.T) {
 	body := html.UnescapeString(b.get(t, orderPath).body)
 	if want := `<p class="pay-amount">` + brl(second.AmountCents-10_000) + "</p>"; !strings.Contains(body, want) {
 		t.Fatalf("order page lacks %q:\n%s", want, body)
+	}
+}
+
+// An order with an overdue installment says so on top, in the tone of a
+// late bill, and the bill to pay "venceu": it went on saying, in green,
+// that the down payment was confirmed and the purchase guaranteed, over a
+// bill that "vence" on a day already past.
+func TestOrderPageOverdueInstallment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, _ := b.firstInstallmentBoleto(t)
+	b.clock.Set(second.EffectiveDueDate.Add(12 * 24 * time.Hour))
+	b.store.mu.Lock()
+	b.store.bills[second.ID].Status = parcela.BillOverdue
+	b.store.mu.Unlock()
+	o := b.onlyOrder(t)
+	body := html.UnescapeString(b.get(t, parcela.Links{}.OrderURL(o.ID, o.AccessCode)).body)
+	for _, want := range []string{`<section class="card status-card tone-late"`, "<h1>Pagamento em atraso</h1>",
+		"A parcela 1 de 11 venceu em 10/04/2026. Pague o quanto antes: o valor abaixo já inclui a multa e os juros por atraso até hoje.",
+		`Parcela 1 de 11 <span class="due-date">· venceu 10/04/2026</span>`, "O boleto ou Pix desta cobrança expirou: escolha como pagar o valor atualizado."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("order page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "Pagamento da entrada confirmado!") {
+		t.Error("an order with an overdue installment is shown as in good standing")
 	}
 }
