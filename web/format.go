@@ -66,15 +66,15 @@ func timeLeft(now, t time.Time) string {
 	return fmt.Sprintf("%d min", max(1, int(d.Minutes())))
 }
 
-// sellerDocument names a seller's document as printed: CNPJ
-// 11.222.333/0001-81 (alphanumeric ones too), or a sole seller's CPF
-// 529.982.247-25.
+// sellerDocument names a seller's document as printed, its label kept on
+// the number's line by a no-break space: CNPJ 11.222.333/0001-81
+// (alphanumeric ones too), or a sole seller's CPF 529.982.247-25.
 func sellerDocument(doc string) string {
 	switch len(doc) {
 	case 14:
-		return "CNPJ " + doc[:2] + "." + doc[2:5] + "." + doc[5:8] + "/" + doc[8:12] + "-" + doc[12:]
+		return "CNPJ\u00a0" + doc[:2] + "." + doc[2:5] + "." + doc[5:8] + "/" + doc[8:12] + "-" + doc[12:]
 	case 11:
-		return "CPF " + doc[:3] + "." + doc[3:6] + "." + doc[6:9] + "-" + doc[9:]
+		return "CPF\u00a0" + doc[:3] + "." + doc[3:6] + "." + doc[6:9] + "-" + doc[9:]
 	}
 	return doc
 }

@@ -683,11 +683,11 @@ func TestPagesNameTheSellerWithItsDocument(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	page := html.UnescapeString(b.get(t, b.offerPath()).body)
-	if want := "Vendido por Escola Demonstração · CNPJ 11.222.333/0001-81"; !strings.Contains(page, want) {
+	if want := "Vendido por Escola Demonstração · CNPJ\u00a011.222.333/0001-81"; !strings.Contains(page, want) {
 		t.Errorf("offer page lacks %q", want)
 	}
-	for doc, want := range map[string]string{"11222333000181": "CNPJ 11.222.333/0001-81", "12ABC34501DE35": "CNPJ 12.ABC.345/01DE-35",
-		"52998224725": "CPF 529.982.247-25", "123": "123"} {
+	for doc, want := range map[string]string{"11222333000181": "CNPJ\u00a011.222.333/0001-81", "12ABC34501DE35": "CNPJ\u00a012.ABC.345/01DE-35",
+		"52998224725": "CPF\u00a0529.982.247-25", "123": "123"} {
 		if got := sellerDocument(doc); got != want {
 			t.Errorf("sellerDocument(%s) = %q, want %q", doc, got, want)
 		}
