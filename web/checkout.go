@@ -268,9 +268,14 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		v.Token = h.csrf.issue(w, r, h.secureCookies(r))
 	}
 	v.Outcome = paymentOutcome(b, paymentID, now)
+	if v.Outcome != nil && v.Outcome.Heading == expiredHeading && v.NotPayable == "" {
+		v.Outcome.Message += " Gere um novo abaixo."
+	}
 	p := page{Title: v.Label + " — " + c.Name, Company: c, Content: v, State: b.Status}
 	h.render(w, r, status, "checkout", p)
 }
+
+const expiredHeading = "Pagamento expirado"
 
 // paymentOutcome says what became of the payment the page was opened on.
 func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
@@ -289,7 +294,9 @@ func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
 		case p.Status == parcela.PaymentPaid:
 			return &outcome{Tone: "ok", Heading: "Pagamento confirmado!", Message: "Recebemos o pagamento. Obrigado!"}
 		case p.Status == parcela.PaymentExpired || p.Status == parcela.PaymentUnpaid && !now.Before(p.ExpiresAt):
-			return &outcome{Tone: "off", Heading: "Pagamento expirado", Message: "Este código expirou. Gere um novo abaixo."}
+			// The checkout adds where to make a new one, when the bill may
+			// still be paid.
+			return &outcome{Tone: "off", Heading: expiredHeading, Message: "Este código expirou."}
 		}
 	}
 	return nil

@@ -580,3 +580,39 @@ func TestCheckoutOwingACent(t *testing.T) {
 		t.Fatalf("2 installments of a cent: %d", res.status)
 	}
 }
+
+// A Pix that expired with the time to pay its order's first bill says it
+// expired, not to make a new one "below", where nothing is offered since
+// the bill can no longer be paid.
+func TestCheckoutExpiredPixOfALapsedBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	p := bill.Payments[0]
+	b.clock.Set(p.ExpiresAt.Add(time.Minute))
+	if !b.clock.Now().After(bill.DueDate) {
+		t.Fatalf("the Pix expires at %s, before the bill is due %s", p.ExpiresAt, bill.DueDate)
+	}
+	body := html.UnescapeString(b.get(t, paymentTarget(bill.ID, bill.AuthenticationCode, p.ID, "pagamento")).body)
+	if !strings.Contains(body, "O prazo para pagar esta cobrança acabou") || !strings.Contains(body, "Pagamento expirado") {
+		t.Fatalf("checkout of a lapsed bill:\n%s", body)
+	}
+	if strings.Contains(body, "Gere um novo abaixo") || strings.Contains(body, "<form") {
+		t.Error("a lapsed bill's checkout tells the payer to make a new code below")
+	}
+}
+
+// An installment's boleto that expired unpaid leaves the bill payable: its
+// checkout says to make a new one below, and offers it.
+func TestCheckoutExpiredBoletoOfAPayableBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, boleto := b.firstInstallmentBoleto(t)
+	b.clock.Set(boleto.ExpiresAt.Add(time.Minute))
+	body := html.UnescapeString(b.get(t, paymentTarget(second.ID, second.AuthenticationCode, boleto.ID, "pagamento")).body)
+	if !strings.Contains(body, "Pagamento expirado") || !strings.Contains(body, "Este código expirou. Gere um novo abaixo.") ||
+		!strings.Contains(body, "Pagar com boleto") {
+		t.Fatalf("checkout of a payable bill whose boleto expired:\n%s", body)
+	}
+}
