@@ -363,3 +363,34 @@ func TestBrowserPalettesContrast(t *testing.T) {
 		}
 	}
 }
+
+// Long texts of the seller's (its name, the product's, a link in the
+// description) wrap inside a 360-pixel phone: a link in the description
+// widened the offer page to 512 px, and a name of three lines squeezed the
+// header's logo to a sliver.
+func TestBrowserLongTextsOnAPhone(t *testing.T) {
+	b := setup(t)
+	b.store.mu.Lock()
+	b.store.companies["company-1"].Name = "Associação Educacional Brasileira de Confeitaria, Panificação e Gastronomia Artesanal Ltda"
+	desc := "Inscrições e dúvidas: https://www.escolademonstracao.com.br/cursos/confeitaria-profissional-turma-regular-2026?utm_source=parcela"
+	b.offer.Product.Description = &desc
+	b.offer.Product.Name = "Curso Completo de Confeitaria Profissional com Certificação Internacional e Estágio Supervisionado"
+	b.offer.Name = "Turma regular noturna com aulas práticas presenciais aos sábados"
+	b.store.mu.Unlock()
+	order := b.buy(t, testUpfront+":boleto")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	tb := browsertest.Open(t, b.server.URL)
+	for _, path := range []string{b.offerPath(), order, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)} {
+		tb.Do(chromedp.EmulateViewport(360, 740))
+		tb.Open(path)
+		if w := tb.Eval(`String(document.documentElement.scrollWidth)`); w != "360" {
+			t.Errorf("%s: the page is %s px wide on a 360 px screen", path, w)
+		}
+		if w := tb.Eval(`String(document.querySelector(".logo").getBoundingClientRect().width)`); w != "40" {
+			t.Errorf("%s: the logo is %s px wide", path, w)
+		}
+	}
+	tb.Shots("long-texts-checkout")
+	tb.Open(b.offerPath())
+	tb.Shots("long-texts-offer")
+}
