@@ -394,3 +394,50 @@ func TestBrowserLongTextsOnAPhone(t *testing.T) {
 	tb.Open(b.offerPath())
 	tb.Shots("long-texts-offer")
 }
+
+// lowContrastJS lists the texts of the page whose color reads below WCAG
+// AA on the background behind them (4.5:1, 3:1 for large text), as
+// "text (ratio)" lines.
+const lowContrastJS = `(() => {
+	const contrast = ` + contrastJS + `;
+	const opaque = c => !/^rgba\(.*,\s*0\)$/.test(c) && c !== "transparent";
+	const out = [];
+	for (const el of document.querySelectorAll("body *")) {
+		const own = Array.from(el.childNodes).filter(n => n.nodeType === 3 && n.textContent.trim()).map(n => n.textContent.trim()).join(" ");
+		if (!own || !el.getClientRects().length) continue;
+		const s = getComputedStyle(el);
+		if (s.visibility === "hidden" || el.closest("[hidden], .visually-hidden, .default-submit, .skip-link, .sandbox-banner")) continue;
+		let bg = el;
+		while (bg && !opaque(getComputedStyle(bg).backgroundColor)) bg = bg.parentElement;
+		if (!bg) continue;
+		const size = parseFloat(s.fontSize), bold = parseInt(s.fontWeight, 10) >= 700;
+		const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+		const r = contrast(s.color, getComputedStyle(bg).backgroundColor);
+		if (r < need) out.push(own.slice(0, 40) + " (" + r.toFixed(2) + ")");
+	}
+	return out.join("\n");
+})()`
+
+// Every text of the order page, the checkout and the offer page reads at
+// WCAG AA on its background: the "Paga" badge read at 4.4:1.
+func TestBrowserTextContrast(t *testing.T) {
+	b := setup(t)
+	order := b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+	bill := o.Billings[0].Bills[1]
+	first := o.Billings[0].Bills[0]
+	tb := browsertest.Open(t, b.server.URL)
+	for _, dark := range []bool{false, true} {
+		b.store.mu.Lock()
+		b.store.companies["company-1"].Dark = dark
+		b.store.mu.Unlock()
+		for _, path := range []string{b.offerPath(), order, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode),
+			parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)} {
+			tb.Open(path)
+			if low := tb.Eval(lowContrastJS); low != "" {
+				t.Errorf("%s (dark %v): texts below AA contrast:\n%s", path, dark, low)
+			}
+		}
+	}
+}
