@@ -441,3 +441,18 @@ func TestBrowserTextContrast(t *testing.T) {
 		}
 	}
 }
+
+// A checkout showing a Pix checks for its payment and shows it confirmed,
+// as the order's page does: it went on showing the code of a bill paid
+// minutes before, and the payer might pay again.
+func TestBrowserCheckoutNoticesThePayment(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(checkout)
+	tb.Do(chromedp.Click(chromedp.CSS(`form.way[action$="/pix"] button`)))
+	tb.WaitFor(`location.search.includes("payment=") && document.querySelector("img.qr") !== null && document.readyState === "complete"`)
+	b.pay(t, b.onlyOrder(t).Billings[0].Bills[0].Payments[0].ID)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento confirmado!") && document.body.innerText.includes("Esta cobrança já está paga")`)
+	tb.Shots("checkout-pix-paid")
+}

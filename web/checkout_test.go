@@ -616,3 +616,20 @@ func TestCheckoutExpiredBoletoOfAPayableBill(t *testing.T) {
 		t.Fatalf("checkout of a payable bill whose boleto expired:\n%s", body)
 	}
 }
+
+// A checkout with a Pix or boleto to pay has the script check for its
+// payment; without the script it does not reload, which would wipe a card
+// being typed on it.
+func TestCheckoutWaitingChecksByScriptOnly(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	if page := b.get(t, checkout); strings.Contains(page.body, "data-refresh") {
+		t.Fatal("a checkout with nothing issued waits for a payment")
+	}
+	issued := b.postCheckout(t, checkout, "pix", url.Values{})
+	page := b.get(t, issued.header.Get("Location"))
+	if !strings.Contains(page.body, `data-refresh="1"`) || strings.Contains(page.body, `http-equiv="refresh"`) {
+		t.Fatalf("checkout with a live Pix:\n%s", page.body)
+	}
+}

@@ -29,6 +29,9 @@ type page struct {
 	Refresh int              // seconds between the script's checks while waiting for a payment; 0 for none
 	State   string           // what the page shows; the script reloads when it changes
 	Content any
+	// The page holds a form a reload would wipe (the checkout's card): only
+	// the script checks, which reloads when what the page shows changed.
+	ScriptRefreshOnly bool
 }
 
 // MetaRefresh is how often a browser without JavaScript reloads a waiting
