@@ -52,7 +52,7 @@ func (h *Handler) loadOffer(w http.ResponseWriter, r *http.Request) (*parcela.Of
 		return nil, nil
 	}
 	c := offer.Product.Company
-	if msg := unavailable(offer, h.d.Clock.Now()); msg != "" {
+	if msg := unavailable(offer, h.d.Clock.Now(), h.d.CardCharges != nil); msg != "" {
 		h.render(w, r, http.StatusGone, "unavailable", page{Title: offer.Product.Name, Company: c,
 			Content: unavailablePage{Product: offer.Product, Heading: "Oferta indisponível", Message: msg}})
 		return nil, nil
@@ -60,11 +60,16 @@ func (h *Handler) loadOffer(w http.ResponseWriter, r *http.Request) (*parcela.Of
 	return offer, c
 }
 
-// unavailable says why the offer cannot be bought now, or "".
-func unavailable(o *parcela.Offer, now time.Time) string {
+// unavailable says why the offer cannot be bought now, or "". A
+// configuration paid by card alone is no way to pay without cards.
+func unavailable(o *parcela.Offer, now time.Time, cards bool) string {
 	if o.Sellable(now) == nil {
 		for _, pc := range o.PaymentConfigurations {
-			if pc.Availability == "enabled" {
+			first := pc.PaymentMethods // what its first bill is paid with
+			if pc.PaymentType == parcela.Financed {
+				first = pc.AllowedDownPaymentMethods
+			}
+			if pc.Availability == "enabled" && (cards || slices.ContainsFunc(first, func(m string) bool { return m != parcela.MethodCreditCard })) {
 				return ""
 			}
 		}

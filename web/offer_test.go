@@ -693,3 +693,24 @@ func TestPagesNameTheSellerWithItsDocument(t *testing.T) {
 		}
 	}
 }
+
+// An offer whose every way to pay is a card, on a listener no acquirer
+// serves, says it takes no payments now (410), as one without an enabled
+// configuration does: it showed the form with nothing to choose, and
+// refused the filled form for its missing choice.
+func TestOfferOfCardsWithoutACardDoor(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *Deps) { d.CardCharges = nil })
+	b.store.mu.Lock()
+	b.offer.PaymentConfigurations = []*parcela.PaymentConfiguration{{ID: testCardOnly, OfferID: testOfferID, PaymentType: parcela.Upfront,
+		PaymentMethods: []string{"credit_card"}, AllowedDownPaymentMethods: []string{}, Availability: "enabled", ExpiresIn: 72, MaxInstallments: 1,
+		MinInstallmentCents: 5000}}
+	b.store.mu.Unlock()
+	page := b.get(t, b.offerPath())
+	if page.status != http.StatusGone || !strings.Contains(html.UnescapeString(page.body), "Esta oferta está sem formas de pagamento no momento.") {
+		t.Fatalf("status %d\n%s", page.status, page.body)
+	}
+	if res := b.post(t, b.offerPath(), customer()); res.status != http.StatusGone {
+		t.Fatalf("post: %d", res.status)
+	}
+}
