@@ -21,6 +21,7 @@ type offerPage struct {
 	Groups  []optionGroup
 	Form    offerForm
 	Errors  map[string]string
+	Summary []errorLink // the errors in the form's order, each linking to its field
 	General []string
 	Notice  string
 	Token   formToken
@@ -273,7 +274,40 @@ func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int
 	for i := range v.Groups {
 		v.Groups[i].InstallmentsError, v.Groups[i].DueDayError = errs["installments"], errs["due_day"]
 	}
+	v.Summary = errorSummary(errs, f.Option)
 	h.render(w, r, status, "offer", page{Title: offer.Product.Name + " — " + c.Name, Company: c, Content: v})
+}
+
+// errorLink is an error of the form's summary and the id of its field.
+type errorLink struct{ ID, Message string }
+
+// formOrder is the offer form's inputs in the order they are shown.
+var formOrder = []string{"option", "installments", "due_day", "name", "cpf", "birthdate", "email", "phone",
+	"cep", "number", "street", "complement", "neighborhood", "state", "city"}
+
+// errorSummary lists the form's errors in the order of their fields, each
+// with the id of the element to go to; the plan's controls are the chosen
+// configuration's.
+func errorSummary(errs map[string]string, option string) []errorLink {
+	configID, _ := splitOption(option)
+	var links []errorLink
+	for _, input := range formOrder {
+		msg, ok := errs[input]
+		if !ok {
+			continue
+		}
+		id := "f-" + input
+		switch input {
+		case "option":
+			id = "f-option-error"
+		case "installments":
+			id = "installments-" + configID
+		case "due_day":
+			id = "due-day-" + configID
+		}
+		links = append(links, errorLink{ID: id, Message: msg})
+	}
+	return links
 }
 
 // secureCookies tells whether the browser reached us over https.

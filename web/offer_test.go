@@ -714,3 +714,36 @@ func TestOfferOfCardsWithoutACardDoor(t *testing.T) {
 		t.Fatalf("post: %d", res.status)
 	}
 }
+
+// The errors' summary on top of a refused form lists each error as a link
+// to its field, in the form's order, so a keyboard or screen reader user
+// goes straight to each: it said only "Confira os campos destacados", and
+// the fields were found by tabbing through the whole form.
+func TestOfferErrorSummaryLinksToTheFields(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath())
+	form := buyForm(t, page.body, testFinanced+":pix", nil)
+	form.Set("cpf", "111.111.111-12")
+	form.Set("email", "maria@")
+	form.Set("number", "")
+	form.Set("installments."+testFinanced, "40")
+	res := b.post(t, b.offerPath(), form)
+	if res.status != http.StatusUnprocessableEntity {
+		t.Fatalf("status %d", res.status)
+	}
+	summary := regexp.MustCompile(`(?s)<div class="error-summary".*?</div>`).FindString(res.body)
+	links := regexp.MustCompile(`<a href="#([^"]+)">([^<]+)</a>`).FindAllStringSubmatch(summary, -1)
+	var got []string
+	for _, l := range links {
+		got = append(got, l[1]+": "+html.UnescapeString(l[2]))
+		if !strings.Contains(res.body, `id="`+l[1]+`"`) {
+			t.Errorf("the summary links to #%s, which the page lacks", l[1])
+		}
+	}
+	want := []string{"installments-" + testFinanced + ": Escolha um número de parcelas da lista.", "f-cpf: CPF inválido: confira os 11 números.",
+		"f-email: Informe um e-mail como nome@exemplo.com.", "f-number: Informe o número (ou S/N)."}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("summary links:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
