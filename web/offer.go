@@ -272,7 +272,7 @@ func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int
 		Groups: optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), action+"/plan", h.d.CardCharges != nil),
 	}
 	for i := range v.Groups {
-		v.Groups[i].InstallmentsError, v.Groups[i].DueDayError = errs["installments"], errs["due_day"]
+		v.Groups[i].OptionError, v.Groups[i].InstallmentsError, v.Groups[i].DueDayError = errs["option"], errs["installments"], errs["due_day"]
 	}
 	v.Summary = errorSummary(errs, f.Option)
 	h.render(w, r, status, "offer", page{Title: offer.Product.Name + " — " + c.Name, Company: c, Content: v})

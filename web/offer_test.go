@@ -747,3 +747,54 @@ func TestOfferErrorSummaryLinksToTheFields(t *testing.T) {
 		t.Errorf("summary links:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// checkErrorsDescribed fails for an error message of the page that no
+// control names in its aria-describedby, which a screen reader would not
+// read with its field.
+func checkErrorsDescribed(t *testing.T, page string) {
+	t.Helper()
+	errs := regexp.MustCompile(`<p class="error"[^>]*>`).FindAllString(page, -1)
+	if len(errs) == 0 {
+		t.Fatal("no error messages")
+	}
+	described := strings.Join(regexp.MustCompile(`aria-describedby="([^"]*)"`).FindAllString(page, -1), " ")
+	for _, e := range errs {
+		m := regexp.MustCompile(`\bid="([^"]+)"`).FindStringSubmatch(e)
+		if m == nil || !regexp.MustCompile(`[" ]`+regexp.QuoteMeta(m[1])+`[" ]`).MatchString(described) {
+			t.Errorf("error message described by no control: %s", e)
+		}
+	}
+}
+
+// The plan's controls and the card installments name their errors, as the
+// other fields do: their messages were read by no screen reader with the
+// field, which was not even marked invalid.
+func TestErrorsDescribeTheirControls(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath())
+	form := buyForm(t, page.body, testFinanced+":pix", nil)
+	form.Set("cpf", "111.111.111-12")
+	form.Set("installments."+testFinanced, "40")
+	form.Set("due_day."+testFinanced, "0")
+	res := b.post(t, b.offerPath(), form)
+	if !strings.Contains(res.body, "Escolha um número de parcelas da lista.") {
+		t.Fatalf("no installments error:\n%s", res.body)
+	}
+	checkErrorsDescribed(t, res.body)
+	// A minor's financing is refused on the choice itself.
+	minor := buyForm(t, page.body, testFinanced+":pix", nil)
+	minor.Set("birthdate", "2015-01-01")
+	if res := b.post(t, b.offerPath(), minor); !strings.Contains(res.body, `id="f-option-error"`) {
+		t.Fatalf("no choice error:\n%s", res.body)
+	} else {
+		checkErrorsDescribed(t, res.body)
+	}
+
+	checkout := b.buy(t, testUpfront+":credit_card")
+	refused := b.postCheckout(t, checkout, "card", card("4111 1111 1111 1111", "123", 40))
+	if !strings.Contains(refused.body, "Escolha o número de parcelas da lista.") {
+		t.Fatalf("no card installments error: %d\n%s", refused.status, refused.body)
+	}
+	checkErrorsDescribed(t, refused.body)
+}

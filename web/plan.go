@@ -33,8 +33,8 @@ type optionGroup struct {
 	// Digest fingerprints the plan shown (financed) or the upfront amount,
 	// sent back with the purchase.
 	Digest string
-	// The form's errors on the plan's controls.
-	InstallmentsError, DueDayError string
+	// The form's errors on the choice and the plan's controls.
+	OptionError, InstallmentsError, DueDayError string
 }
 
 // choice is one radio button: a configuration and the method of its first
