@@ -798,3 +798,21 @@ func TestErrorsDescribeTheirControls(t *testing.T) {
 	}
 	checkErrorsDescribed(t, refused.body)
 }
+
+// The browser's address autofill puts the second line of an address (the
+// complement: "Apto 42") in the complement, and nothing in the number: the
+// number asked for address-line2 and the complement for nothing, so an
+// autofilled form sent "Apto 42" as the house number and no complement.
+func TestOfferAddressAutofill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath()).body
+	for name, want := range map[string]string{"street": "address-line1", "complement": "address-line2", "neighborhood": "address-level3", "cep": "postal-code"} {
+		if !regexp.MustCompile(`<input id="f-` + name + `" name="` + name + `"[^>]* autocomplete="` + want + `"`).MatchString(page) {
+			t.Errorf("%s does not ask autofill for %s", name, want)
+		}
+	}
+	if regexp.MustCompile(`<input id="f-number" [^>]*autocomplete="address-line`).MatchString(page) {
+		t.Error("the number asks autofill for a line of the address")
+	}
+}
