@@ -633,3 +633,16 @@ func TestCheckoutWaitingChecksByScriptOnly(t *testing.T) {
 		t.Fatalf("checkout with a live Pix:\n%s", page.body)
 	}
 }
+
+// A bolepix boleto's box, which holds the boleto and the Pix that pays it,
+// is named for both: it was named "Pagamento com Pix" alone.
+func TestCheckoutBolepixBoxName(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, _ := b.firstInstallmentBoleto(t)
+	body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)).body)
+	if !strings.Contains(body, `<section class="pay-box" aria-label="Pagamento com boleto ou Pix">`) || !strings.Contains(body, "Linha digitável") ||
+		!strings.Contains(body, "Pix copia e cola") {
+		t.Fatalf("bolepix checkout:\n%s", body)
+	}
+}
