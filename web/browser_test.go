@@ -456,3 +456,21 @@ func TestBrowserCheckoutNoticesThePayment(t *testing.T) {
 	tb.WaitFor(`document.body.innerText.includes("Pagamento confirmado!") && document.body.innerText.includes("Esta cobrança já está paga")`)
 	tb.Shots("checkout-pix-paid")
 }
+
+// A sandbox boleto printed says it is a test, as on screen: the print
+// style hid the banner, and a printed test boleto looked like a real one.
+func TestBrowserSandboxBannerPrints(t *testing.T) {
+	b := setup(t)
+	order := b.buy(t, testUpfront+":boleto")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(order)
+	if _, err := chromedp.Call(tb.Ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		t.Fatal(err)
+	}
+	if !tb.Is(`matchMedia("print").matches && document.querySelector(".barcode").getClientRects().length > 0`) {
+		t.Fatal("not printing the boleto")
+	}
+	if !tb.Is(`document.querySelector(".sandbox-banner").getClientRects().length > 0`) {
+		t.Error("a sandbox boleto prints without its test banner")
+	}
+}
