@@ -19,6 +19,8 @@ type orderPage struct {
 	Tone     string // ok, wait, off
 	Due      *dueBill
 	Bills    []billRow
+	// The sum of a plan of several bills, none canceled; 0 for none.
+	TotalCents int64
 }
 
 // dueBill is the bill to pay now, with its live payments.
@@ -108,6 +110,7 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 	}
 	bills := append([]*parcela.Bill(nil), v.Billing.Bills...)
 	sort.Slice(bills, func(i, j int) bool { return bills[i].Number < bills[j].Number })
+	canceled := false
 	for _, b := range bills {
 		withBilling := *b
 		withBilling.Billing = v.Billing
@@ -120,6 +123,13 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 			}
 		}
 		v.Bills = append(v.Bills, row)
+		v.TotalCents += b.AmountCents
+		if b.Status == parcela.BillCanceled {
+			canceled = true
+		}
+	}
+	if canceled || len(v.Bills) < 2 {
+		v.TotalCents = 0 // no plan left to sum, or one payment that is its own total
 	}
 	if d := v.Due; d != nil && d.Overdue && o.Status != parcela.OrderCanceled {
 		// Whatever was paid before, what the payer must know now is the

@@ -238,3 +238,24 @@ func TestOrderPageOverdueInstallment(t *testing.T) {
 		t.Error("an order with an overdue installment is shown as in good standing")
 	}
 }
+
+// A financed order's page sums its plan up, as the offer page did before
+// the purchase: the payer saw twelve amounts and no total.
+func TestOrderPageFinancedTotal(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	orderPath := b.buy(t, testFinanced+":pix")
+	var total int64
+	for _, bill := range b.onlyOrder(t).Billings[0].Bills {
+		total += bill.AmountCents
+	}
+	body := b.get(t, orderPath).body
+	if want := `<tfoot><tr><th scope="row" colspan="2">Total</th><td class="num">` + brl(total) + `</td>`; !strings.Contains(body, want) {
+		t.Errorf("order page lacks %q", want)
+	}
+	// One payment is its own total.
+	b2 := setup(t)
+	if body := b2.get(t, b2.buy(t, testUpfront+":pix")).body; strings.Contains(body, "<tfoot>") {
+		t.Error("an upfront order's single payment is summed up")
+	}
+}
