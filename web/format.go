@@ -51,13 +51,15 @@ func percent(r parcela.Rate) string {
 	return strings.Replace(s, ".", ",", 1) + "%"
 }
 
-// timeLeft writes how long until t, for people: "2 dias e 3 h", "2 h 05 min",
+// timeLeft writes how long until t, for people: "2 dias e 3 h", "3 dias", "2 h 05 min",
 // "12 min", or "expirado".
 func timeLeft(now, t time.Time) string {
 	d := t.Sub(now)
 	switch {
 	case d <= 0:
 		return "expirado"
+	case d >= 48*time.Hour && int(d.Hours())%24 == 0:
+		return fmt.Sprintf("%d dias", int(d.Hours())/24)
 	case d >= 48*time.Hour:
 		return fmt.Sprintf("%d dias e %d h", int(d.Hours())/24, int(d.Hours())%24)
 	case d >= time.Hour:

@@ -58,3 +58,15 @@ func TestPercentShowsTheRateExactly(t *testing.T) {
 		}
 	}
 }
+
+// A whole number of days reads "3 dias", not "3 dias e 0 h": a Pix issued
+// for 72 hours read so on its first view.
+func TestTimeLeft(t *testing.T) {
+	now := time.Date(2026, time.March, 5, 10, 0, 0, 0, parcela.SaoPaulo)
+	for d, want := range map[time.Duration]string{72 * time.Hour: "3 dias", 71 * time.Hour: "2 dias e 23 h", 48 * time.Hour: "2 dias",
+		47*time.Hour + 5*time.Minute: "47 h 05 min", 90 * time.Second: "1 min", 0: "expirado"} {
+		if got := timeLeft(now, now.Add(d)); got != want {
+			t.Errorf("timeLeft(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -122,7 +122,7 @@
         }
         var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), s = left % 60;
         if (h >= 48) { // days away: seconds would only flicker
-          el.textContent = Math.floor(h / 24) + " dias e " + (h % 24) + " h";
+          el.textContent = Math.floor(h / 24) + " dias" + (h % 24 ? " e " + (h % 24) + " h" : "");
           return;
         }
         el.textContent = (h ? h + " h " : "") + String(m).padStart(2, "0") + " min " + String(s).padStart(2, "0") + " s";
