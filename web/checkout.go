@@ -272,9 +272,10 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		v.Outcome.Message += " Gere um novo abaixo."
 	}
 	p := page{Title: v.Label + " — " + c.Name, Company: c, Content: v, State: b.Status}
-	if len(v.Pay) > 0 {
+	if len(v.Pay) > 0 && r.Method == http.MethodGet {
 		// A Pix or boleto shown is paid elsewhere (the bank's app): the page
-		// says so when it is, lest the payer pay again.
+		// says so when it is, lest the payer pay again. One shown by a post
+		// is at the post's address, which the script cannot fetch.
 		p.Refresh, p.ScriptRefreshOnly = int(h.d.Refresh/time.Second), true
 	}
 	h.render(w, r, status, "checkout", p)

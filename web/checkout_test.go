@@ -632,6 +632,12 @@ func TestCheckoutWaitingChecksByScriptOnly(t *testing.T) {
 	if !strings.Contains(page.body, `data-refresh="1"`) || strings.Contains(page.body, `http-equiv="refresh"`) {
 		t.Fatalf("checkout with a live Pix:\n%s", page.body)
 	}
+	// Shown again by a post (a card refused for its form), its address
+	// is the post's, which the script could not fetch.
+	res := b.postCheckout(t, issued.header.Get("Location"), "card", card("4111", "123", 1))
+	if res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, "Pix copia e cola") || strings.Contains(res.body, "data-refresh") {
+		t.Fatalf("card refused for its form: %d, checks for the payment: %v", res.status, strings.Contains(res.body, "data-refresh"))
+	}
 }
 
 // A bolepix boleto's box, which holds the boleto and the Pix that pays it,
