@@ -107,7 +107,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		switch {
 		case !ValidText(w.URL, SingleLine):
 			v.Add("url", "invalid", "must not contain control characters")
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil:
+		case err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil:
 			v.Add("url", "invalid", "must be an absolute http(s) URL without credentials")
 		case !validPort(u.Port()):
 			// No connection can reach it: every delivery would fail.

@@ -49,6 +49,8 @@ func TestWebhookApplyCreate(t *testing.T) {
 		{"url with a user only", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("https://user@hooks.example.com/") }, []fault{{"url", "invalid", "without credentials"}}},
 		{"relative url", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("/hook") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
 		{"url without a host", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("https:///hook") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
+		{"url with a port but no host", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("https://:8443/hook") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
+		{"url with an empty IPv6 host", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("https://[]:8443/hook") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
 		{"ftp url", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("ftp://hooks.example.com/") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
 		{"url that does not parse", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("https://hooks.example.com/%zz") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
 		{"empty url", Sandbox, func(r *WebhookRequest) { r.URL = pointerTo("") }, []fault{{"url", "invalid", "absolute http(s) URL"}}},
