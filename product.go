@@ -195,7 +195,7 @@ func (p *Product) validate(v *Validation) {
 		v.Add("product.end_date", "invalid", "must not be before start_date")
 	}
 	if p.BannerURL != nil {
-		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !ValidText(*p.BannerURL, SingleLine) {
+		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || !ValidText(*p.BannerURL, SingleLine) {
 			v.Add("product.banner_url", "invalid", "must be an absolute http(s) URL")
 		} else if TooLong(*p.BannerURL, 2048) {
 			v.Add("product.banner_url", "too_long", "must be at most 2048 characters")

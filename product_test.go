@@ -166,6 +166,7 @@ func TestProductApplyRules(t *testing.T) {
 		{"ftp banner", func(in *ProductInput) { in.BannerURL = pointerTo("ftp://cdn.example.com/b.png") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
 		{"relative banner", func(in *ProductInput) { in.BannerURL = pointerTo("/b.png") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
 		{"banner without a host", func(in *ProductInput) { in.BannerURL = pointerTo("https:///b.png") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
+		{"banner with a port but no host", func(in *ProductInput) { in.BannerURL = pointerTo("https://:443/b.png") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
 		{"banner that does not parse", func(in *ProductInput) { in.BannerURL = pointerTo("https://cdn.example.com/%zz") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
 		{"banner with a tab", func(in *ProductInput) { in.BannerURL = pointerTo("https://cdn.example.com/b\t.png") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
 		{"empty banner", func(in *ProductInput) { in.BannerURL = pointerTo("") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},
