@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +59,8 @@ func (s *Webhooks) checkAddress(w *Webhook) error {
 		}
 	} else if addr, err := netip.ParseAddr(host); err == nil {
 		refused = s.addresses.Check(addr)
+	} else if addr, ok := looseIPv4(host); ok {
+		refused = s.addresses.Check(addr)
 	}
 	if refused != nil {
 		var v Validation
@@ -65,6 +68,49 @@ func (s *Webhooks) checkAddress(w *Webhook) error {
 		return v.Err()
 	}
 	return nil
+}
+
+// looseIPv4 reads host as the IPv4 address URL parsers and inet_aton
+// make of it: one to four parts, each decimal, octal (a leading 0) or hex
+// (0x), the last filling the bytes the others left (2130706433, 0177.0.0.1,
+// 127.1 are all 127.0.0.1). A resolver that hands such a host to
+// inet_aton dials that address; no public name is written so (a top-level
+// domain is never a number).
+func looseIPv4(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	vals := make([]uint64, len(parts))
+	for i, p := range parts {
+		base := 10
+		switch {
+		case len(p) > 1 && (p[:2] == "0x" || p[:2] == "0X"):
+			base, p = 16, p[2:]
+			if p == "" {
+				p = "0"
+			}
+		case len(p) > 1 && p[0] == '0':
+			base, p = 8, p[1:]
+		}
+		v, err := strconv.ParseUint(p, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals[i] = v
+	}
+	last := len(vals) - 1
+	if vals[last] >= 1<<(8*(4-last)) {
+		return netip.Addr{}, false
+	}
+	n := vals[last]
+	for i, v := range vals[:last] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		n |= v << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
 }
 
 // CreateWebhook validates and stores a webhook with a new signing secret.

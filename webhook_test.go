@@ -310,3 +310,24 @@ func TestNewDeliveryForm(t *testing.T) {
 		}
 	})
 }
+
+// looseIPv4 reads a host as URLs and inet_aton read an IPv4 address, and
+// nothing else as one.
+func TestLooseIPv4(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"127.0.0.1": "127.0.0.1", "2130706433": "127.0.0.1", "0177.0.0.1": "127.0.0.1", "0x7f.0.0.1": "127.0.0.1",
+		"0X7F000001": "127.0.0.1", "127.1": "127.0.0.1", "10.1.1": "10.1.0.1", "0": "0.0.0.0", "0x": "0.0.0.0",
+		"0xa9.0376.43518": "169.254.169.254", "4294967295": "255.255.255.255", "8.8.2056": "8.8.8.8",
+	} {
+		if got, ok := looseIPv4(host); !ok || got.String() != want {
+			t.Errorf("looseIPv4(%q) = %v, %v; want %s", host, got, ok, want)
+		}
+	}
+	for _, host := range []string{"", "hooks.example.com", "1.example.com", "1.2.3.4.5", "256.1.1.1", "1.2.3.256", "1.2.65536",
+		"1.16777216", "4294967296", "08", "0x1g", "1..2", "1.2.3.", "-1", "+1", "1_000"} {
+		if got, ok := looseIPv4(host); ok {
+			t.Errorf("looseIPv4(%q) = %v, want none", host, got)
+		}
+	}
+}

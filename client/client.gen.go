@@ -2875,7 +2875,9 @@ type ClientInterface interface {
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address: a host that is a private, loopback,
-	// link-local or otherwise reserved address, or `localhost`, is 422
+	// link-local or otherwise reserved address (in any notation a URL
+	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
@@ -2896,7 +2898,9 @@ type ClientInterface interface {
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address: a host that is a private, loopback,
-	// link-local or otherwise reserved address, or `localhost`, is 422
+	// link-local or otherwise reserved address (in any notation a URL
+	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
@@ -3842,7 +3846,9 @@ func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEdito
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address: a host that is a private, loopback,
-// link-local or otherwise reserved address, or `localhost`, is 422
+// link-local or otherwise reserved address (in any notation a URL
+// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+// `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
@@ -3873,7 +3879,9 @@ func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWeb
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address: a host that is a private, loopback,
-// link-local or otherwise reserved address, or `localhost`, is 422
+// link-local or otherwise reserved address (in any notation a URL
+// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+// `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
@@ -6322,7 +6330,9 @@ type ClientWithResponsesInterface interface {
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address: a host that is a private, loopback,
-	// link-local or otherwise reserved address, or `localhost`, is 422
+	// link-local or otherwise reserved address (in any notation a URL
+	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
@@ -6343,7 +6353,9 @@ type ClientWithResponsesInterface interface {
 	// Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 	// address (https only in production, a port, if any, from 1 to 65535)
 	// that resolves to a public address: a host that is a private, loopback,
-	// link-local or otherwise reserved address, or `localhost`, is 422
+	// link-local or otherwise reserved address (in any notation a URL
+	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
@@ -12295,7 +12307,9 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address: a host that is a private, loopback,
-// link-local or otherwise reserved address, or `localhost`, is 422
+// link-local or otherwise reserved address (in any notation a URL
+// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+// `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
@@ -12322,7 +12336,9 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 // Subscribes `url` to `events` of `entity`. `url` is an absolute http(s)
 // address (https only in production, a port, if any, from 1 to 65535)
 // that resolves to a public address: a host that is a private, loopback,
-// link-local or otherwise reserved address, or `localhost`, is 422
+// link-local or otherwise reserved address (in any notation a URL
+// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
+// `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the

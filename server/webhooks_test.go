@@ -510,8 +510,10 @@ func TestDeliveriesOfADeletedWebhook(t *testing.T) {
 // private, loopback or link-local address, or localhost) is refused when it
 // is created or its URL changed, naming why, where it was stored and every
 // delivery to it was blocked, the company told only by the delivery log.
-// Names are looked up only when a delivery connects; an operator's allowed
-// ranges are honoured.
+// An address written as a number, in octal or hex, or with parts left out
+// (2130706433, 0177.0.0.1, 127.1), as URLs and inet_aton read it, is one
+// too, where only the dotted decimal form was. Names are looked up only
+// when a delivery connects; an operator's allowed ranges are honoured.
 func TestWebhookURLToAnAddressNotAllowed(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -524,7 +526,10 @@ func TestWebhookURLToAnAddressNotAllowed(t *testing.T) {
 			return map[string]any{"name": "ERP", "url": url, "entity": "bill", "events": []string{"paid"}, "verb": "post"}
 		}
 		for _, url := range []string{"http://10.0.0.1/x", "https://[::1]:8443/x", "http://169.254.169.254/latest", "http://localhost:9000/x",
-			"http://api.localhost./x", "http://[fe80::1%25eth0]/x", "http://[::ffff:127.0.0.1]/x"} {
+			"http://api.localhost./x", "http://[fe80::1%25eth0]/x", "http://[::ffff:127.0.0.1]/x",
+			// IPv4 in the notations a URL's host and inet_aton also take.
+			"http://2130706433/x", "http://0177.0.0.1/x", "http://0x7f.0.0.1/x", "http://0x7F000001/x", "http://127.1/x",
+			"http://10.1.1/x", "http://0/x", "http://0xa9.0376.43518/x"} {
 			p := b.call("POST", "/external_api/v1/webhooks", body(url)).want(t, 422).JSON(t)
 			if errs := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != "url" {
 				t.Errorf("%s: %v", url, p)
