@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"parcela/webhook"
 )
 
@@ -50,7 +52,10 @@ func (s *Webhooks) checkAddress(w *Webhook) error {
 	if err != nil {
 		return nil // Apply refused it
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	// The client dials the host as IDNA maps it (full-width and circled
+	// digits to digits, ideographic full stops to dots): judge that host.
+	host := strings.ReplaceAll(norm.NFKC.String(u.Hostname()), "\u3002", ".")
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	var refused error
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		// Always loopback (RFC 6761), of either family.

@@ -529,7 +529,9 @@ func TestWebhookURLToAnAddressNotAllowed(t *testing.T) {
 			"http://api.localhost./x", "http://[fe80::1%25eth0]/x", "http://[::ffff:127.0.0.1]/x",
 			// IPv4 in the notations a URL's host and inet_aton also take.
 			"http://2130706433/x", "http://0177.0.0.1/x", "http://0x7f.0.0.1/x", "http://0x7F000001/x", "http://127.1/x",
-			"http://10.1.1/x", "http://0/x", "http://0xa9.0376.43518/x"} {
+			"http://10.1.1/x", "http://0/x", "http://0xa9.0376.43518/x",
+			// Or in the digits and dots the client maps to ASCII before it dials.
+			"http://１２７.０.０.１/x", "http://①②⑦.0.0.1/x", "http://127。0。0。1/x", "http://ｌｏｃａｌｈｏｓｔ/x"} {
 			p := b.call("POST", "/external_api/v1/webhooks", body(url)).want(t, 422).JSON(t)
 			if errs := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != "url" {
 				t.Errorf("%s: %v", url, p)
