@@ -67,11 +67,26 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 				return err
 			}
 		}
+		// The offer is locked last, as a charge's seat locks it.
+		if m := c.Order; m != nil && m.From == parcela.OrderInProgress && m.Order.Status == parcela.OrderCanceled {
+			if err := releaseSeat(ctx, p, m.Order.OfferID); err != nil {
+				return err
+			}
+		}
 		// Queued with the change, so a payment is voided at its provider
 		// exactly when its cancelation committed.
 		tx.enqueueVoids(c.Voids)
 		return writeEvents(ctx, p, c.Events)
 	}))
+}
+
+// releaseSeat gives back the seat of a charged order canceled (by the
+// company, or expired unpaid): seats_taken counts the orders charged and
+// not canceled, and a seat kept by every order left unpaid sold the offer
+// out to no one. An offer without a limit keeps no count, and its row is
+// not locked: the condition leaves it out.
+func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
+	return p.exec(ctx, nil, `UPDATE offers SET seats_taken = seats_taken - 1 WHERE id = ? AND seats IS NOT NULL AND seats_taken > 0`, offerID)
 }
 
 // takeSeat counts a sold seat on an offer with a seat limit; none left is a

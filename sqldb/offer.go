@@ -142,9 +142,10 @@ func (db *DB) Offers(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*pa
 // seatsSold counts the billings charged from an offer (renegotiations,
 // which carry an origin, take no seat).
 const seatsSold = `SELECT COUNT(*) FROM billings bl JOIN orders o ON o.id = bl.order_id
-	WHERE o.company_id = ? AND o.environment = ? AND o.offer_id = ? AND bl.origin_billing_id IS NULL`
+	WHERE o.company_id = ? AND o.environment = ? AND o.offer_id = ? AND bl.origin_billing_id IS NULL AND o.status <> 'canceled'`
 
-// SeatsSold counts the charged orders of one of the caller's offers.
+// SeatsSold counts the charged orders of one of the caller's offers that
+// are not canceled, as releaseSeat keeps the count.
 func (db *DB) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (int, error) {
 	var n int
 	err := db.reader.queryRow(ctx, seatsSold, a.CompanyID, string(a.Environment), offerID).Scan(&n)
