@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,6 +104,8 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 		db, err = openPostgres(ctx, dsn)
 	} else if path := strings.TrimPrefix(dsn, "sqlite:"); path == "" {
 		return nil, errors.New("empty database path")
+	} else if path == dsn && notAPath(dsn) != nil {
+		return nil, notAPath(dsn)
 	} else {
 		db, err = openSQLite(ctx, path)
 	}
@@ -111,6 +114,26 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	}
 	db.clock, db.enqueuer, db.faultHook = cfg.Clock, cfg.Enqueuer, cfg.Fault
 	return db, nil
+}
+
+// A database address that is not sqlite: or a PostgreSQL URL is taken as
+// a file path. These are not: made into a new empty SQLite file, they
+// would serve production beside the real database without a word.
+var (
+	urlScheme    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
+	keywordValue = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
+)
+
+// notAPath refuses a bare address that reads as another kind of address.
+// Its text is not repeated: it may hold a password.
+func notAPath(dsn string) error {
+	if s := urlScheme.FindString(dsn); s != "" {
+		return fmt.Errorf("the database address starts with %q, which is not postgres:// or postgresql://; a SQLite file is a path without a scheme, or sqlite:PATH", s)
+	}
+	if keywordValue.MatchString(dsn) {
+		return errors.New("the database address reads as a PostgreSQL keyword/value string (name=value ...): give it as postgres://user@host/dbname, or a SQLite file as sqlite:PATH")
+	}
+	return nil
 }
 
 // readerCacheKiB is each SQLite reader's page cache.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -132,5 +133,36 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 				cancel()
 			}
 		}
+	}
+}
+
+// A database address that is neither a PostgreSQL URL nor a plain file
+// path (a PostgreSQL keyword/value string, another scheme, a scheme
+// misspelt) is refused, and no SQLite file is made of it: served as one,
+// production would run on a new empty database beside the real one. Its
+// text is not repeated, as it may hold a password.
+func TestDatabaseAddressThatIsNoPathIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, dsn := range []string{
+		"host=db.internal user=parcela password=s3cret dbname=parcela",
+		" dbname=parcela",
+		"postgress://parcela:s3cret@db.internal/parcela",
+		"Postgres://parcela:s3cret@db.internal/parcela",
+		"mysql://parcela:s3cret@db.internal/parcela",
+		"postgres:parcela",
+	} {
+		err := run(context.Background(), []string{"migrate"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "sqlite:") {
+			t.Errorf("%q: %v", dsn, err)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("files made: %v", files)
+	}
+	// A path given as sqlite: is taken as it is.
+	cli(t, "sqlite:a=b.db", "migrate")
+	if _, err := os.Stat(filepath.Join(dir, "a=b.db")); err != nil {
+		t.Error(err)
 	}
 }
