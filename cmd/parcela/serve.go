@@ -178,6 +178,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	tuneGC(getenv)
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	for _, u := range unknownVariables(environ()) {
+		if u[1] != "" {
+			log.Warn(u[0]+" is not a variable parcela reads: it has no effect; did you mean "+u[1]+"?", "variable", u[0], "near", u[1])
+		} else {
+			log.Warn(u[0]+" is not a variable parcela reads: it has no effect", "variable", u[0])
+		}
+	}
 	clock := parcela.SystemClock{}
 	enq, err := jobs.NewEnqueuer(jobs.DeliveryQueue)
 	if err != nil {

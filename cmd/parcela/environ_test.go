@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A PARCELA_ variable serve does not read is logged at start, with the
+// one it most likely misspells: a misspelt PARCELA_PUBLIC_URL had the
+// links customers get name the listener's own address, without a word.
+// Not parallel: it replaces environ.
+func TestServeWarnsOfVariablesItDoesNotRead(t *testing.T) {
+	environ = func() []string {
+		return []string{"HOME=/root", "PARCELA_PUBLIC_ULR=https://pay.example.com", "PARCELA_SHUTDOWN_TIMOUT=1s",
+			"PARCELA_SOMETHING=1", "PARCELA_TEST_POSTGRES_URL=postgres://x", "PARCELA_CHROMIUM=/usr/bin/chromium", "PARCELA_ADDR=127.0.0.1:0"}
+	}
+	t.Cleanup(func() { environ = os.Environ })
+	ts := startServer(t, tempDSN(t), nil)
+	ts.stop()
+	log := ts.stderr.String()
+	for _, want := range []string{
+		`PARCELA_PUBLIC_ULR is not a variable parcela reads: it has no effect; did you mean PARCELA_PUBLIC_URL?`,
+		`PARCELA_SHUTDOWN_TIMOUT is not a variable parcela reads: it has no effect; did you mean PARCELA_SHUTDOWN_TIMEOUT?`,
+		`PARCELA_SOMETHING is not a variable parcela reads: it has no effect"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	for _, quiet := range []string{"PARCELA_TEST_POSTGRES_URL", "PARCELA_CHROMIUM", "HOME", "PARCELA_ADDR is not"} {
+		if strings.Contains(log, quiet) {
+			t.Errorf("log names %s:\n%s", quiet, log)
+		}
+	}
+	if strings.Contains(log, "pay.example.com") {
+		t.Error("an unknown variable's value was logged")
+	}
+}
+
+// The list the warning checks against is what serve reads and what the
+// README documents.
+func TestServeVariablesAreTheOnesReadAndDocumented(t *testing.T) {
+	t.Parallel()
+	read := map[string]bool{"PARCELA_DATABASE_URL": true} // read by openDB
+	if _, err := readServeConfig(func(name string) string { read[name] = true; return "" }); err != nil {
+		t.Fatal(err)
+	}
+	for name := range read {
+		if strings.HasPrefix(name, "PARCELA_") && !slices.Contains(serveVariables, name) {
+			t.Errorf("serve reads %s, missing from serveVariables", name)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, name := range regexp.MustCompile(`PARCELA_[A-Z_]+[A-Z]`).FindAllString(string(readme), -1) {
+		documented[name] = true
+		if !slices.Contains(serveVariables, name) && !slices.Contains(toolVariables, name) && !strings.HasPrefix(name, "PARCELA_TEST_") {
+			t.Errorf("README names %s, which serve does not know", name)
+		}
+	}
+	for _, name := range serveVariables {
+		if !read[name] {
+			t.Errorf("serveVariables holds %s, which serve does not read", name)
+		}
+		if !documented[name] {
+			t.Errorf("serveVariables holds %s, which the README does not document", name)
+		}
+	}
+}
