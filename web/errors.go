@@ -21,7 +21,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case code == parcela.EUNAVAILABLE:
 		h.renderError(w, r, http.StatusServiceUnavailable)
 	default:
-		h.log.Error("page failed", "method", r.Method, "route", r.Pattern, "code", code, "error", err.Error())
+		h.logger(r).Error("page failed", "method", r.Method, "route", r.Pattern, "code", code, "error", err.Error())
 		h.renderError(w, r, http.StatusInternalServerError)
 	}
 }

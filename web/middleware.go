@@ -1,6 +1,9 @@
 package web
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"math"
@@ -53,6 +56,12 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+		// An id ties the access line to the request's error lines, as the
+		// API's does, and is what a payer reporting a failed page can quote.
+		id := newRequestID()
+		hd.Set("X-Request-Id", id)
+		log := h.log.With("request_id", id)
+		r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, log))
 		rec := &statusRecorder{ResponseWriter: w}
 		_, pattern := mux.Handler(r)
 		defer func() {
@@ -60,12 +69,12 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				h.log.Error("panic", "route", pattern, "panic", fmt.Sprint(p))
+				log.Error("panic", "route", pattern, "panic", fmt.Sprint(p))
 				if rec.status == 0 {
 					h.renderError(rec, r, http.StatusInternalServerError)
 				}
 			}
-			h.log.LogAttrs(r.Context(), slog.LevelInfo, "page", slog.String("method", r.Method), slog.String("route", pattern),
+			log.LogAttrs(r.Context(), slog.LevelInfo, "page", slog.String("method", r.Method), slog.String("route", pattern),
 				slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("environment", string(h.d.Environment)))
 		}()
@@ -97,6 +106,22 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 		}
 		mux.ServeHTTP(rec, r)
 	})
+}
+
+type loggerKey struct{}
+
+// logger is the request's logger, which names its id.
+func (h *Handler) logger(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return h.log
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
 }
 
 // tooMany answers 429 with Retry-After in whole seconds: a post is told to

@@ -186,8 +186,9 @@ func withCode(form url.Values, u *url.URL) url.Values {
 	return form
 }
 
-// logTimes matches the fields every log line holds whatever the request was.
-var logTimes = regexp.MustCompile(`"time":"[^"]*",|"duration_ms":[0-9.e+-]+,?`)
+// logTimes matches the fields every log line holds whatever the request
+// was: its time, its random id and its duration.
+var logTimes = regexp.MustCompile(`"time":"[^"]*",|"request_id":"[^"]*",|"duration_ms":[0-9.e+-]+,?`)
 
 // The bill due now, without a live payment to show, is shown at what it
 // asks for: its amount less what its payments received, as its checkout

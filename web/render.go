@@ -103,7 +103,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	p.Sandbox = h.d.Environment == parcela.Sandbox
 	var buf bytes.Buffer
 	if err := h.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
-		h.log.Error("rendering a page", "page", name, "error", err.Error())
+		h.logger(r).Error("rendering a page", "page", name, "error", err.Error())
 		if name != "error" {
 			h.renderError(w, r, http.StatusInternalServerError)
 		}

@@ -1,0 +1,52 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"parcela"
+)
+
+// failingOffers fails every offer read as a broken database would.
+type failingOffers struct{ parcela.CheckoutService }
+
+func (failingOffers) PublicOffer(context.Context, parcela.Environment, string, string) (*parcela.Offer, error) {
+	return nil, errors.New("disk I/O error")
+}
+
+// A page that fails logs its error and its access line under one request
+// id, which the answer carries: where the pages' lines held none, an
+// operator could not tell which request a "page failed" line was, nor find
+// it from what a payer reported.
+func TestPageLinesShareTheRequestID(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *Deps) { d.Checkout = failingOffers{d.Checkout} })
+	res := b.get(t, "/pay/demo/offers/"+testOfferID)
+	if res.status != http.StatusInternalServerError {
+		t.Fatalf("status %d", res.status)
+	}
+	id := res.header.Get("X-Request-Id")
+	if !strings.HasPrefix(id, "req_") {
+		t.Fatalf("X-Request-Id %q", id)
+	}
+	msgs := map[string]string{}
+	for line := range strings.SplitSeq(strings.TrimSpace(b.logs.String()), "\n") {
+		var l struct {
+			Msg       string
+			RequestID string `json:"request_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		msgs[l.Msg] = l.RequestID
+	}
+	for _, msg := range []string{"page failed", "page"} {
+		if msgs[msg] != id {
+			t.Errorf("%q line has request id %q, want %q:\n%s", msg, msgs[msg], id, b.logs.String())
+		}
+	}
+}
