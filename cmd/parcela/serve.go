@@ -283,6 +283,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	prod := listener(parcela.Production, cfg.rateLimit, cfg.publicURL)
 	sandbox := listener(parcela.Sandbox, cfg.sandboxLimit, cfg.sandboxURL)
 	ops := server.NewHTTPServer(opsHandler(reg), lim.listener, log)
+	// Requests are canceled when the shutdown timeout ends: Shutdown only
+	// stops waiting for them, and one still waiting on the database (a row
+	// lock, a slow query) would hold its connection, and the pool's Close
+	// with it, past any bound.
+	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
+	for _, s := range []*http.Server{prod, sandbox, ops} {
+		s.BaseContext = func(net.Listener) context.Context { return requests }
+	}
 
 	errc := make(chan error, 3)
 	for _, s := range []struct {
@@ -318,6 +327,10 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		})
 	}
 	drained.Wait()
+	if shutdownCtx.Err() != nil {
+		log.Warn("requests still running at the shutdown deadline; canceling them")
+	}
+	cancelRequests()
 	if err := queue.Stop(shutdownCtx); err != nil {
 		// Jobs still running past the grace period are canceled; they stay
 		// queued and run again after the next start.
