@@ -165,3 +165,29 @@ func TestServeRefusesBadCIDRsBeforeTheDatabase(t *testing.T) {
 		t.Errorf("the database was created before the refusal: %v", err)
 	}
 }
+
+// A listener address that cannot be listened on, malformed or in use,
+// stops the start before the database is touched, where it was found after
+// the migrations: a new binary started beside the running one migrated the
+// database under it, then stopped.
+func TestServeRefusesAnAddressBeforeTheDatabase(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for name, addr := range map[string]string{"PARCELA_ADDR": "8080", "PARCELA_SANDBOX_ADDR": taken.Addr().String(), "PARCELA_OPS_ADDR": "127.0.0.1:99999"} {
+		path := filepath.Join(t.TempDir(), "parcela.db")
+		vars := map[string]string{"PARCELA_DATABASE_URL": "sqlite:" + path, "PARCELA_ADDR": "127.0.0.1:0",
+			"PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"}
+		vars[name] = addr
+		err := run(context.Background(), []string{"serve"}, env(vars), &syncBuffer{}, &syncBuffer{})
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, addr, err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s=%s: the database was created before the refusal: %v", name, addr, err)
+		}
+	}
+}

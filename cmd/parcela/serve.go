@@ -190,28 +190,31 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	// Listen first so port 0 resolves before URLs are derived from it, and
+	// so that an address refused (malformed, or in use) stops the start
+	// before the database is migrated. Connections wait in the backlog
+	// until the listeners serve.
+	lnProd, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen PARCELA_ADDR: %w", err)
+	}
+	defer lnProd.Close()
+	lnSandbox, err := net.Listen("tcp", cfg.sandboxAddr)
+	if err != nil {
+		return fmt.Errorf("listen PARCELA_SANDBOX_ADDR: %w", err)
+	}
+	defer lnSandbox.Close()
+	lnOps, err := net.Listen("tcp", cfg.opsAddr)
+	if err != nil {
+		return fmt.Errorf("listen PARCELA_OPS_ADDR: %w", err)
+	}
+	defer lnOps.Close()
+
 	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-
-	// Listen first so port 0 resolves before URLs are derived from it.
-	lnProd, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen PARCELA_ADDR: %w", err)
-	}
-	lnSandbox, err := net.Listen("tcp", cfg.sandboxAddr)
-	if err != nil {
-		lnProd.Close()
-		return fmt.Errorf("listen PARCELA_SANDBOX_ADDR: %w", err)
-	}
-	lnOps, err := net.Listen("tcp", cfg.opsAddr)
-	if err != nil {
-		lnProd.Close()
-		lnSandbox.Close()
-		return fmt.Errorf("listen PARCELA_OPS_ADDR: %w", err)
-	}
 	if cfg.publicURL == "" {
 		cfg.publicURL = "http://" + lnProd.Addr().String()
 	}
