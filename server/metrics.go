@@ -30,6 +30,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// Observe counts a request of env's listener served outside the API's
+// handler (the payer's pages), under the same metrics.
+func (m *Metrics) Observe(env parcela.Environment, route string, status int, d time.Duration) {
+	m.observe(env, route, status, d)
+}
+
 func (m *Metrics) observe(env parcela.Environment, route string, status int, d time.Duration) {
 	if m == nil {
 		return

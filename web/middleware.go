@@ -77,6 +77,9 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 			log.LogAttrs(r.Context(), slog.LevelInfo, "page", slog.String("method", r.Method), slog.String("route", pattern),
 				slog.Int("status", rec.status), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("environment", string(h.d.Environment)))
+			if h.d.Observe != nil {
+				h.d.Observe(pattern, rec.status, time.Since(start))
+			}
 		}()
 		if pattern == "" {
 			if allow := otherMethod(mux, r); allow != "" {

@@ -32,6 +32,9 @@ type Deps struct {
 	// path.
 	Links  parcela.Links
 	Logger *slog.Logger
+	// Observe, when set, counts each request by route pattern ("" for no
+	// route), status and duration, as the API's are.
+	Observe func(route string, status int, d time.Duration)
 	// Secret keys the forms' CSRF tokens. Replicas behind one address must
 	// share it; when empty, a random one is made and forms posted across a
 	// restart are answered with a fresh form.

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"parcela"
+	"parcela/server"
 	"parcela/web"
 )
 
@@ -41,14 +43,14 @@ func readPagesConfig(getenv func(string) string) (pagesConfig, error) {
 // X-Forwarded-For names the customer (PARCELA_TRUSTED_PROXIES) and the
 // pages' rate per client address (PARCELA_PAGE_RATE_LIMIT).
 func withPages(api http.Handler, app *parcela.Services, env parcela.Environment, links parcela.Links, clock parcela.Clock,
-	cfg pagesConfig, lim serveLimits, log *slog.Logger) http.Handler {
+	cfg pagesConfig, lim serveLimits, log *slog.Logger, metrics *server.Metrics) http.Handler {
 	var cards parcela.CardChargeService // nil: the environment takes no card
 	if app.Checkout.TakesCards(env) {
 		cards = app.Orders
 	}
 	pages := web.New(web.Deps{Checkout: app.Checkout, Orders: app.Orders, CardCharges: cards, Payments: app.Payments, Clock: clock,
 		Environment: env, Links: links, Logger: log.With("component", "pages"), Secret: cfg.secret, TrustedProxies: lim.trustedProxies,
-		PageRateLimit: lim.pageRate})
+		PageRateLimit: lim.pageRate, Observe: func(route string, status int, d time.Duration) { metrics.Observe(env, route, status, d) }})
 	mux := http.NewServeMux()
 	mux.Handle("/pay/", pages)
 	mux.Handle("/checkout/", pages)

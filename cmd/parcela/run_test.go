@@ -402,5 +402,19 @@ func TestDemo(t *testing.T) {
 		!bytes.Contains(r.body, []byte(":credit_card")) {
 		t.Fatalf("offer page: %d", r.status)
 	}
+	// The pages are counted with the API's requests, by route: an operator
+	// watching the 5xx saw none of the checkout's.
+	// (A request is counted once its answer is sent.)
+	for _, want := range []string{`parcela_http_requests_total{environment="sandbox",route="GET /pay/{slug}/offers/{offer}",status="200"} 1`,
+		`parcela_http_request_duration_seconds_count{environment="sandbox",route="GET /pay/{slug}/offers/{offer}"} 1`} {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if bytes.Contains(do(t, "GET", ts.ops+"/metrics", "", nil, nil).body, []byte(want)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("metrics lack %s", want)
+			}
+		}
+	}
 	_ = os.Getenv
 }
