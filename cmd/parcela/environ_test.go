@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -72,4 +74,27 @@ func TestServeVariablesAreTheOnesReadAndDocumented(t *testing.T) {
 			t.Errorf("serveVariables holds %s, which the README does not document", name)
 		}
 	}
+}
+
+// PARCELA_DATABASE_URL set to nothing (a secret that did not reach the
+// deployment) stops every command, where it was taken as unset: serve ran
+// production on a new, empty parcela.db in the working directory. Not
+// parallel: it replaces environ and the working directory.
+func TestEmptyDatabaseURLIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	environ = func() []string { return []string{"PARCELA_DATABASE_URL="} }
+	t.Cleanup(func() { environ = os.Environ })
+	for _, args := range [][]string{{"migrate"}, {"company", "list"}, {"serve"}} {
+		err := run(context.Background(), args, env(map[string]string{"PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": "127.0.0.1:0",
+			"PARCELA_OPS_ADDR": "127.0.0.1:0"}), &syncBuffer{}, &syncBuffer{})
+		if err == nil || !strings.Contains(err.Error(), "PARCELA_DATABASE_URL is set but empty") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("files made: %v", files)
+	}
+	// A database given is opened as ever.
+	cli(t, "sqlite:"+filepath.Join(dir, "given.db"), "migrate")
 }

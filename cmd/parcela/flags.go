@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"parcela"
 	"parcela/sqldb"
@@ -39,6 +40,12 @@ func openDB(ctx context.Context, flagValue string, getenv func(string) string, c
 	dsn := flagValue
 	if dsn == "" {
 		dsn = getenv("PARCELA_DATABASE_URL")
+	}
+	if dsn == "" && slices.Contains(environ(), "PARCELA_DATABASE_URL=") {
+		// Set, but to nothing: a deployment whose secret did not reach it
+		// (PARCELA_DATABASE_URL=$DATABASE_URL), which parcela.db would have
+		// served on a new, empty database in the working directory.
+		return nil, usageError{"PARCELA_DATABASE_URL is set but empty: give the database, or unset it for parcela.db"}
 	}
 	if dsn == "" {
 		dsn = "parcela.db"
