@@ -191,3 +191,20 @@ func TestServeRefusesAnAddressBeforeTheDatabase(t *testing.T) {
 		}
 	}
 }
+
+// A listener serving beyond this machine without its public URL is logged
+// at the start: every offer, checkout and payment link named the
+// listener's own address (http://[::]:8080), which no customer can open,
+// without a word. A loopback listener, a developer's, says nothing.
+func TestServeWarnsOfLinksToTheListenersOwnAddress(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, tempDSN(t), map[string]string{"PARCELA_ADDR": "0.0.0.0:0"})
+	ts.stop()
+	log := ts.stderr.String()
+	if !strings.Contains(log, "PARCELA_PUBLIC_URL is not set: the offer, checkout and payment links the API answers and stores name http://") {
+		t.Errorf("no warning of production's links:\n%s", log)
+	}
+	if strings.Contains(log, "PARCELA_SANDBOX_PUBLIC_URL is not set") {
+		t.Errorf("a warning of the loopback sandbox's links:\n%s", log)
+	}
+}

@@ -215,11 +215,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
+	unreachable := map[string]string{} // variable: the links it leaves naming the listener
 	if cfg.publicURL == "" {
 		cfg.publicURL = "http://" + lnProd.Addr().String()
+		if !loopback(lnProd) {
+			unreachable["PARCELA_PUBLIC_URL"] = cfg.publicURL
+		}
 	}
 	if cfg.sandboxURL == "" {
 		cfg.sandboxURL = "http://" + lnSandbox.Addr().String()
+		if !loopback(lnSandbox) {
+			unreachable["PARCELA_SANDBOX_PUBLIC_URL"] = cfg.sandboxURL
+		}
 	}
 
 	if *demo {
@@ -274,6 +281,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return server.Config{Environment: env, Clock: clock, Logger: log, RateLimit: rate, UnauthenticatedRateLimit: lim.unauthenticatedRate,
 			ImageRateLimit: lim.imageRate, TrustedProxies: lim.trustedProxies, ImageCacheBytes: lim.imageCacheBytes,
 			PublicURL: publicURL, TokenCacheTTL: cfg.tokenCacheTTL, Metrics: metrics, OpenAPI: api.Spec}
+	}
+	for name, u := range unreachable {
+		// Served beyond this machine, the listener's own address (0.0.0.0,
+		// [::], an internal one) is no address a customer can open.
+		log.Warn(name+" is not set: the offer, checkout and payment links the API answers and stores name "+u+
+			", the listener's own address; set it to the address customers reach", "variable", name, "links", u)
 	}
 	if cfg.pages.random {
 		log.Warn("PARCELA_PAGES_SECRET is not set: the payer pages' form tokens use a secret drawn at this start, so forms " +
@@ -386,4 +399,11 @@ func opsHandler(reg *prometheus.Registry) http.Handler {
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"status":"ok"}`) })
 	return mux
+}
+
+// loopback tells whether ln listens on a loopback address only: a server
+// for this machine alone, whose own address is the one its links can name.
+func loopback(ln net.Listener) bool {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
 }
