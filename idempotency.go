@@ -31,9 +31,18 @@ type IdempotentRequest struct {
 	// front door sets it before calling the use case. The store calls it
 	// inside the transaction, so it must not touch the store.
 	Render func(result any) (status int, body []byte, err error)
+	// AfterCommit marks a request whose answer is known only after its
+	// write commits (a PATCH or a DELETE answers with the entity as stored
+	// then): that write claims the key instead, and the front door stores
+	// the answer over the claim. A duplicate of it running meanwhile, on
+	// another instance, finds the key claimed and is told the first is in
+	// flight; unclaimed, it ran too and its answer (a DELETE's 404) could
+	// be stored before the first's.
+	AfterCommit bool
 
 	mu        sync.Mutex
 	committed *IdempotentResponse
+	claim     string
 }
 
 // Committed records the response stored with the request's writes; the
@@ -42,6 +51,22 @@ func (r *IdempotentRequest) Committed(resp IdempotentResponse) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.committed = &resp
+}
+
+// Claimed records the token of the claim on the key that committed with
+// the request's write (AfterCommit); the store calls it once it committed.
+func (r *IdempotentRequest) Claimed(token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.claim = token
+}
+
+// Claim is the token of the request's committed claim on its key, "" when
+// none committed.
+func (r *IdempotentRequest) Claim() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.claim
 }
 
 // Stored is the response that committed with the request's writes, nil
@@ -53,8 +78,10 @@ func (r *IdempotentRequest) Stored() *IdempotentResponse {
 }
 
 // ErrIdempotencyKeyTaken is the store's report that another request stored
-// its response under the key first: nothing of this request was kept, and
-// the front door answers with the stored response instead.
+// its response under the key first, or claimed it and is still storing
+// its response: nothing of this request was kept, and the front door
+// answers with the stored response instead, or that the first is in
+// flight.
 var ErrIdempotencyKeyTaken = errors.New("the idempotency key was stored by another request")
 
 type (
@@ -100,6 +127,20 @@ func IdempotentAnswer(ctx context.Context) (*IdempotentRequest, *IdempotentRespo
 		return nil, nil, fmt.Errorf("render the idempotent response: %w", err)
 	}
 	return r, &IdempotentResponse{RequestHash: r.RequestHash, Status: status, Body: body}, nil
+}
+
+// IdempotentClaim is for the store, before it commits a write: the
+// AfterCommit request whose key that write claims, nil when none. Every
+// write of such a request claims: the PATCH and DELETE use cases commit
+// one write each (the others of their rounds conflicted, and rolled back).
+func IdempotentClaim(ctx context.Context) *IdempotentRequest {
+	if _, ok := ctx.Value(answerKey{}).(answer); ok {
+		return nil
+	}
+	if r := IdempotentRequestOf(ctx); r != nil && r.AfterCommit {
+		return r
+	}
+	return nil
 }
 
 // PricedBill is a bill with the company whose rates price its penalties,

@@ -18,11 +18,15 @@ import (
 // transaction of the request's writes (parcela.IdempotentRequest).
 type IdempotencyStore interface {
 	// IdempotentResponse is the response stored under key in the last 24
-	// hours, or nil.
+	// hours, or nil; parcela.ErrIdempotencyKeyTaken when a PATCH's or a
+	// DELETE's write claimed the key and its answer is still to come.
 	IdempotentResponse(ctx context.Context, a parcela.Auth, key string) (*parcela.IdempotentResponse, error)
 	// StoreIdempotentResponse stores the response of a request that
-	// committed no write; if another request stored one under key first,
-	// that one is kept and returned.
+	// committed no write, or a PATCH's or a DELETE's over the claim its
+	// write committed (the request in ctx); if another request stored one
+	// under key first, that one is kept and returned, and if another
+	// claimed it, nothing is stored and the error is
+	// parcela.ErrIdempotencyKeyTaken.
 	StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key string, resp parcela.IdempotentResponse) (*parcela.IdempotentResponse, error)
 }
 
@@ -85,15 +89,21 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	defer s.inFlight.release(k)
 
 	stored, err := s.svc.Idempotency.IdempotentResponse(r.Context(), a, key)
-	if err != nil {
+	switch {
+	case keyTaken(err): // claimed on another instance, its answer to come
+		writeError(w, r, inFlightErr(key))
+		return
+	case err != nil:
 		writeError(w, r, err)
 		return
-	}
-	if stored != nil {
+	case stored != nil:
 		replay(w, r, key, hash, stored)
 		return
 	}
-	req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: hash}
+	// A PATCH or a DELETE answers with the entity as stored after its
+	// write: its write claims the key, and its answer is stored after.
+	after := r.Method == http.MethodPatch || r.Method == http.MethodDelete
+	req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: hash, AfterCommit: after}
 	r = r.WithContext(parcela.WithIdempotentRequest(r.Context(), req))
 	status, v, err := h(r, body)
 	if committed := req.Stored(); committed != nil {
@@ -106,8 +116,11 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	}
 	status, out := render(r, status, v, err)
 	// A conflict (concurrent requests kept moving what it needed) did
-	// nothing and asks for a retry, which must then run, not replay it.
-	if status >= 500 || parcela.ErrorCode(err) == parcela.ECONFLICT || r.Context().Err() != nil {
+	// nothing and asks for a retry, which must then run, not replay it. A
+	// write that committed its claim has its answer stored though its
+	// client left: a retry gets it.
+	claimed := req.Claim() != ""
+	if status >= 500 || (!claimed && (parcela.ErrorCode(err) == parcela.ECONFLICT || r.Context().Err() != nil)) {
 		writeRaw(w, status, out)
 		return
 	}
@@ -115,6 +128,12 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	defer cancel()
 	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out})
 	switch {
+	case keyTaken(err):
+		// Another request (on another instance) claimed the key with its
+		// write, and its answer is still to come: this one, which wrote
+		// nothing, ran on what that write left (a DELETE's 404).
+		writeError(w, r, inFlightErr(key))
+		return
 	case err != nil:
 		logger(r).Error("store idempotent response", "error", err.Error())
 	case first != nil:
@@ -153,11 +172,13 @@ func (h *heldResponse) send() {
 	h.ResponseWriter.Write(h.body.Bytes())
 }
 
-// takenByAnother answers a request whose commit found its key stored by
-// another request (on another instance) meanwhile.
+// takenByAnother answers a request whose commit found its key stored or
+// claimed by another request (on another instance) meanwhile.
 func (s *Server) takenByAnother(w http.ResponseWriter, r *http.Request, key, hash string) {
 	stored, err := s.svc.Idempotency.IdempotentResponse(r.Context(), authOf(r), key)
 	switch {
+	case keyTaken(err): // claimed, its answer still to come
+		writeError(w, r, inFlightErr(key))
 	case err != nil:
 		writeError(w, r, err)
 	case stored == nil: // expired in between: the client's retry runs afresh

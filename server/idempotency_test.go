@@ -281,3 +281,51 @@ func TestReplayedProblemNamesTheFirstRequest(t *testing.T) {
 		}
 	})
 }
+
+// Two instances on one database, one Idempotency-Key sent to both at once
+// with a webhook's DELETE or PATCH: the write happens once, and every
+// answer is its 204 or 200, or 409 idempotency_in_flight while its answer
+// is still to come; never the 404 of a DELETE that found the webhook
+// deleted by the other, which was stored as the key's answer and replayed
+// to every retry after.
+func TestIdempotentPatchAndDeleteAcrossInstances(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.skipContract = true // answers are checked below; the sends run concurrently
+		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(other.Close)
+		for round := range 20 {
+			h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
+			path := v1 + "/webhooks/" + h["id"].(string)
+			for _, method := range []string{"PATCH", "DELETE"} {
+				var body any
+				want := 204
+				if method == "PATCH" {
+					body, want = map[string]any{"name": fmt.Sprintf("renamed %d", round)}, 200
+				}
+				key := map[string]string{"Idempotency-Key": fmt.Sprintf("%s-%d-%s", method, round, sqldbtest.Suffix())}
+				var wg sync.WaitGroup
+				answers := make([]resp, 2)
+				for i, base := range []string{b.sandbox.URL, other.URL} {
+					wg.Go(func() { answers[i] = b.send(base, b.token, method, path, body, key) })
+				}
+				wg.Wait()
+				var first *resp
+				for _, r := range answers {
+					switch {
+					case r.Status == want && (first == nil || string(first.Body) == string(r.Body)):
+						first = &r
+					case r.Status == 409 && r.JSON(t)["code"] == "idempotency_in_flight":
+					default:
+						t.Fatalf("round %d, %s: answer %d %s", round, method, r.Status, r.Body)
+					}
+				}
+				again := b.send(other.URL, b.token, method, path, body, key)
+				if again.Status != want || (first != nil && string(again.Body) != string(first.Body)) {
+					t.Fatalf("round %d, %s: the retry got %d %s", round, method, again.Status, again.Body)
+				}
+			}
+		}
+	})
+}

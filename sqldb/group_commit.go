@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-
-	"parcela"
 )
 
 // Group commit on SQLite's single writer. Every write transaction (inTx)
@@ -36,11 +34,12 @@ var errBatchAborted = errors.New("the group commit was rolled back by another tr
 
 // writeJob is one transaction waiting for the writer.
 type writeJob struct {
-	ctx  context.Context
-	fn   func(tx *Tx) error
-	err  error
-	req  *parcela.IdempotentRequest // completed with resp once committed
-	resp *parcela.IdempotentResponse
+	ctx context.Context
+	fn  func(tx *Tx) error
+	err error
+	// committed tells the job's idempotent request, if any, that its
+	// response or claim committed.
+	committed func()
 	// panicked is a panic of fn (or of the fault hook), raised again on
 	// the caller's goroutine.
 	panicked any
@@ -107,9 +106,8 @@ func (db *DB) groupTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if j.err != nil {
 		return j.err
 	}
-	if j.req != nil {
-		j.req.Committed(*j.resp)
-		db.fault(ctx, AfterCommit)
+	if j.committed != nil {
+		j.committed()
 	}
 	return nil
 }
@@ -208,7 +206,7 @@ func (db *DB) inSavepoint(tx *Tx, j *writeJob) error {
 	if err := tx.enqueueJobs(j.ctx); err != nil {
 		return err
 	}
-	req, resp, err := db.storeAnswer(j.ctx, tx)
-	j.req, j.resp = req, resp
+	committed, err := db.storeAnswer(j.ctx, tx)
+	j.committed = committed
 	return err
 }

@@ -14,23 +14,45 @@ const IdempotencyTTL = 24 * time.Hour
 
 // A key's row is written once, complete, in the transaction that commits
 // the request's writes (tryTx) or, for a request that wrote nothing, on its
-// own (StoreIdempotentResponse). There is no claim row: a request that dies
-// before its commit leaves nothing behind, so its retry runs afresh.
+// own (StoreIdempotentResponse). A PATCH's or a DELETE's answer is known
+// only after its commit: its write commits a claim on the key instead
+// (state claimed, its token in response_body), which the answer then
+// replaces. A request that dies before its commit leaves nothing behind,
+// so its retry runs afresh; one that dies between its commit and its
+// answer leaves a claim, which counts as in flight for claimTimeout.
+
+// claimTimeout is how long a claim whose answer never came (a crash
+// between the write's commit and the answer's) holds its key.
+const claimTimeout = time.Minute
+
+// spentKey is the condition that drops a key's record when a request
+// stores under the key: past its 24 hours, or a claim whose answer never
+// came. Its arguments: now twice, then now less claimTimeout.
+const spentKey = `(expires_at <= ? OR (state <> 'done' AND created_at <= ?))`
 
 // storeResponse inserts resp under key in tx, first dropping the key's
-// record if it is past its 24 hours (or a claim an earlier version left in
-// flight). It reports false when a live record exists: another request
-// with the key committed first.
+// record if it is spent. It reports false when a live record exists:
+// another request with the key committed first (or claimed the key).
 func storeResponse(ctx context.Context, tx *Tx, a parcela.Auth, key string, resp parcela.IdempotentResponse, at time.Time) (bool, error) {
+	return insertKey(ctx, tx, a, key, resp.RequestHash, "done", &resp.Status, string(resp.Body), at)
+}
+
+// claimKey inserts a claim on key in tx, to commit with the write of an
+// AfterCommit request, token naming it. It reports false when a live
+// record exists.
+func claimKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, token string, at time.Time) (bool, error) {
+	return insertKey(ctx, tx, a, key, hash, "claimed", nil, token, at)
+}
+
+func insertKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, state string, status *int, body string, at time.Time) (bool, error) {
 	now := ms64(at)
-	if _, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ?
-		AND (expires_at <= ? OR state <> 'done')`,
-		a.CompanyID, string(a.Environment), key, now); err != nil {
+	if _, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND `+spentKey,
+		a.CompanyID, string(a.Environment), key, now, ms64(at.Add(-claimTimeout))); err != nil {
 		return false, err
 	}
 	res, err := tx.r.exec(ctx, `INSERT INTO idempotency_keys (company_id, environment, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)
-		VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		a.CompanyID, string(a.Environment), key, resp.RequestHash, resp.Status, string(resp.Body), now, ms64(at.Add(IdempotencyTTL)))
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		a.CompanyID, string(a.Environment), key, hash, state, status, body, now, ms64(at.Add(IdempotencyTTL)))
 	if err != nil {
 		return false, err
 	}
@@ -38,38 +60,66 @@ func storeResponse(ctx context.Context, tx *Tx, a parcela.Auth, key string, resp
 	return n == 1, err
 }
 
-// loadResponse reads the live record of key (nil when there is none).
+// loadResponse reads the live record of key: nil when there is none, and
+// parcela.ErrIdempotencyKeyTaken when it is a claim whose answer is still
+// to come.
 func loadResponse(ctx context.Context, r runner, a parcela.Auth, key string, at time.Time) (*parcela.IdempotentResponse, error) {
 	var resp parcela.IdempotentResponse
+	var state string
 	var body sql.NullString
 	var status sql.NullInt64
-	err := r.queryRow(ctx, `SELECT request_hash, response_status, response_body FROM idempotency_keys
-		WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND expires_at > ? AND state = 'done'`,
-		a.CompanyID, string(a.Environment), key, ms64(at)).Scan(&resp.RequestHash, &status, &body)
-	if errors.Is(err, sql.ErrNoRows) {
+	var created int64
+	err := r.queryRow(ctx, `SELECT request_hash, state, response_status, response_body, created_at FROM idempotency_keys
+		WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND expires_at > ?`,
+		a.CompanyID, string(a.Environment), key, ms64(at)).Scan(&resp.RequestHash, &state, &status, &body, &created)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
-	} else if err != nil {
+	case err != nil:
 		return nil, err
+	case state != "done" && created > ms64(at.Add(-claimTimeout)):
+		return nil, parcela.ErrIdempotencyKeyTaken
+	case state != "done":
+		return nil, nil // a claim whose answer never came: spent
 	}
 	resp.Status, resp.Body = int(status.Int64), []byte(body.String)
 	return &resp, nil
 }
 
 // IdempotentResponse returns the response stored under key in the last 24
-// hours, or nil.
+// hours, or nil; a key claimed by a request whose answer is still to come
+// is parcela.ErrIdempotencyKeyTaken.
 func (db *DB) IdempotentResponse(ctx context.Context, a parcela.Auth, key string) (*parcela.IdempotentResponse, error) {
 	resp, err := loadResponse(ctx, db.reader, a, key, db.clock.Now())
 	return resp, failed("read idempotency key", err)
 }
 
 // StoreIdempotentResponse stores the response of a request that committed
-// no write of its own (a refusal, or a success that changed nothing). When
+// no write of its own (a refusal, or a success that changed nothing), or
+// that of an AfterCommit request over the claim its write committed. When
 // another request stored one under key first, that one is kept and
-// returned.
+// returned; when another claimed the key and has not stored its answer
+// yet, nothing is stored and the error is parcela.ErrIdempotencyKeyTaken.
 func (db *DB) StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key string, resp parcela.IdempotentResponse) (*parcela.IdempotentResponse, error) {
 	var first *parcela.IdempotentResponse
 	at := db.clock.Now()
+	req := parcela.IdempotentRequestOf(ctx)
+	// This write is the answer's own: it claims nothing (storeAnswer).
+	ctx = parcela.WithIdempotentRequest(ctx, nil)
 	err := db.inTx(ctx, func(tx *Tx) error {
+		first = nil
+		if req != nil && req.Claim() != "" {
+			res, err := tx.r.exec(ctx, `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
+				WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND state = 'claimed' AND response_body = ?`,
+				resp.Status, string(resp.Body), a.CompanyID, string(a.Environment), key, req.Claim())
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 1 {
+				return err
+			}
+			// The claim was spent and dropped meanwhile: stored as any.
+		}
 		stored, err := storeResponse(ctx, tx, a, key, resp, at)
 		if err != nil || stored {
 			return err

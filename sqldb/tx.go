@@ -254,38 +254,53 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	req, resp, err := db.storeAnswer(ctx, tx)
+	committed, err := db.storeAnswer(ctx, tx)
 	if err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	if req != nil {
-		req.Committed(*resp)
-		db.fault(ctx, AfterCommit)
+	if committed != nil {
+		committed()
 	}
 	return nil
 }
 
 // storeAnswer stores in tx the response of the idempotent request ctx
-// carries, to commit with its writes, and returns it (nil, nil when the
-// request has no key). Another request's stored response under the key is
+// carries, to commit with its writes, or the claim on its key of an
+// AfterCommit request (parcela.IdempotentClaim). It returns what to tell
+// the request once tx has committed (nil when the request has no key).
+// Another request's stored response or claim under the key is
 // ErrIdempotencyKeyTaken.
-func (db *DB) storeAnswer(ctx context.Context, tx *Tx) (*parcela.IdempotentRequest, *parcela.IdempotentResponse, error) {
+func (db *DB) storeAnswer(ctx context.Context, tx *Tx) (committed func(), err error) {
+	if req := parcela.IdempotentClaim(ctx); req != nil {
+		token := parcela.NewID()
+		claimed, err := claimKey(ctx, tx, req.Auth, req.Key, req.RequestHash, token, db.clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		if !claimed {
+			return nil, parcela.ErrIdempotencyKeyTaken
+		}
+		return func() { req.Claimed(token) }, nil
+	}
 	req, resp, err := parcela.IdempotentAnswer(ctx)
 	if err != nil || req == nil {
-		return nil, nil, err
+		return nil, err
 	}
 	stored, err := storeResponse(ctx, tx, req.Auth, req.Key, *resp, db.clock.Now())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !stored {
-		return nil, nil, parcela.ErrIdempotencyKeyTaken
+		return nil, parcela.ErrIdempotencyKeyTaken
 	}
 	db.fault(ctx, BeforeCommit)
-	return req, resp, nil
+	return func() {
+		req.Committed(*resp)
+		db.fault(ctx, AfterCommit)
+	}, nil
 }
 
 // lockRows is the clause that locks the rows a SELECT reads, FOR SHARE or
