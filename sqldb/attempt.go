@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,36 +146,45 @@ func (db *DB) writeAttempts() {
 
 // writeAttemptBatch writes records in one transaction.
 func (db *DB) writeAttemptBatch(ctx context.Context, batch []*pendingAttempt) error {
-	return db.inTx(ctx, func(tx *Tx) error {
-		// An attempt's record need not wait for its own WAL flush on
-		// PostgreSQL: River's completion of the job commits after it, and
-		// flushing that commit flushes this one. A crash before both loses
-		// the attempt and its job's completion together, and the delivery
-		// goes out again, which at-least-once allows.
-		if db.dialect == Postgres {
-			if _, err := tx.r.exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
-			}
-		}
-		recs := make([]*parcela.AttemptRecord, len(batch))
-		for i, p := range batch {
-			recs[i] = p.rec
-		}
-		moved, err := moveDeliveries(ctx, tx, recs)
-		if err != nil {
+	return db.inTx(ctx, func(tx *Tx) error { return db.writeAttemptsIn(ctx, tx, batch) })
+}
+
+// writeAttemptsIn writes records in tx. Their webhooks are moved on in
+// the order of their ids (each webhook's attempts in their own order): on
+// PostgreSQL up to four batches are written at once, and two that locked
+// the rows of two failing webhooks in opposite orders deadlocked, one
+// rolled back after a second's wait and written again.
+func (db *DB) writeAttemptsIn(ctx context.Context, tx *Tx, batch []*pendingAttempt) error {
+	// An attempt's record need not wait for its own WAL flush on
+	// PostgreSQL: River's completion of the job commits after it, and
+	// flushing that commit flushes this one. A crash before both loses
+	// the attempt and its job's completion together, and the delivery
+	// goes out again, which at-least-once allows.
+	if db.dialect == Postgres {
+		if _, err := tx.r.exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return err
 		}
-		var w attemptWrites
-		for _, r := range recs {
-			if moved[r] == 0 {
-				continue // superseded by a manual retry, or recorded by another run of its job
-			}
-			if err := recordAttempt(ctx, tx, r, moved[r], &w); err != nil {
-				return err
-			}
+	}
+	recs := make([]*parcela.AttemptRecord, len(batch))
+	for i, p := range batch {
+		recs[i] = p.rec
+	}
+	moved, err := moveDeliveries(ctx, tx, recs)
+	if err != nil {
+		return err
+	}
+	var w attemptWrites
+	byWebhook := slices.Clone(recs)
+	slices.SortStableFunc(byWebhook, func(a, b *parcela.AttemptRecord) int { return strings.Compare(a.WebhookID, b.WebhookID) })
+	for _, r := range byWebhook {
+		if moved[r] == 0 {
+			continue // superseded by a manual retry, or recorded by another run of its job
 		}
-		return insertAttempts(ctx, tx, &w)
-	})
+		if err := recordAttempt(ctx, tx, r, moved[r], &w); err != nil {
+			return err
+		}
+	}
+	return insertAttempts(ctx, tx, &w)
 }
 
 // insertAttempts inserts the attempt rows of w, in as few statements as

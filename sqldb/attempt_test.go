@@ -192,3 +192,94 @@ func hookStore(t *testing.T, e sqldb.Dialect) (*sqldb.DB, *parcela.TestClock, pa
 	db := sqldbtest.Open(t, e, sqldb.Config{Clock: clock, Enqueuer: &jobRecorder{}})
 	return db, clock, parcela.Auth{CompanyID: sqldbtest.Company(t, db).ID, Environment: parcela.Sandbox}
 }
+
+// Two batches holding failing attempts of the same two webhooks, listed in
+// opposite orders, are written at once (PostgreSQL writes up to four
+// batches at a time): both commit, neither is rolled back as a deadlock.
+// A third transaction holds the first webhook's row until both batches
+// wait for it, so the one that gets it next would wait for the second
+// webhook, which the other batch had locked first when it moved webhooks
+// in its records' order. SQLite has one writer: nothing to interleave.
+func TestAttemptBatchesLockWebhooksInOneOrder(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		if e != sqldb.Postgres {
+			continue
+		}
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			db, clock, a := hookStore(t, e)
+			app := sqldbtest.Services(db, clock)
+			var hooks [2]*parcela.Webhook
+			for i := range hooks {
+				h, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+					`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				hooks[i] = h
+			}
+			if hooks[1].ID < hooks[0].ID {
+				hooks[0], hooks[1] = hooks[1], hooks[0]
+			}
+			chargedOrder(t, app, a, financedOffer(t, app, a))
+			var ds [2][]*parcela.Delivery
+			for i, h := range hooks {
+				var err error
+				if ds[i], _, err = db.Deliveries(ctx, a, h.ID, parcela.Page{Page: 1, PerPage: 100}); err != nil || len(ds[i]) < 2 {
+					t.Fatalf("%d deliveries, %v", len(ds[i]), err)
+				}
+			}
+			at := clock.Now()
+			retry := at.Add(time.Hour)
+			failed := func(hook, n int) parcela.AttemptRecord {
+				return parcela.AttemptRecord{DeliveryID: ds[hook][n].ID, WebhookID: hooks[hook].ID, Number: 1, At: at,
+					Status: parcela.DeliveryRetrying, RetryAt: &retry, Attempt: parcela.DeliveryAttempt{AttemptedAt: at},
+					Webhook: parcela.WebhookHealth{DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}}
+			}
+			holder, err := db.SQLDB().BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Rollback()
+			var pid int
+			if err := holder.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := holder.ExecContext(ctx, sqldb.Rebind(db, `SELECT id FROM webhooks WHERE id = ? FOR UPDATE`), hooks[0].ID); err != nil {
+				t.Fatal(err)
+			}
+			// waiting returns once n transactions wait for the holder, or
+			// for one that waits for it.
+			waiting := func(n int) {
+				t.Helper()
+				for range 3000 {
+					var got int
+					if err := db.SQLDB().QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity s
+						WHERE $1 = ANY(pg_blocking_pids(s.pid)) OR EXISTS (SELECT 1 FROM pg_stat_activity w
+							WHERE $1 = ANY(pg_blocking_pids(w.pid)) AND w.pid = ANY(pg_blocking_pids(s.pid)))`, pid).Scan(&got); err != nil {
+						t.Fatal(err)
+					}
+					if got >= n {
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				t.Fatalf("%d transactions never waited for the holder", n)
+			}
+			errs := make(chan error, 2)
+			go func() { errs <- sqldb.RecordAttemptsOnce(db, []parcela.AttemptRecord{failed(0, 0), failed(1, 0)}) }()
+			waiting(1)
+			go func() { errs <- sqldb.RecordAttemptsOnce(db, []parcela.AttemptRecord{failed(1, 1), failed(0, 1)}) }()
+			waiting(2)
+			if err := holder.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Fatalf("a batch failed: %v", err)
+				}
+			}
+		})
+	}
+}

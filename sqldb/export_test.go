@@ -38,3 +38,14 @@ func RecordAttempts(db *DB, recs []parcela.AttemptRecord) error {
 	}
 	return db.writeAttemptBatch(context.Background(), batch)
 }
+
+// RecordAttemptsOnce writes records as one batch in one transaction,
+// without running it again when the engine fails it transiently.
+func RecordAttemptsOnce(db *DB, recs []parcela.AttemptRecord) error {
+	batch := make([]*pendingAttempt, len(recs))
+	for i := range recs {
+		batch[i] = &pendingAttempt{rec: &recs[i]}
+	}
+	ctx := context.Background()
+	return db.tryTx(ctx, func(tx *Tx) error { return db.writeAttemptsIn(ctx, tx, batch) })
+}
