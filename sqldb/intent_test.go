@@ -2,6 +2,7 @@ package sqldb_test
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -356,6 +357,62 @@ func TestRecoverIntentsDrainsABacklogInOneRun(t *testing.T) {
 			}
 			if rep.Moved != backlog+1 || !r.ledger.isCanceled(other) {
 				t.Fatalf("one run voided %d of %d intents; the other company's voided: %v", rep.Moved, backlog+1, r.ledger.isCanceled(other))
+			}
+		})
+	}
+}
+
+// Two instances' installment sweeps at once: each issues every installment
+// at the provider (its calls held until the other's for the same bill has
+// come), one stores each payment and the other voids its own. Every
+// installment ends with one live payment, and nothing issued is left live
+// at the provider unstored.
+func TestTwoIssueSweepsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, e)
+			a := r.company("Escola " + sqldbtest.Suffix())
+			billing := r.activeBilling(a, 3)
+			r.at(billing.Bills[len(billing.Bills)-1].DueDate.AddDate(0, 0, -5))
+			// The calls are let through in pairs: the sweeps' calls for one
+			// bill, whichever comes first.
+			var mu sync.Mutex
+			arrived := 0
+			pairs := sync.NewCond(&mu)
+			r.ledger.set(func(parcela.IssueRequest) error {
+				mu.Lock()
+				defer mu.Unlock()
+				arrived++
+				for want := (arrived + 1) / 2 * 2; arrived < want; {
+					pairs.Wait()
+				}
+				pairs.Broadcast()
+				return nil
+			}, nil, nil)
+			var reports [2]parcela.SweepReport
+			var errs [2]error
+			var wg sync.WaitGroup
+			for i := range reports {
+				wg.Go(func() { reports[i], errs[i] = r.app.Sweeps.Only(a.CompanyID).IssueDueInstallments(r.ctx) })
+			}
+			wg.Wait()
+			moved := 0
+			for i, rep := range reports {
+				if errs[i] != nil || len(rep.Failed) != 0 {
+					t.Fatalf("sweep %d: %+v %v", i, rep, errs[i])
+				}
+				moved += rep.Moved
+			}
+			if moved != 2 || arrived != 4 {
+				t.Fatalf("%d installments issued by the sweeps, %d calls to the provider; want 2 and 4", moved, arrived)
+			}
+			byBill := r.ledger.balanced(t, r.db, a)
+			for _, bill := range billing.Bills[1:] {
+				if len(byBill[bill.ID]) != 1 {
+					t.Fatalf("installment %d's live payments %v", bill.Number, byBill[bill.ID])
+				}
 			}
 		})
 	}

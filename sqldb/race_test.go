@@ -447,3 +447,52 @@ func TestRacePartialSettlements(t *testing.T) {
 		}
 	})
 }
+
+// A penalty waiver and the settlement of a late installment's boleto, at
+// once, while the overdue, issue and expiry sweeps run on the same bill:
+// one of the two wins. Paid first, the bill is paid and the waiver is
+// refused; waived first, the boleto priced with the penalty is canceled
+// and its settlement refused. No sweep fails.
+func TestRaceWaiveAndPayLateInstallment(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 2, false)
+		r.activate()
+		bill := r.bill(1)
+		sweeps := r.app.Sweeps.Only(r.a.CompanyID)
+		r.clock.Set(bill.DueDate.AddDate(0, 0, 5))
+		if _, err := sweeps.ExpireDuePayments(r.ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 1 {
+			t.Fatalf("overdue: %+v %v", rep, err)
+		}
+		p := r.unpaid(1)
+		until := r.clock.Now().AddDate(0, 1, 0)
+		errs := race(
+			func() error { _, _, err := r.app.Bills.WaivePenalties(r.ctx, r.a, bill.ID, &until); return err },
+			func() error {
+				_, _, err := r.app.Payments.PayPayment(r.ctx, r.a, p.ID, parcela.Settlement{})
+				return err
+			},
+			func() error { _, err := sweeps.MarkOverdue(r.ctx); return err },
+			func() error { _, err := sweeps.IssueDueInstallments(r.ctx); return err },
+			func() error { _, err := sweeps.ExpireDuePayments(r.ctx); return err },
+		)
+		for _, err := range errs[2:] {
+			if err != nil {
+				t.Fatalf("sweep: %v", err)
+			}
+		}
+		waived, paid := r.ok("waive", errs[0]), r.ok("pay", errs[1])
+		r.raceInvariants()
+		got := r.bill(1)
+		switch {
+		case waived == paid:
+			t.Fatalf("waive ok %v, pay ok %v", waived, paid)
+		case paid && (got.Status != parcela.BillPaid || got.DisablePenaltiesUntil != nil):
+			t.Fatalf("pay answered ok; bill %s, waived until %v", got.Status, got.DisablePenaltiesUntil)
+		case waived && (got.Payments[1].ID != p.ID || got.Payments[1].Status != parcela.PaymentCanceled || got.DisablePenaltiesUntil == nil):
+			t.Fatalf("waive answered ok; bill %s, late boleto %s", got.Status, got.Payments[1].Status)
+		}
+	})
+}
