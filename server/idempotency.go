@@ -118,9 +118,10 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	// A conflict (concurrent requests kept moving what it needed) did
 	// nothing and asks for a retry, which must then run, not replay it. A
 	// write that committed its claim has its answer stored though its
-	// client left: a retry gets it.
+	// client left (a retry gets it), and a 5xx of its has the claim
+	// dropped instead (a retry runs again).
 	claimed := req.Claim() != ""
-	if status >= 500 || (!claimed && (parcela.ErrorCode(err) == parcela.ECONFLICT || r.Context().Err() != nil)) {
+	if !claimed && (status >= 500 || parcela.ErrorCode(err) == parcela.ECONFLICT || r.Context().Err() != nil) {
 		writeRaw(w, status, out)
 		return
 	}

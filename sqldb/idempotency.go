@@ -27,7 +27,7 @@ const claimTimeout = time.Minute
 
 // spentKey is the condition that drops a key's record when a request
 // stores under the key: past its 24 hours, or a claim whose answer never
-// came. Its arguments: now twice, then now less claimTimeout.
+// came. Its arguments: now, then now less claimTimeout.
 const spentKey = `(expires_at <= ? OR (state <> 'done' AND created_at <= ?))`
 
 // storeResponse inserts resp under key in tx, first dropping the key's
@@ -100,6 +100,7 @@ func (db *DB) IdempotentResponse(ctx context.Context, a parcela.Auth, key string
 // another request stored one under key first, that one is kept and
 // returned; when another claimed the key and has not stored its answer
 // yet, nothing is stored and the error is parcela.ErrIdempotencyKeyTaken.
+// An AfterCommit request's 5xx is not stored: its claim is dropped.
 func (db *DB) StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key string, resp parcela.IdempotentResponse) (*parcela.IdempotentResponse, error) {
 	var first *parcela.IdempotentResponse
 	at := db.clock.Now()
@@ -108,6 +109,14 @@ func (db *DB) StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key s
 	ctx = parcela.WithIdempotentRequest(ctx, nil)
 	err := db.inTx(ctx, func(tx *Tx) error {
 		first = nil
+		if req != nil && req.Claim() != "" && resp.Status >= 500 {
+			// The write committed but its answer failed (its entity could
+			// not be read back): the claim is dropped, and a retry runs
+			// again rather than wait for it to be spent.
+			_, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ?
+				AND state = 'claimed' AND response_body = ?`, a.CompanyID, string(a.Environment), key, req.Claim())
+			return err
+		}
 		if req != nil && req.Claim() != "" {
 			res, err := tx.r.exec(ctx, `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
 				WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND state = 'claimed' AND response_body = ?`,

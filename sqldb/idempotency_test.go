@@ -197,3 +197,72 @@ func TestIdempotentResponseCommitsWithTheWrites(t *testing.T) {
 		})
 	}
 }
+
+// A PATCH's or a DELETE's write claims its key: while the claim waits for
+// its answer the key is taken (another request with it stores nothing),
+// the answer replaces the claim, a 5xx drops it, and one whose answer
+// never came (a crash) is spent after a minute.
+func TestIdempotencyClaims(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			db, clock, a := hookStore(t, e)
+			app := sqldbtest.Services(db, clock)
+			deleted := func(key string) *parcela.IdempotentRequest {
+				t.Helper()
+				h, err := app.Webhooks.CreateWebhook(context.Background(), a, fromJSON[parcela.WebhookRequest](t,
+					`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: "h", AfterCommit: true}
+				if err := db.DeleteWebhook(parcela.WithIdempotentRequest(context.Background(), req), a, h.ID, clock.Now()); err != nil {
+					t.Fatal(err)
+				}
+				if req.Claim() == "" {
+					t.Fatal("the DELETE committed no claim")
+				}
+				return req
+			}
+			ctx := context.Background()
+			taken := func(key string) {
+				t.Helper()
+				if r, err := db.IdempotentResponse(ctx, a, key); r != nil || !errors.Is(err, parcela.ErrIdempotencyKeyTaken) {
+					t.Fatalf("a claimed key read: %v, %v", r, err)
+				}
+			}
+			req := deleted("answered")
+			taken("answered")
+			if r, err := db.StoreIdempotentResponse(ctx, a, "answered", parcela.IdempotentResponse{RequestHash: "h", Status: 404}); r != nil || !errors.Is(err, parcela.ErrIdempotencyKeyTaken) {
+				t.Fatalf("another request's answer over a claim: %v, %v", r, err)
+			}
+			claimed := parcela.WithIdempotentRequest(ctx, req)
+			if r, err := db.StoreIdempotentResponse(claimed, a, "answered", parcela.IdempotentResponse{RequestHash: "h", Status: 204}); r != nil || err != nil {
+				t.Fatalf("the claim's answer: %v, %v", r, err)
+			}
+			if r, err := db.IdempotentResponse(ctx, a, "answered"); err != nil || r == nil || r.Status != 204 {
+				t.Fatalf("the answer stored: %+v, %v", r, err)
+			}
+
+			req = deleted("failed")
+			if r, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "failed", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); r != nil || err != nil {
+				t.Fatalf("the claim's 5xx: %v, %v", r, err)
+			}
+			if r, err := db.IdempotentResponse(ctx, a, "failed"); r != nil || err != nil {
+				t.Fatalf("a key whose claim answered 5xx: %+v, %v", r, err)
+			}
+
+			deleted("crashed")
+			clock.Advance(59 * time.Second)
+			taken("crashed")
+			clock.Advance(time.Second)
+			if r, err := db.IdempotentResponse(ctx, a, "crashed"); r != nil || err != nil {
+				t.Fatalf("a spent claim: %+v, %v", r, err)
+			}
+			if r, err := db.StoreIdempotentResponse(ctx, a, "crashed", parcela.IdempotentResponse{RequestHash: "h", Status: 404}); r != nil || err != nil {
+				t.Fatalf("an answer over a spent claim: %v, %v", r, err)
+			}
+		})
+	}
+}
