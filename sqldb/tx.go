@@ -304,7 +304,7 @@ func (db *DB) storeAnswer(ctx context.Context, tx *Tx) (committed func(), err er
 }
 
 // lockRows is the clause that locks the rows a SELECT reads, FOR SHARE or
-// FOR UPDATE (mode), where the engine has one: SQLite serializes writers
+// FOR NO KEY UPDATE (mode), where the engine has one: SQLite serializes writers
 // instead.
 func (db *DB) lockRows(mode string) string {
 	if db.dialect == Postgres {

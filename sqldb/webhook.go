@@ -35,11 +35,13 @@ func scanWebhook(row rowScanner) (*parcela.Webhook, error) {
 // CreateWebhook stores a new webhook if its company has fewer than limit
 // webhooks in its environment (a *parcela.Conflict otherwise). The
 // company's row is locked while they are counted, so concurrent creations
-// count one after the other (SQLite's single writer does the same).
+// count one after the other (SQLite's single writer does the same); FOR NO
+// KEY UPDATE, which the key-share locks of the company's other writes (an
+// order, a bill, an event referring to it) do not wait for, nor it for them.
 func (db *DB) CreateWebhook(ctx context.Context, w *parcela.Webhook, limit int) error {
 	return failed("create webhook", db.inTx(ctx, func(tx *Tx) error {
 		var id string
-		if err := tx.r.queryRow(ctx, `SELECT id FROM companies WHERE id = ?`+db.lockRows("UPDATE"), w.CompanyID).Scan(&id); err != nil {
+		if err := tx.r.queryRow(ctx, `SELECT id FROM companies WHERE id = ?`+db.lockRows("NO KEY UPDATE"), w.CompanyID).Scan(&id); err != nil {
 			return notFound(err, "company")
 		}
 		var n int
