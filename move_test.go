@@ -66,7 +66,7 @@ func chargedOrder(n int) (*Order, *Company) {
 		b.Bills = append(b.Bills, bill)
 	}
 	o := &Order{ID: "order", CompanyID: c.ID, Status: OrderInProgress, Billings: []*Billing{b},
-		Offer: &Offer{ID: "offer", Product: &Product{ID: "product", Company: &c}, PaymentConfigurations: []*PaymentConfiguration{pc}}}
+		Offer: &Offer{ID: "offer", Product: &Product{ID: "product", Availability: "enabled", Company: &c}, PaymentConfigurations: []*PaymentConfiguration{pc}}}
 	o.linkBills()
 	return o, &c
 }

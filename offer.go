@@ -28,11 +28,14 @@ type Offer struct {
 }
 
 // Sellable tells whether the offer can take a new order or charge now, and
-// if not, why.
+// if not, why. A disabled product stops the sales of every offer of it
+// (its offers may still be made and changed, ready for when it opens).
 func (o *Offer) Sellable(now time.Time) error {
 	switch {
 	case o.Availability != "enabled":
 		return Errorf(EINVALID, "the offer is disabled")
+	case o.Product != nil && o.Product.Availability != "enabled":
+		return Errorf(EINVALID, "the product is disabled")
 	case o.ExpiresAt != nil && !now.Before(*o.ExpiresAt):
 		return Errorf(EINVALID, "the offer expired at %s", o.ExpiresAt.In(SaoPaulo).Format(time.RFC3339))
 	case o.Seats != nil && o.SeatsTaken >= *o.Seats:

@@ -49,7 +49,7 @@ func offerRequest(t testing.TB, changes map[string]any) OfferRequest {
 }
 
 func testProduct() *Product {
-	return &Product{ID: "6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10", FullAmountCents: MaxAmountCents}
+	return &Product{ID: "6b0f3a0e-9d53-4a8e-9f0b-2f5d1c1e7a10", FullAmountCents: MaxAmountCents, Availability: "enabled"}
 }
 
 func TestBuildOffer(t *testing.T) {

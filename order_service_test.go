@@ -17,7 +17,7 @@ type orderStoreFake struct {
 func (f *orderStoreFake) Offer(_ context.Context, a Auth, id string) (*Offer, error) {
 	c := NewCompany("Escola", "11222333000181", "escola")
 	c.ID = a.CompanyID
-	return &Offer{ID: id, CompanyID: a.CompanyID, Availability: "enabled", Product: &Product{ID: "product", Company: &c}}, nil
+	return &Offer{ID: id, CompanyID: a.CompanyID, Availability: "enabled", Product: &Product{ID: "product", Availability: "enabled", Company: &c}}, nil
 }
 
 func (f *orderStoreFake) City(_ context.Context, code string) (*City, error) {

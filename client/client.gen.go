@@ -1705,7 +1705,7 @@ type ProductCreate struct {
 	// AccessPeriod How long buyers keep access: `lifetime`, a number of `days` (`duration_in_days`) or a `period` between `start_date` and `end_date`.
 	AccessPeriod AccessPeriod `json:"access_period"`
 
-	// Availability Whether the resource can be used for new sales.
+	// Availability Whether the product is on sale. While `disabled`, none of its offers sells, whatever the offer's own `availability`.
 	Availability Availability `json:"availability"`
 	BannerUrl    *string      `json:"banner_url"`
 	CompanyId    string       `json:"company_id"`
@@ -1756,7 +1756,7 @@ type ProductCreateInput struct {
 	// AccessPeriod `days` requires `duration_in_days` > 0; `period` requires `start_date` and `end_date` (start before end).
 	AccessPeriod *AccessPeriod `json:"access_period,omitempty"`
 
-	// Availability Whether the product is on sale. Default `enabled`.
+	// Availability Whether the product is on sale. While `disabled`, none of its offers sells (new orders and charges of them are 422 `not_sellable`, `the product is disabled`), though offers of it can still be created and changed; enabled again, they sell. Default `enabled`.
 	Availability *Availability `json:"availability,omitempty"`
 
 	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
@@ -1796,7 +1796,7 @@ type ProductInput struct {
 	// AccessPeriod `days` requires `duration_in_days` > 0; `period` requires `start_date` and `end_date` (start before end).
 	AccessPeriod *AccessPeriod `json:"access_period,omitempty"`
 
-	// Availability Whether the product is on sale. Default `enabled`.
+	// Availability Whether the product is on sale. While `disabled`, none of its offers sells (new orders and charges of them are 422 `not_sellable`, `the product is disabled`), though offers of it can still be created and changed; enabled again, they sell. Default `enabled`.
 	Availability *Availability `json:"availability,omitempty"`
 
 	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
@@ -2465,6 +2465,8 @@ type ClientInterface interface {
 	// * `offer.expires_at`, when set, is in the future; `offer.seats`, when
 	//   set, is above 0. With both null the offer sells until it is
 	//   disabled.
+	// * The product may be disabled: its offers can be created and changed
+	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
 	//   has no effect yet.
 	// * Each payment configuration is checked against the company's limits:
@@ -2488,6 +2490,8 @@ type ClientInterface interface {
 	// * `offer.expires_at`, when set, is in the future; `offer.seats`, when
 	//   set, is above 0. With both null the offer sells until it is
 	//   disabled.
+	// * The product may be disabled: its offers can be created and changed
+	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
 	//   has no effect yet.
 	// * Each payment configuration is checked against the company's limits:
@@ -2514,7 +2518,8 @@ type ClientInterface interface {
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
-	// field). A disabled offer cannot be charged.
+	// field). A disabled offer cannot be charged. An offer of a disabled
+	// product can be changed, and sells once the product is enabled.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2529,7 +2534,8 @@ type ClientInterface interface {
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
-	// field). A disabled offer cannot be charged.
+	// field). A disabled offer cannot be charged. An offer of a disabled
+	// product can be changed, and sells once the product is enabled.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2543,8 +2549,11 @@ type ClientInterface interface {
 	// with valid check digits (punctuation is accepted and stripped),
 	// `customer_birthdate` is in the past, `email` is an address, `phone` has
 	// 10 or 11 digits, `address.zipcode` 8 digits and
-	// `address.city_ibge_code` is a known IBGE municipality code. Then
-	// charge it with `POST /orders/{id}/charge`.
+	// `address.city_ibge_code` is a known IBGE municipality code. The offer
+	// must be on sale: it and its product enabled, not expired, not sold out
+	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// with `POST /orders/{id}/charge`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2558,8 +2567,11 @@ type ClientInterface interface {
 	// with valid check digits (punctuation is accepted and stripped),
 	// `customer_birthdate` is in the past, `email` is an address, `phone` has
 	// 10 or 11 digits, `address.zipcode` 8 digits and
-	// `address.city_ibge_code` is a known IBGE municipality code. Then
-	// charge it with `POST /orders/{id}/charge`.
+	// `address.city_ibge_code` is a known IBGE municipality code. The offer
+	// must be on sale: it and its product enabled, not expired, not sold out
+	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// with `POST /orders/{id}/charge`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2609,8 +2621,9 @@ type ClientInterface interface {
 	//
 	// * the order must be `pending` (else 409 `invalid_state`; two concurrent
 	//   charges of one order create one billing, the other gets 409);
-	// * the offer must be enabled, not expired and not sold out
-	//   (field `offer`);
+	// * the offer and its product must be enabled, and the offer not
+	//   expired and not sold out (field `offer`, code `not_sellable`, its
+	//   message saying why: `cannot be sold: the product is disabled`);
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
@@ -2648,8 +2661,9 @@ type ClientInterface interface {
 	//
 	// * the order must be `pending` (else 409 `invalid_state`; two concurrent
 	//   charges of one order create one billing, the other gets 409);
-	// * the offer must be enabled, not expired and not sold out
-	//   (field `offer`);
+	// * the offer and its product must be enabled, and the offer not
+	//   expired and not sold out (field `offer`, code `not_sellable`, its
+	//   message saying why: `cannot be sold: the product is disabled`);
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
@@ -2741,6 +2755,12 @@ type ClientInterface interface {
 	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
+	// `availability: disabled` stops the sales of every offer of the
+	// product, as if each were disabled (422 `not_sellable`, `the product
+	// is disabled`, on new orders and charges; the offers' pages answer
+	// 410), and no charge of them commits after the PATCH answered;
+	// `enabled` again, they sell again. Orders already charged are billed
+	// and paid as before.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2754,6 +2774,12 @@ type ClientInterface interface {
 	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
+	// `availability: disabled` stops the sales of every offer of the
+	// product, as if each were disabled (422 `not_sellable`, `the product
+	// is disabled`, on new orders and charges; the offers' pages answer
+	// 410), and no charge of them commits after the PATCH answered;
+	// `enabled` again, they sell again. Orders already charged are billed
+	// and paid as before.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3176,6 +3202,8 @@ func (c *RawClient) ListOffers(ctx context.Context, params *ListOffersParams, re
 //   - `offer.expires_at`, when set, is in the future; `offer.seats`, when
 //     set, is above 0. With both null the offer sells until it is
 //     disabled.
+//   - The product may be disabled: its offers can be created and changed
+//     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
 //     has no effect yet.
 //   - Each payment configuration is checked against the company's limits:
@@ -3209,6 +3237,8 @@ func (c *RawClient) CreateOfferWithBody(ctx context.Context, params *CreateOffer
 //   - `offer.expires_at`, when set, is in the future; `offer.seats`, when
 //     set, is above 0. With both null the offer sells until it is
 //     disabled.
+//   - The product may be disabled: its offers can be created and changed
+//     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
 //     has no effect yet.
 //   - Each payment configuration is checked against the company's limits:
@@ -3255,7 +3285,8 @@ func (c *RawClient) GetOffer(ctx context.Context, id OfferId, reqEditors ...Requ
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
-// field). A disabled offer cannot be charged.
+// field). A disabled offer cannot be charged. An offer of a disabled
+// product can be changed, and sells once the product is enabled.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3280,7 +3311,8 @@ func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, params 
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
-// field). A disabled offer cannot be charged.
+// field). A disabled offer cannot be charged. An offer of a disabled
+// product can be changed, and sells once the product is enabled.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3304,8 +3336,11 @@ func (c *RawClient) UpdateOffer(ctx context.Context, id OfferId, params *UpdateO
 // with valid check digits (punctuation is accepted and stripped),
 // `customer_birthdate` is in the past, `email` is an address, `phone` has
 // 10 or 11 digits, `address.zipcode` 8 digits and
-// `address.city_ibge_code` is a known IBGE municipality code. Then
-// charge it with `POST /orders/{id}/charge`.
+// `address.city_ibge_code` is a known IBGE municipality code. The offer
+// must be on sale: it and its product enabled, not expired, not sold out
+// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// with `POST /orders/{id}/charge`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3329,8 +3364,11 @@ func (c *RawClient) CreateOrderWithBody(ctx context.Context, params *CreateOrder
 // with valid check digits (punctuation is accepted and stripped),
 // `customer_birthdate` is in the past, `email` is an address, `phone` has
 // 10 or 11 digits, `address.zipcode` 8 digits and
-// `address.city_ibge_code` is a known IBGE municipality code. Then
-// charge it with `POST /orders/{id}/charge`.
+// `address.city_ibge_code` is a known IBGE municipality code. The offer
+// must be on sale: it and its product enabled, not expired, not sold out
+// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// with `POST /orders/{id}/charge`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3420,8 +3458,9 @@ func (c *RawClient) CancelOrder(ctx context.Context, id OrderId, params *CancelO
 //
 //   - the order must be `pending` (else 409 `invalid_state`; two concurrent
 //     charges of one order create one billing, the other gets 409);
-//   - the offer must be enabled, not expired and not sold out
-//     (field `offer`);
+//   - the offer and its product must be enabled, and the offer not
+//     expired and not sold out (field `offer`, code `not_sellable`, its
+//     message saying why: `cannot be sold: the product is disabled`);
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
@@ -3469,8 +3508,9 @@ func (c *RawClient) ChargeOrderWithBody(ctx context.Context, id OrderId, params 
 //
 //   - the order must be `pending` (else 409 `invalid_state`; two concurrent
 //     charges of one order create one billing, the other gets 409);
-//   - the offer must be enabled, not expired and not sold out
-//     (field `offer`);
+//   - the offer and its product must be enabled, and the offer not
+//     expired and not sold out (field `offer`, code `not_sellable`, its
+//     message saying why: `cannot be sold: the product is disabled`);
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
@@ -3632,6 +3672,12 @@ func (c *RawClient) GetProduct(ctx context.Context, id ProductId, reqEditors ...
 // `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
+// `availability: disabled` stops the sales of every offer of the
+// product, as if each were disabled (422 `not_sellable`, `the product
+// is disabled`, on new orders and charges; the offers' pages answer
+// 410), and no charge of them commits after the PATCH answered;
+// `enabled` again, they sell again. Orders already charged are billed
+// and paid as before.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3655,6 +3701,12 @@ func (c *RawClient) UpdateProductWithBody(ctx context.Context, id ProductId, par
 // `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
+// `availability: disabled` stops the sales of every offer of the
+// product, as if each were disabled (422 `not_sellable`, `the product
+// is disabled`, on new orders and charges; the offers' pages answer
+// 410), and no charge of them commits after the PATCH answered;
+// `enabled` again, they sell again. Orders already charged are billed
+// and paid as before.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5900,6 +5952,8 @@ type ClientWithResponsesInterface interface {
 	// * `offer.expires_at`, when set, is in the future; `offer.seats`, when
 	//   set, is above 0. With both null the offer sells until it is
 	//   disabled.
+	// * The product may be disabled: its offers can be created and changed
+	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
 	//   has no effect yet.
 	// * Each payment configuration is checked against the company's limits:
@@ -5923,6 +5977,8 @@ type ClientWithResponsesInterface interface {
 	// * `offer.expires_at`, when set, is in the future; `offer.seats`, when
 	//   set, is above 0. With both null the offer sells until it is
 	//   disabled.
+	// * The product may be disabled: its offers can be created and changed
+	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
 	//   has no effect yet.
 	// * Each payment configuration is checked against the company's limits:
@@ -5951,7 +6007,8 @@ type ClientWithResponsesInterface interface {
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
-	// field). A disabled offer cannot be charged.
+	// field). A disabled offer cannot be charged. An offer of a disabled
+	// product can be changed, and sells once the product is enabled.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5966,7 +6023,8 @@ type ClientWithResponsesInterface interface {
 	// offer instead). `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
-	// field). A disabled offer cannot be charged.
+	// field). A disabled offer cannot be charged. An offer of a disabled
+	// product can be changed, and sells once the product is enabled.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5980,8 +6038,11 @@ type ClientWithResponsesInterface interface {
 	// with valid check digits (punctuation is accepted and stripped),
 	// `customer_birthdate` is in the past, `email` is an address, `phone` has
 	// 10 or 11 digits, `address.zipcode` 8 digits and
-	// `address.city_ibge_code` is a known IBGE municipality code. Then
-	// charge it with `POST /orders/{id}/charge`.
+	// `address.city_ibge_code` is a known IBGE municipality code. The offer
+	// must be on sale: it and its product enabled, not expired, not sold out
+	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// with `POST /orders/{id}/charge`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5995,8 +6056,11 @@ type ClientWithResponsesInterface interface {
 	// with valid check digits (punctuation is accepted and stripped),
 	// `customer_birthdate` is in the past, `email` is an address, `phone` has
 	// 10 or 11 digits, `address.zipcode` 8 digits and
-	// `address.city_ibge_code` is a known IBGE municipality code. Then
-	// charge it with `POST /orders/{id}/charge`.
+	// `address.city_ibge_code` is a known IBGE municipality code. The offer
+	// must be on sale: it and its product enabled, not expired, not sold out
+	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// with `POST /orders/{id}/charge`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6048,8 +6112,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// * the order must be `pending` (else 409 `invalid_state`; two concurrent
 	//   charges of one order create one billing, the other gets 409);
-	// * the offer must be enabled, not expired and not sold out
-	//   (field `offer`);
+	// * the offer and its product must be enabled, and the offer not
+	//   expired and not sold out (field `offer`, code `not_sellable`, its
+	//   message saying why: `cannot be sold: the product is disabled`);
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
@@ -6087,8 +6152,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// * the order must be `pending` (else 409 `invalid_state`; two concurrent
 	//   charges of one order create one billing, the other gets 409);
-	// * the offer must be enabled, not expired and not sold out
-	//   (field `offer`);
+	// * the offer and its product must be enabled, and the offer not
+	//   expired and not sold out (field `offer`, code `not_sellable`, its
+	//   message saying why: `cannot be sold: the product is disabled`);
 	// * `payment_configuration_id` must be one of the offer's configurations
 	//   (field `payment_configuration_id`, code `not_found`);
 	// * `payment.payment_method` `credit_card` is 422
@@ -6188,6 +6254,12 @@ type ClientWithResponsesInterface interface {
 	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
+	// `availability: disabled` stops the sales of every offer of the
+	// product, as if each were disabled (422 `not_sellable`, `the product
+	// is disabled`, on new orders and charges; the offers' pages answer
+	// 410), and no charge of them commits after the PATCH answered;
+	// `enabled` again, they sell again. Orders already charged are billed
+	// and paid as before.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6201,6 +6273,12 @@ type ClientWithResponsesInterface interface {
 	// `null` is `400 malformed_request` (`invalid_type` on the field):
 	// omit a field to keep its value. An offer can never cost more than its
 	// product: raise the product amount first to sell an offer for more.
+	// `availability: disabled` stops the sales of every offer of the
+	// product, as if each were disabled (422 `not_sellable`, `the product
+	// is disabled`, on new orders and charges; the offers' pages answer
+	// 410), and no charge of them commits after the PATCH answered;
+	// `enabled` again, they sell again. Orders already charged are billed
+	// and paid as before.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11721,6 +11799,8 @@ func (c *ClientWithResponses) ListOffersWithResponse(ctx context.Context, params
 //   - `offer.expires_at`, when set, is in the future; `offer.seats`, when
 //     set, is above 0. With both null the offer sells until it is
 //     disabled.
+//   - The product may be disabled: its offers can be created and changed
+//     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
 //     has no effect yet.
 //   - Each payment configuration is checked against the company's limits:
@@ -11750,6 +11830,8 @@ func (c *ClientWithResponses) CreateOfferWithBodyWithResponse(ctx context.Contex
 //   - `offer.expires_at`, when set, is in the future; `offer.seats`, when
 //     set, is above 0. With both null the offer sells until it is
 //     disabled.
+//   - The product may be disabled: its offers can be created and changed
+//     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
 //     has no effect yet.
 //   - Each payment configuration is checked against the company's limits:
@@ -11790,7 +11872,8 @@ func (c *ClientWithResponses) GetOfferWithResponse(ctx context.Context, id Offer
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
-// field). A disabled offer cannot be charged.
+// field). A disabled offer cannot be charged. An offer of a disabled
+// product can be changed, and sells once the product is enabled.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11811,7 +11894,8 @@ func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Contex
 // offer instead). `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
-// field). A disabled offer cannot be charged.
+// field). A disabled offer cannot be charged. An offer of a disabled
+// product can be changed, and sells once the product is enabled.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11831,8 +11915,11 @@ func (c *ClientWithResponses) UpdateOfferWithResponse(ctx context.Context, id Of
 // with valid check digits (punctuation is accepted and stripped),
 // `customer_birthdate` is in the past, `email` is an address, `phone` has
 // 10 or 11 digits, `address.zipcode` 8 digits and
-// `address.city_ibge_code` is a known IBGE municipality code. Then
-// charge it with `POST /orders/{id}/charge`.
+// `address.city_ibge_code` is a known IBGE municipality code. The offer
+// must be on sale: it and its product enabled, not expired, not sold out
+// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// with `POST /orders/{id}/charge`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11852,8 +11939,11 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 // with valid check digits (punctuation is accepted and stripped),
 // `customer_birthdate` is in the past, `email` is an address, `phone` has
 // 10 or 11 digits, `address.zipcode` 8 digits and
-// `address.city_ibge_code` is a known IBGE municipality code. Then
-// charge it with `POST /orders/{id}/charge`.
+// `address.city_ibge_code` is a known IBGE municipality code. The offer
+// must be on sale: it and its product enabled, not expired, not sold out
+// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
+// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// with `POST /orders/{id}/charge`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11929,8 +12019,9 @@ func (c *ClientWithResponses) CancelOrderWithResponse(ctx context.Context, id Or
 //
 //   - the order must be `pending` (else 409 `invalid_state`; two concurrent
 //     charges of one order create one billing, the other gets 409);
-//   - the offer must be enabled, not expired and not sold out
-//     (field `offer`);
+//   - the offer and its product must be enabled, and the offer not
+//     expired and not sold out (field `offer`, code `not_sellable`, its
+//     message saying why: `cannot be sold: the product is disabled`);
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
@@ -11974,8 +12065,9 @@ func (c *ClientWithResponses) ChargeOrderWithBodyWithResponse(ctx context.Contex
 //
 //   - the order must be `pending` (else 409 `invalid_state`; two concurrent
 //     charges of one order create one billing, the other gets 409);
-//   - the offer must be enabled, not expired and not sold out
-//     (field `offer`);
+//   - the offer and its product must be enabled, and the offer not
+//     expired and not sold out (field `offer`, code `not_sellable`, its
+//     message saying why: `cannot be sold: the product is disabled`);
 //   - `payment_configuration_id` must be one of the offer's configurations
 //     (field `payment_configuration_id`, code `not_found`);
 //   - `payment.payment_method` `credit_card` is 422
@@ -12117,6 +12209,12 @@ func (c *ClientWithResponses) GetProductWithResponse(ctx context.Context, id Pro
 // `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
+// `availability: disabled` stops the sales of every offer of the
+// product, as if each were disabled (422 `not_sellable`, `the product
+// is disabled`, on new orders and charges; the offers' pages answer
+// 410), and no charge of them commits after the PATCH answered;
+// `enabled` again, they sell again. Orders already charged are billed
+// and paid as before.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12136,6 +12234,12 @@ func (c *ClientWithResponses) UpdateProductWithBodyWithResponse(ctx context.Cont
 // `null` is `400 malformed_request` (`invalid_type` on the field):
 // omit a field to keep its value. An offer can never cost more than its
 // product: raise the product amount first to sell an offer for more.
+// `availability: disabled` stops the sales of every offer of the
+// product, as if each were disabled (422 `not_sellable`, `the product
+// is disabled`, on new orders and charges; the offers' pages answer
+// 410), and no charge of them commits after the PATCH answered;
+// `enabled` again, they sell again. Orders already charged are billed
+// and paid as before.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

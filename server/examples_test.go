@@ -461,5 +461,10 @@ func TestProblemExamplesAreWhatTheServerAnswers(t *testing.T) {
 		b.call("PATCH", "/external_api/v1/offers/"+offerID, map[string]any{"offer": map[string]any{"seats": nil}}).want(t, 200)
 		wantProblem(t, "ChargeUnprocessable installments", b.problemExample(t, "ChargeUnprocessable", "installments"),
 			b.call("POST", "/external_api/v1/orders/"+other+"/charge", chargeBody(s.financedConfig, "boleto", 13)).want(t, 422), ids)
+		// And while its product is disabled.
+		b.call("PATCH", "/external_api/v1/products/"+s.productID, map[string]any{"product": map[string]any{"availability": "disabled"}}).want(t, 200)
+		wantProblem(t, "ChargeUnprocessable product_disabled", b.problemExample(t, "ChargeUnprocessable", "product_disabled"),
+			b.call("POST", "/external_api/v1/orders/"+other+"/charge", chargeBody(s.financedConfig, "boleto", 4)).want(t, 422), ids)
+		b.call("PATCH", "/external_api/v1/products/"+s.productID, map[string]any{"product": map[string]any{"availability": "enabled"}}).want(t, 200)
 	})
 }

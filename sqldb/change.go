@@ -14,8 +14,8 @@ import (
 // the caller gets a *parcela.Conflict, to read again and decide again.
 //
 // Rows are locked in one order (billings, the order, bills, payments, the
-// intents of new payments, the offer), so racing changes queue on the
-// billing's row instead of deadlocking.
+// intents of new payments, the offer, its product), so racing changes
+// queue on the billing's row instead of deadlocking.
 func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 	if c == nil {
 		return nil
@@ -92,9 +92,11 @@ func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
 // takeSeat counts a sold seat on an offer with a seat limit; none left is a
 // conflict (the charge reads the offer again and finds it sold out). The
 // offer must still be sellable as the charge decided at its time: a PATCH
-// that disabled it (or moved its expiry) since it was read makes a
-// conflict too, so no charge commits after the PATCH that stopped sales
-// answered.
+// that disabled it or its product (or moved its expiry) since it was read
+// makes a conflict too, so no charge commits after the PATCH that stopped
+// sales answered. The product's row is share-locked as the offer's is: a
+// product PATCH locks it for update (UpdateProduct), so one in flight is
+// waited for and then read as it committed.
 // Offers without a limit (most) keep no count, so their charges never
 // queue on the offer's row: PostgreSQL would hold its lock from the UPDATE
 // to the commit. They only share-lock it, so that a PATCH (which locks it
@@ -102,6 +104,22 @@ func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
 // limit then counts every seat (UpdateOffer). SQLite serializes writes
 // anyway.
 func takeSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer, at time.Time) error {
+	if err := takeOfferSeat(ctx, p, db, offer, at); err != nil {
+		return err
+	}
+	return p.queryRow(ctx, func(row rowScanner) error {
+		var availability string
+		if err := row.Scan(&availability); err != nil {
+			return err
+		}
+		if availability != "enabled" {
+			return &parcela.Conflict{Entity: "product", ID: offer.ProductID}
+		}
+		return nil
+	}, `SELECT availability FROM products WHERE id = ?`+db.lockRows("SHARE"), offer.ProductID)
+}
+
+func takeOfferSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer, at time.Time) error {
 	if offer.Seats != nil {
 		return p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1
 			WHERE id = ? AND seats_taken < seats AND availability = ? AND (expires_at IS NULL OR expires_at > ?)`,

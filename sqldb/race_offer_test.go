@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,6 +129,36 @@ func TestRaceChargeAndDisableOffer(t *testing.T) {
 			}
 			if n, got := r.sold(offer.ID); n != 0 || got.SeatsTaken != 0 {
 				t.Fatalf("seats %s: %d billings, %d seats taken of a disabled offer", seats, n, got.SeatsTaken)
+			}
+		}
+	})
+}
+
+// A product disabled while a charge of one of its offers is being decided
+// is not sold after the PATCH that disabled it answered, as an offer
+// disabled is not: the charge reads the offer again and is refused.
+func TestRaceChargeAndDisableProduct(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		for _, seats := range []string{`null`, `10`} {
+			r := newRound(t, db, 3, true)
+			offer := r.order.Offer
+			if err := r.patchOffer(offer.ID, `{"seats": `+seats+`}`); err != nil {
+				t.Fatal(err)
+			}
+			var patched error
+			store := &interposedStore{DB: db, before: func() {
+				_, patched = r.app.Catalog.UpdateProduct(r.ctx, r.a, offer.ProductID, fromJSON[parcela.ProductInput](t, `{"availability": "disabled"}`))
+			}}
+			app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
+			_, err := app.Orders.ChargeOrder(r.ctx, r.a, r.order.ID, r.chargeRequest(offer, 3))
+			if patched != nil {
+				t.Fatal(patched)
+			}
+			if parcela.ErrorCode(err) != parcela.EINVALID || !strings.Contains(err.Error(), "the product is disabled") {
+				t.Fatalf("seats %s: a charge applied after its product was disabled: %v, want 422 saying the product is disabled", seats, err)
+			}
+			if n, got := r.sold(offer.ID); n != 0 || got.SeatsTaken != 0 {
+				t.Fatalf("seats %s: %d billings, %d seats taken of a disabled product", seats, n, got.SeatsTaken)
 			}
 		}
 	})

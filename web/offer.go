@@ -79,6 +79,8 @@ func unavailable(o *parcela.Offer, now time.Time, cards bool) string {
 	switch {
 	case o.Availability != "enabled":
 		return "Esta oferta não está mais disponível. Fale com o vendedor."
+	case o.Product != nil && o.Product.Availability != "enabled":
+		return "Este produto não está mais à venda. Fale com o vendedor."
 	case o.ExpiresAt != nil && !now.Before(*o.ExpiresAt):
 		return "As vendas desta oferta encerraram em " + dateTime(*o.ExpiresAt) + "."
 	case o.Seats != nil && o.SeatsTaken >= *o.Seats:

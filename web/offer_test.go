@@ -119,6 +119,7 @@ func TestOfferUnavailable(t *testing.T) {
 		{"unknown offer", nil, "/pay/demo/offers/nope", http.StatusNotFound, "Oferta não encontrada"},
 		{"another company's slug", nil, "/pay/outra/offers/" + testOfferID, http.StatusNotFound, "Oferta não encontrada"},
 		{"disabled", func(b *bundle) { b.offer.Availability = "disabled" }, "", http.StatusGone, "não está mais disponível"},
+		{"product disabled", func(b *bundle) { b.offer.Product.Availability = "disabled" }, "", http.StatusGone, "Este produto não está mais à venda."},
 		{"expired", func(b *bundle) {
 			at := b.clock.Now().Add(-time.Hour)
 			b.offer.ExpiresAt = &at
@@ -160,6 +161,29 @@ func TestOfferUnavailable(t *testing.T) {
 				t.Error("an order was created")
 			}
 		})
+	}
+}
+
+// An offer of a product enabled again sells again: its page shows the form
+// and its post buys.
+func TestOfferOfProductEnabledAgain(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.mu.Lock()
+	b.offer.Product.Availability = "disabled"
+	b.store.mu.Unlock()
+	if res := b.get(t, b.offerPath()); res.status != http.StatusGone {
+		t.Fatalf("disabled product: status %d", res.status)
+	}
+	b.store.mu.Lock()
+	b.offer.Product.Availability = "enabled"
+	b.store.mu.Unlock()
+	page := b.get(t, b.offerPath())
+	if page.status != http.StatusOK || !strings.Contains(page.body, "<form") {
+		t.Fatalf("enabled again: status %d:\n%s", page.status, page.body)
+	}
+	if res := b.post(t, b.offerPath(), buyForm(t, page.body, testUpfront+":pix", nil)); res.status != http.StatusSeeOther || len(b.store.orderList()) != 1 {
+		t.Fatalf("enabled again: POST status %d, %d orders:\n%s", res.status, len(b.store.orderList()), res.body)
 	}
 }
 
