@@ -156,7 +156,9 @@ func (db *DB) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (in
 // decided on (a conflict otherwise: the PATCH is decided again on the
 // offer as it stands). The offer's row is locked first: charges share-lock
 // it (takeSeat), so this waits for them and a count of the seats sold sees
-// all their billings.
+// all their billings. FOR NO KEY UPDATE: the key-share lock of an order being
+// created for the offer (its reference to it) neither waits for it nor
+// holds it up.
 func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 	o := u.Offer
 	return failed("update offer", db.inTx(ctx, func(tx *Tx) error {
@@ -164,7 +166,7 @@ func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 		var taken int
 		var name, availability string
 		var excluded bool
-		if err := tx.r.queryRow(ctx, `SELECT seats, seats_taken, name, availability, expires_at, exclude_from_campaign FROM offers WHERE id = ?`+db.lockRows("UPDATE"),
+		if err := tx.r.queryRow(ctx, `SELECT seats, seats_taken, name, availability, expires_at, exclude_from_campaign FROM offers WHERE id = ?`+db.lockRows("NO KEY UPDATE"),
 			o.ID).Scan(&seats, &taken, &name, &availability, &expires, &excluded); err != nil {
 			return notFound(err, "offer")
 		}

@@ -112,11 +112,12 @@ func (db *DB) MaxOfferAmount(ctx context.Context, productID string) (int64, bool
 // again).
 // The row is locked by a statement of its own first: an offer being
 // created share-locks it (CreateOffer), and on PostgreSQL only a statement
-// begun after that offer committed sees it.
+// begun after that offer committed sees it. FOR NO KEY UPDATE: what only refers
+// to the product (its key) does not wait for it.
 func (db *DB) UpdateProduct(ctx context.Context, p *parcela.Product) error {
 	return failed("update product", db.inTx(ctx, func(tx *Tx) error {
 		var id string
-		if err := tx.r.queryRow(ctx, `SELECT id FROM products WHERE id = ?`+db.lockRows("UPDATE"), p.ID).Scan(&id); err != nil {
+		if err := tx.r.queryRow(ctx, `SELECT id FROM products WHERE id = ?`+db.lockRows("NO KEY UPDATE"), p.ID).Scan(&id); err != nil {
 			return notFound(err, "product")
 		}
 		return tx.r.guarded(ctx, "product", p.ID, `UPDATE products SET name = ?, description = ?, kind_id = ?, shift_id = ?, access_period = ?,
