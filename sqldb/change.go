@@ -94,9 +94,10 @@ func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
 // offer must still be sellable as the charge decided at its time: a PATCH
 // that disabled it or its product (or moved its expiry) since it was read
 // makes a conflict too, so no charge commits after the PATCH that stopped
-// sales answered. The product's row is share-locked as the offer's is: a
-// product PATCH locks it for update (UpdateProduct), so one in flight is
-// waited for and then read as it committed.
+// sales answered. The product's row is share-locked as the offer's is (in
+// the same statement where the offer has no limit): a product PATCH locks
+// it first (UpdateProduct), so one in flight is waited for and then read
+// as it committed.
 // Offers without a limit (most) keep no count, so their charges never
 // queue on the offer's row: PostgreSQL would hold its lock from the UPDATE
 // to the commit. They only share-lock it, so that a PATCH (which locks it
@@ -104,31 +105,24 @@ func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
 // limit then counts every seat (UpdateOffer). SQLite serializes writes
 // anyway.
 func takeSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer, at time.Time) error {
-	if err := takeOfferSeat(ctx, p, db, offer, at); err != nil {
-		return err
-	}
-	return p.queryRow(ctx, func(row rowScanner) error {
-		var availability string
-		if err := row.Scan(&availability); err != nil {
+	if offer.Seats != nil {
+		if err := p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1
+			WHERE id = ? AND seats_taken < seats AND availability = ? AND (expires_at IS NULL OR expires_at > ?)`,
+			offer.ID, "enabled", ms64(at)); err != nil {
 			return err
 		}
-		if availability != "enabled" {
-			return &parcela.Conflict{Entity: "product", ID: offer.ProductID}
-		}
-		return nil
-	}, `SELECT availability FROM products WHERE id = ?`+db.lockRows("SHARE"), offer.ProductID)
-}
-
-func takeOfferSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer, at time.Time) error {
-	if offer.Seats != nil {
-		return p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1
-			WHERE id = ? AND seats_taken < seats AND availability = ? AND (expires_at IS NULL OR expires_at > ?)`,
-			offer.ID, "enabled", ms64(at))
+		return p.queryRow(ctx, func(row rowScanner) error {
+			var product string
+			if err := row.Scan(&product); err != nil {
+				return err
+			}
+			return productOnSale(offer, product)
+		}, `SELECT availability FROM products WHERE id = ?`+db.lockRows("SHARE"), offer.ProductID)
 	}
 	return p.queryRow(ctx, func(row rowScanner) error {
 		var seats, expires sql.NullInt64
-		var availability string
-		if err := row.Scan(&seats, &availability, &expires); err != nil {
+		var availability, product string
+		if err := row.Scan(&seats, &availability, &expires, &product); err != nil {
 			return err
 		}
 		if seats.Valid || availability != "enabled" || (expires.Valid && expires.Int64 <= ms64(at)) {
@@ -136,6 +130,16 @@ func takeOfferSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offe
 			// it was read.
 			return &parcela.Conflict{Entity: "offer", ID: offer.ID}
 		}
-		return nil
-	}, `SELECT seats, availability, expires_at FROM offers WHERE id = ?`+db.lockRows("SHARE"), offer.ID)
+		return productOnSale(offer, product)
+	}, `SELECT o.seats, o.availability, o.expires_at, p.availability FROM offers o JOIN products p ON p.id = o.product_id
+		WHERE o.id = ?`+db.lockRows("SHARE"), offer.ID)
+}
+
+// productOnSale is a conflict when a PATCH disabled offer's product since
+// the charge read it (availability, as read at commit).
+func productOnSale(offer *parcela.Offer, availability string) error {
+	if availability != "enabled" {
+		return &parcela.Conflict{Entity: "product", ID: offer.ProductID}
+	}
+	return nil
 }
