@@ -1,6 +1,8 @@
 package parcela
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 
@@ -24,3 +26,11 @@ type Event struct {
 // primary-key indexes append-mostly. One process's ids are monotonic, so
 // events built in order keep that order under ORDER BY created_at, id.
 func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// NewRequestID returns the id of one HTTP request (the API's or a page's),
+// which its answer carries in X-Request-Id and its log lines name.
+func NewRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -33,12 +31,6 @@ func authOf(r *http.Request) parcela.Auth {
 	return a
 }
 
-func newRequestID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
-}
-
 // statusRecorder remembers the status for the access log.
 type statusRecorder struct {
 	http.ResponseWriter
@@ -65,7 +57,7 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 func (s *Server) base(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := newRequestID()
+		id := parcela.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
 		_, pattern := mux.Handler(r)
 		log := s.log.With("request_id", id)

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"math"
@@ -11,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"parcela"
 )
 
 // maxFormBytes bounds a posted form: the offer form is a few hundred bytes.
@@ -58,7 +58,7 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
 		// An id ties the access line to the request's error lines, as the
 		// API's does, and is what a payer reporting a failed page can quote.
-		id := newRequestID()
+		id := parcela.NewRequestID()
 		hd.Set("X-Request-Id", id)
 		log := h.log.With("request_id", id)
 		r = r.WithContext(context.WithValue(r.Context(), loggerKey{}, log))
@@ -119,12 +119,6 @@ func (h *Handler) logger(r *http.Request) *slog.Logger {
 		return l
 	}
 	return h.log
-}
-
-func newRequestID() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
 }
 
 // tooMany answers 429 with Retry-After in whole seconds: a post is told to
