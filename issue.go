@@ -203,9 +203,9 @@ func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentO
 // Until its effective due date has passed it is due on the bill's due
 // date, for what the bill owes then. After it (its earlier boleto expired
 // unpaid, or none was issued in time), it is due on the calendar day
-// PaymentExpiryHours from now, for what the bill will owe at the end of
-// that day: late fine and interest to that day, less what the bill's
-// earlier payments received. A bill issued its first payment only after
+// PaymentExpiryHours from now, moved to the next business day, for what
+// the bill will owe at the end of that day: late fine and interest to
+// that day, less what the bill's earlier payments received. A bill issued its first payment only after
 // its due date (the payer had nothing to pay with) is not late: that
 // payment carries the original amount, and the bill is late only after it
 // expires (Bill.lateFrom), so a boleto or Pix asked for meanwhile owes no
@@ -217,7 +217,9 @@ func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now ti
 	o := paymentOrder{company: c, bill: bill, method: MethodBoleto, due: bill.DueDate,
 		withPix: pc.FinancedType != nil && *pc.FinancedType == "bolepix"}
 	if now.After(bill.EffectiveDueDate) {
-		o.due = EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour))
+		// On a business day: one due on a Saturday is taken for its amount
+		// on the Monday, when the bill owes two more days of interest.
+		o.due = EffectiveDueDate(EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour)))
 	}
 	// Only a bill whose time to pay is over owes its penalty to the due
 	// date: one not late yet owes none, however late the payment issued

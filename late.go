@@ -44,11 +44,22 @@ func (b *Bill) lateFrom() time.Time {
 	return t
 }
 
-// LateSince is the instant the bill's penalty counts from (its days late
-// are São Paulo dates after it): the later of when it turned late and the
-// end of a waiver.
+// lateDue is the due date a late bill's interest counts from: its own,
+// though it was payable through the next business day (late after that,
+// it owes every calendar day since, as a bank charges it), or, when its
+// first Pix or boleto was issued only past it, that payment's expiry.
+func (b *Bill) lateDue() time.Time {
+	if t := b.lateFrom(); !t.Equal(b.EffectiveDueDate) {
+		return t
+	}
+	return b.DueDate
+}
+
+// LateSince is the instant the bill's interest counts from (its days late
+// are São Paulo dates after it): the later of its lateDue and the end of
+// a waiver.
 func (b *Bill) LateSince() time.Time {
-	t := b.lateFrom()
+	t := b.lateDue()
 	if b.DisablePenaltiesUntil != nil && b.DisablePenaltiesUntil.After(t) {
 		t = *b.DisablePenaltiesUntil
 	}
@@ -64,7 +75,7 @@ func (b *Bill) penaltyAt(t time.Time, c *Company) Penalty {
 	if b.Type != BillTypeInstallment || b.firstIssued() == nil {
 		return Penalty{}
 	}
-	p := LatePenalty(b.AmountCents, b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
+	p := LatePenalty(b.AmountCents, b.lateDue(), b.lateFrom(), b.DisablePenaltiesUntil, t, c.FineRate, c.MonthlyInterestRate)
 	room := max(0, MaxAmountCents-b.AmountCents)
 	p.FineCents = min(p.FineCents, room)
 	p.InterestCents = min(p.InterestCents, room-p.FineCents)

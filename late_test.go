@@ -85,7 +85,7 @@ func TestLatePenaltyStopsAtTheLargestBoleto(t *testing.T) {
 		{"at the largest", MaxAmountCents, 0, 0, MaxAmountCents},
 	}
 	for _, tt := range tests {
-		bill := &Bill{Type: BillTypeInstallment, Status: BillOverdue, AmountCents: tt.amount, EffectiveDueDate: eff,
+		bill := &Bill{Type: BillTypeInstallment, Status: BillOverdue, AmountCents: tt.amount, DueDate: eff, EffectiveDueDate: eff,
 			Payments: []*Payment{{Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: tt.amount, CreatedAt: issued, ExpiresAt: eff.AddDate(0, 0, 2)}}}
 		want := Penalty{FineCents: tt.fine, InterestCents: tt.interest, DaysLate: 184}
 		if got := bill.Penalty(now, &c); got != want {

@@ -451,9 +451,11 @@ func TestMoneyMatchesTheReference(t *testing.T) {
 	}
 }
 
-// TestLatePenaltyMatchesTheContract: the fine once, and the monthly rate /
-// 30 per São Paulo calendar day late on the original amount, each rounded
-// half-up, at month ends, leap days and across years.
+// TestLatePenaltyMatchesTheContract: past its effective due date (or a
+// later waiver), the fine once, and the monthly rate / 30 per São Paulo
+// calendar day since its due date (or a later waiver) on the original
+// amount, each rounded half-up, at month ends, leap days, weekends and
+// across years.
 func TestLatePenaltyMatchesTheContract(t *testing.T) {
 	t.Parallel()
 	dues := []time.Time{
@@ -481,15 +483,19 @@ func TestLatePenaltyMatchesTheContract(t *testing.T) {
 			waiver = &w
 		}
 		fine, rate, amount := fines[rng.IntN(len(fines))], rates[rng.IntN(len(rates))], amounts[rng.IntN(len(amounts))]
-		got := LatePenalty(amount, due, waiver, now, MustRate(fine), MustRate(rate))
+		eff := EffectiveDueDate(due)
+		got := LatePenalty(amount, due, eff, waiver, now, MustRate(fine), MustRate(rate))
 
-		threshold := due
-		if waiver != nil && waiver.After(due) {
+		threshold, from := eff, due
+		if waiver != nil && waiver.After(eff) {
 			threshold = *waiver
+		}
+		if waiver != nil && waiver.After(due) {
+			from = *waiver
 		}
 		var want Penalty
 		if now.After(threshold) {
-			days := refDaysBetween(threshold, now)
+			days := refDaysBetween(from, now)
 			orig := big.NewRat(amount, 1)
 			want = Penalty{
 				FineCents:     refRound(new(big.Rat).Mul(orig, refRat(fine))).Int64(),

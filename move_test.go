@@ -158,7 +158,7 @@ func TestPayLateBillChargesPenalties(t *testing.T) {
 	b := o.Billings[0]
 	b.Status, b.Bills[0].Status = BillingActive, BillPaid
 	bill := b.Bills[1]
-	bill.Status, bill.EffectiveDueDate = BillOverdue, moveNow.AddDate(0, 0, -30)
+	bill.Status, bill.DueDate, bill.EffectiveDueDate = BillOverdue, moveNow.AddDate(0, 0, -30), moveNow.AddDate(0, 0, -30)
 	// Its boleto carries that due date: paid after it, the bank collects
 	// the bill's fine and interest.
 	boleto := brcode.Boleto{BankCode: "001", CurrencyCode: '9', DueDate: bill.EffectiveDueDate.In(SaoPaulo), AmountCents: 10000, FreeField: strings.Repeat("0", 25)}
@@ -417,7 +417,7 @@ func TestPenaltyNeedsAnIssuedPayment(t *testing.T) {
 	t.Parallel()
 	o, c := chargedOrder(2)
 	bill := o.Billings[0].Bills[1]
-	bill.Status, bill.EffectiveDueDate = BillOverdue, moveNow.AddDate(0, 0, -30)
+	bill.Status, bill.DueDate, bill.EffectiveDueDate = BillOverdue, moveNow.AddDate(0, 0, -30), moveNow.AddDate(0, 0, -30)
 	bill.Payments[0].CreatedAt = moveNow.AddDate(0, 0, -40)
 	if got := bill.Penalty(moveNow, c).Total(bill.AmountCents); got != 10300 {
 		t.Fatalf("with an unpaid payment: %d, want 10300", got)
@@ -453,21 +453,22 @@ func TestInstallmentPayment(t *testing.T) {
 		wantExpires time.Time
 	}{
 		{"ten days before it is due", calSP(2027, 1, 1, 9, 0, 0, 0), nil, due, 10000, calEndOfDay(2027, 1, 12)},
-		{"re-issued the day after its boleto expired, at what it owes on the new due date",
+		// 72 hours on is Saturday 16: due Monday 18, 8 days since Sunday 10.
+		{"re-issued the day after its boleto expired, at what it owes on the new due date, a business day",
 			calSP(2027, 1, 13, 0, 5, 0, 0), []*Payment{{Status: PaymentExpired, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12)}},
-			calEndOfDay(2027, 1, 16), 10000 + 200 + 17, calEndOfDay(2027, 1, 19)}, // due Saturday 16 (5 days late), payable Monday
+			calEndOfDay(2027, 1, 18), 10000 + 200 + 27, calEndOfDay(2027, 1, 19)},
 		{"re-issued less what its expired boleto received", calSP(2027, 1, 13, 0, 5, 0, 0),
 			[]*Payment{{Status: PaymentExpired, PaidAmountCents: 4000, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12)}},
-			calEndOfDay(2027, 1, 16), 10000 + 200 + 17 - 4000, calEndOfDay(2027, 1, 19)},
+			calEndOfDay(2027, 1, 18), 10000 + 200 + 27 - 4000, calEndOfDay(2027, 1, 19)},
 		{"first issued after its due date: the original amount, due in the company's expiry hours", calSP(2027, 1, 20, 10, 0, 0, 0), nil,
-			calEndOfDay(2027, 1, 23), 10000, calEndOfDay(2027, 1, 26)},
+			calEndOfDay(2027, 1, 25), 10000, calEndOfDay(2027, 1, 26)},
 		// A Pix asked for on the checkout after the due date made the bill
 		// late only once it expires; a boleto asked for meanwhile is still
 		// due days from now, not on the due date already past (it expired
 		// before it was issued).
 		{"after a Pix issued past its due date: due in the company's expiry hours", calSP(2027, 1, 21, 10, 0, 0, 0),
 			[]*Payment{{Method: MethodPix, Status: PaymentUnpaid, AmountCents: 10000, CreatedAt: calSP(2027, 1, 20, 10, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 25)}},
-			calEndOfDay(2027, 1, 24), 10000, calEndOfDay(2027, 1, 26)},
+			calEndOfDay(2027, 1, 25), 10000, calEndOfDay(2027, 1, 26)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,7 +27,7 @@ func TestLatePenalty(t *testing.T) {
 		{"now given in UTC", time.Date(2026, time.March, 11, 3, 30, 0, 0, time.UTC), Penalty{FineCents: 200, InterestCents: 3, DaysLate: 1}},
 	}
 	for _, tt := range tests {
-		got := LatePenalty(10000, due, nil, tt.now, fine, interest)
+		got := LatePenalty(10000, due, due, nil, tt.now, fine, interest)
 		if got != tt.want {
 			t.Errorf("%s: LatePenalty = %+v, want %+v", tt.name, got, tt.want)
 		}
@@ -37,16 +37,26 @@ func TestLatePenalty(t *testing.T) {
 	}
 }
 
+// Due on a Saturday, a bill is payable without penalty through Monday;
+// paid on Tuesday it owes the fine and the interest of every day since
+// Saturday, as a bank charges it, not only Tuesday's.
 func TestLatePenaltyDueOnSaturday(t *testing.T) {
 	t.Parallel()
-	due := EffectiveDueDate(calEndOfDay(2026, time.March, 7)) // Saturday → Monday Mar 9
+	due := calEndOfDay(2026, time.March, 7)
+	eff := EffectiveDueDate(due) // Saturday → Monday Mar 9
 	fine, interest := MustRate("0.02"), MustRate("0.01")
-	if got := LatePenalty(10000, due, nil, calSP(2026, time.March, 9, 18, 0, 0, 0), fine, interest); got != (Penalty{}) {
+	if got := LatePenalty(10000, due, eff, nil, calSP(2026, time.March, 9, 18, 0, 0, 0), fine, interest); got != (Penalty{}) {
 		t.Errorf("paying on Monday: %+v, want no penalty", got)
 	}
-	want := Penalty{FineCents: 200, InterestCents: 3, DaysLate: 1}
-	if got := LatePenalty(10000, due, nil, calSP(2026, time.March, 10, 9, 0, 0, 0), fine, interest); got != want {
+	want := Penalty{FineCents: 200, InterestCents: 10, DaysLate: 3}
+	if got := LatePenalty(10000, due, eff, nil, calSP(2026, time.March, 10, 9, 0, 0, 0), fine, interest); got != want {
 		t.Errorf("paying on Tuesday: %+v, want %+v", got, want)
+	}
+	// A waiver to Sunday noon: still payable through Monday, interest from Sunday.
+	until := calSP(2026, time.March, 8, 12, 0, 0, 0)
+	want = Penalty{FineCents: 200, InterestCents: 7, DaysLate: 2}
+	if got := LatePenalty(10000, due, eff, &until, calSP(2026, time.March, 10, 9, 0, 0, 0), fine, interest); got != want {
+		t.Errorf("paying on Tuesday, waived to Sunday: %+v, want %+v", got, want)
 	}
 }
 
@@ -67,7 +77,7 @@ func TestLatePenaltyDisabledUntil(t *testing.T) {
 		{"days counted from waiver", calSP(2026, time.March, 25, 13, 0, 0, 0), Penalty{FineCents: 200, InterestCents: 17, DaysLate: 5}},
 	}
 	for _, tt := range tests {
-		if got := LatePenalty(10000, due, &until, tt.now, fine, interest); got != tt.want {
+		if got := LatePenalty(10000, due, due, &until, tt.now, fine, interest); got != tt.want {
 			t.Errorf("%s: LatePenalty = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
@@ -75,7 +85,7 @@ func TestLatePenaltyDisabledUntil(t *testing.T) {
 	// A waiver that ended before the due date changes nothing.
 	early := calSP(2026, time.March, 1, 0, 0, 0, 0)
 	want := Penalty{FineCents: 200, InterestCents: 3, DaysLate: 1}
-	if got := LatePenalty(10000, due, &early, calSP(2026, time.March, 11, 8, 0, 0, 0), fine, interest); got != want {
+	if got := LatePenalty(10000, due, due, &early, calSP(2026, time.March, 11, 8, 0, 0, 0), fine, interest); got != want {
 		t.Errorf("earlier waiver: %+v, want %+v", got, want)
 	}
 }
@@ -86,7 +96,7 @@ func TestLatePenaltyRoundsEachPartHalfUp(t *testing.T) {
 	now := calSP(2026, time.March, 11, 8, 0, 0, 0) // 1 day late
 	// fine 125 × 0.02 = 2.5 → 3; interest 125 × 0.12 / 30 × 1 = 0.5 → 1.
 	// Rounded together they would be 3.0 → 3; apart they are 3 + 1.
-	got := LatePenalty(125, due, nil, now, MustRate("0.02"), MustRate("0.12"))
+	got := LatePenalty(125, due, due, nil, now, MustRate("0.02"), MustRate("0.12"))
 	if want := (Penalty{FineCents: 3, InterestCents: 1, DaysLate: 1}); got != want {
 		t.Fatalf("LatePenalty = %+v, want %+v", got, want)
 	}
@@ -94,7 +104,7 @@ func TestLatePenaltyRoundsEachPartHalfUp(t *testing.T) {
 		t.Errorf("Total = %d, want 129", got.Total(125))
 	}
 	// Just below half rounds down: 124 × 0.02 = 2.48 → 2; 124 × 0.12 / 30 = 0.496 → 0.
-	if got := LatePenalty(124, due, nil, now, MustRate("0.02"), MustRate("0.12")); got != (Penalty{FineCents: 2, InterestCents: 0, DaysLate: 1}) {
+	if got := LatePenalty(124, due, due, nil, now, MustRate("0.02"), MustRate("0.12")); got != (Penalty{FineCents: 2, InterestCents: 0, DaysLate: 1}) {
 		t.Errorf("below half: %+v", got)
 	}
 }
@@ -102,7 +112,7 @@ func TestLatePenaltyRoundsEachPartHalfUp(t *testing.T) {
 func TestLatePenaltyZeroRates(t *testing.T) {
 	t.Parallel()
 	due := EffectiveDueDate(calEndOfDay(2026, time.March, 10))
-	got := LatePenalty(10000, due, nil, calSP(2026, time.April, 30, 0, 0, 0, 0), Rate{}, Rate{})
+	got := LatePenalty(10000, due, due, nil, calSP(2026, time.April, 30, 0, 0, 0, 0), Rate{}, Rate{})
 	if want := (Penalty{DaysLate: 51}); got != want {
 		t.Errorf("zero rates: %+v, want %+v", got, want)
 	}
@@ -131,7 +141,7 @@ func TestLatePenaltyAcrossLeapDayAndAYear(t *testing.T) {
 			Penalty{FineCents: 200000000, InterestCents: 1220000000, DaysLate: 366}},
 	}
 	for _, tt := range tests {
-		if got := LatePenalty(tt.original, due, nil, tt.now, fine, interest); got != tt.want {
+		if got := LatePenalty(tt.original, due, due, nil, tt.now, fine, interest); got != tt.want {
 			t.Errorf("%s: LatePenalty = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}

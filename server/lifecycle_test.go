@@ -126,24 +126,26 @@ func TestLifecycleFinanced(t *testing.T) {
 				if got := b.bill(t, bills[1]); got["status"] != "pending" || got["current_amount_cents"] != float64(orig) {
 					t.Fatalf("on the effective due date: %v %v", got["status"], got["current_amount_cents"])
 				}
-				// One day late: overdue, with a 2% fine and one day of 1%/month
-				// interest. Its boleto is no longer payable but waits a business
-				// day for the bank's notice of a payment made on the 11th.
+				// Late the day after Monday: overdue, with a 2% fine and the
+				// 1%/month interest of the two days since its due date, Sunday.
+				// Its boleto is no longer payable but waits a business day for
+				// the bank's notice of a payment made on the 11th.
 				b.at(t, "2027-01-12 10:00")
 				late := b.bill(t, bills[1])
-				want := latePrice(orig, 1)
+				want := latePrice(orig, 2)
 				if late["status"] != "overdue" || late["current_amount_cents"] != float64(want) {
-					t.Fatalf("one day late: status %v current %v, want %d", late["status"], late["current_amount_cents"], want)
+					t.Fatalf("late on Tuesday: status %v current %v, want %d", late["status"], late["current_amount_cents"], want)
 				}
 				if p := openPayment(t, late); p["expires_at"] != "2027-01-12T23:59:59.999-03:00" {
 					t.Fatalf("boleto in its grace: %v", p)
 				}
-				// Then it expires and is re-issued, due three days later (Saturday
-				// the 16th, payable through Monday the 18th, expiring after the
-				// grace on the 19th), for what the bill owes on its due date.
+				// Then it expires and is re-issued, due three days later moved
+				// to a business day (Saturday the 16th to Monday the 18th,
+				// expiring after the grace on the 19th), for what the bill owes
+				// on its due date: 8 days since the 10th.
 				b.at(t, "2027-01-13 00:10")
 				p2 := openPayment(t, b.bill(t, bills[1]))
-				due16 := latePrice(orig, 5)
+				due16 := latePrice(orig, 8)
 				if p2["amount_cents"] != float64(due16) || p2["expires_at"] != "2027-01-19T23:59:59.999-03:00" {
 					t.Fatalf("re-issued boleto %v, want %d cents expiring on the 19th", p2, due16)
 				}

@@ -3,10 +3,17 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"parcela"
+	"parcela/sqldb/sqldbtest"
+	"parcela/web"
 )
 
 // The first installment falls due after the down payment, and no bill turns
@@ -216,7 +223,7 @@ func TestFirstInstallmentLateOnlyWithALivePayment(t *testing.T) {
 		b.clock.Set(late)
 		b.runSweeps(t, b.sweeps.IssueDueInstallments, b.sweeps.MarkOverdue)
 		got := b.orderBills(t, orderID)[ids[1]]
-		want := parcela.LatePenalty(amount, eff, nil, late, b.company.FineRate, b.company.MonthlyInterestRate)
+		want := parcela.LatePenalty(amount, timestamp(t, i1["due_date"]), eff, nil, late, b.company.FineRate, b.company.MonthlyInterestRate)
 		if want.DaysLate != 3 || want.FineCents != parcela.MustRate("0.02").MulCents(amount) {
 			t.Fatalf("domain penalty %+v, want 3 days and a 2%% fine", want)
 		}
@@ -413,7 +420,7 @@ func TestLateInstallmentStaysWithinABoleto(t *testing.T) {
 		b.runSweeps(t, b.sweeps.IssueDueInstallments)
 		eff := timestamp(t, b.bill(t, ids[1])["effective_due_date"])
 		late := time.Date(2027, 9, 1, 10, 0, 0, 0, parcela.SaoPaulo) // six months past it
-		if p := parcela.LatePenalty(amount, eff, nil, late, b.company.FineRate, b.company.MonthlyInterestRate); p.Total(amount) <= parcela.MaxAmountCents {
+		if p := parcela.LatePenalty(amount, timestamp(t, b.bill(t, ids[1])["due_date"]), eff, nil, late, b.company.FineRate, b.company.MonthlyInterestRate); p.Total(amount) <= parcela.MaxAmountCents {
 			t.Fatalf("installment of %d cents owes %d six months late: the test needs one past %d", amount, p.Total(amount), int64(parcela.MaxAmountCents))
 		}
 
@@ -600,33 +607,130 @@ func TestPaymentAskedForBeforeALateIssuedBoletoExpiresOwesNoPenalty(t *testing.T
 	})
 }
 
-// A late installment's re-issued boleto is priced at its own due date, a
-// Saturday: the bank takes it for that amount through Monday, the
-// business day its due date moves to, and only after that with the
-// bill's later interest. The sandbox's bank, sent no amount, settled it
-// on that Monday for two more days of interest than it carries.
-func TestLateBoletoPaidOnTheBusinessDayItsDueDateMovesTo(t *testing.T) {
+// A late installment's re-issued boleto is due on a business day, and on
+// that day the bill is one amount: the boleto's, the API's current amount,
+// the checkout's total and what a card is charged. Re-issued on a
+// Wednesday 72 hours before a Saturday, it was due that Saturday, priced
+// to it, and taken for that amount on the Monday, when the API, the
+// checkout and the card asked for two days' more interest. Paid after
+// its due day, the bank collects what the bill owes then.
+func TestOneAmountOnTheDayALateBoletoIsDue(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		for _, tt := range []struct {
-			paidOn  int  // March 2027
-			carried bool // settled for the amount it carries
-		}{{15, true}, {16, false}} {
-			ids, _, late := b.lateBoleto(t) // re-issued Wednesday 10 March, due Saturday 13 March
-			b.clock.Set(time.Date(2027, 3, tt.paidOn, 10, 0, 0, 0, parcela.SaoPaulo))
+			paidOn int    // March 2027
+			by     string // boleto or credit_card
+		}{{15, "credit_card"}, {15, "boleto"}, {16, "boleto"}} {
+			body := offerBody(b.product()["id"].(string))
+			body["payment_configurations"].([]any)[1].(map[string]any)["payment_methods"] = []string{"boleto", "credit_card"}
+			ids := b.dueOnThe1st(t, body, 4)
+			b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+			b.runSweeps(t, b.sweeps.IssueDueInstallments)
+			// Wednesday 10 March: its boleto expired, one is re-issued.
+			b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
+			b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+			late := openPayment(t, b.bill(t, ids[1]))
+			bill, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if due := bill.Payments[len(bill.Payments)-1].BoletoDueDate(); due.Format(time.DateOnly) != "2027-03-15" {
+				t.Fatalf("boleto re-issued on Wednesday 10 March due %v, want Monday 15 March", due)
+			}
+
+			b.clock.Set(time.Date(2027, 3, tt.paidOn, 23, 59, 0, 0, parcela.SaoPaulo))
 			owed := cents(b.bill(t, ids[1])["current_amount_cents"])
-			b.pay(t, late["id"].(string))
-			for _, x := range b.bill(t, ids[1])["payments"].([]any) {
-				if p := x.(map[string]any); p["id"] == late["id"] {
-					want := owed
-					if tt.carried {
-						want = cents(late["amount_cents"])
-					}
-					if p["status"] != "paid" || cents(p["paid_amount_cents"]) != want || want == 0 || owed <= cents(late["amount_cents"]) {
-						t.Errorf("paid on %d March: %v received %v, want %d (the boleto carries %v, the bill owes %d)",
-							tt.paidOn, p["status"], p["paid_amount_cents"], want, late["amount_cents"], owed)
+			if page := b.checkoutTotal(t, bill); page != owed {
+				t.Fatalf("on %d March the API asks %d cents, the checkout %d", tt.paidOn, owed, page)
+			}
+			if onItsDay := tt.paidOn == 15; onItsDay != (owed == cents(late["amount_cents"])) {
+				t.Fatalf("on %d March the bill owes %d cents, its boleto carries %v", tt.paidOn, owed, late["amount_cents"])
+			}
+			var paid int64
+			if tt.by == "boleto" {
+				b.pay(t, late["id"].(string))
+				for _, x := range b.bill(t, ids[1])["payments"].([]any) {
+					if p := x.(map[string]any); p["id"] == late["id"] && p["status"] == "paid" {
+						paid = cents(p["paid_amount_cents"])
 					}
 				}
+			} else {
+				visa := parcela.CardPayment{Number: "4111 1111 1111 1111", HolderName: "MARIA DA SILVA", ExpiryMonth: 12, ExpiryYear: 2030, CVV: "123",
+					Installments: 1, ShownCents: owed}
+				p, err := b.app.Checkout.PayByCard(context.Background(), parcela.Sandbox, bill.ID, bill.AuthenticationCode, visa)
+				if err != nil || p.Status != parcela.PaymentPaid {
+					t.Fatalf("card for the %d cents shown: %+v, %v", owed, p, err)
+				}
+				paid = p.AmountCents
+			}
+			if got := b.bill(t, ids[1]); got["status"] != "paid" || paid != owed {
+				t.Errorf("paid on %d March by %s: bill %v, %d cents received; want paid, %d (the boleto carries %v)",
+					tt.paidOn, tt.by, got["status"], paid, owed, late["amount_cents"])
+			}
+		}
+	})
+}
+
+// checkoutTotal is the total the bill's checkout page shows the payer now.
+func (b *bundle) checkoutTotal(t *testing.T, bill *parcela.Bill) int64 {
+	t.Helper()
+	pages := web.New(web.Deps{Checkout: b.app.Checkout, Orders: b.app.Orders, CardCharges: b.app.Orders, Payments: b.app.Payments,
+		Clock: b.clock, Environment: parcela.Sandbox, Links: sqldbtest.Links[parcela.Sandbox], Logger: slog.New(slog.DiscardHandler),
+		Secret: []byte(strings.Repeat("k", 32))})
+	rec := httptest.NewRecorder()
+	pages.ServeHTTP(rec, httptest.NewRequest("GET", parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode), nil))
+	m := regexp.MustCompile(`class="num total">([^<]+)<`).FindStringSubmatch(rec.Body.String())
+	if rec.Code != 200 || m == nil {
+		t.Fatalf("checkout page %d without a total:\n%s", rec.Code, rec.Body)
+	}
+	total, err := strconv.ParseInt(regexp.MustCompile(`\D`).ReplaceAllString(m[1], ""), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
+}
+
+// An installment due on Saturday 1 May 2027, a holiday, is payable for its
+// amount through Monday 3 May; paid on Tuesday it owes the fine and the
+// interest of every day since its due date (2, 3 and 4 May), in the API,
+// on the checkout and as the bank settles its boleto, where it owed only
+// Tuesday's, counted from the Monday.
+func TestInstallmentDueOnAHolidayOwesFromItsDueDate(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ids := b.dueOnThe1st(t, offerBody(b.product()["id"].(string)), 4)
+		i3, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i3.DueDate.Format(time.DateOnly) != "2027-05-01" || i3.EffectiveDueDate.Format(time.DateOnly) != "2027-05-03" {
+			t.Fatalf("installment 3 due %v, effective %v", i3.DueDate, i3.EffectiveDueDate)
+		}
+		b.clock.Set(time.Date(2027, 4, 25, 10, 0, 0, 0, parcela.SaoPaulo))
+		boleto, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i3.ID, i3.AuthenticationCode, parcela.MethodBoleto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			at   time.Time
+			owed int64
+		}{
+			{time.Date(2027, 5, 3, 23, 59, 59, 0, time.UTC).Add(3 * time.Hour), i3.AmountCents}, // 23:59:59 in São Paulo
+			{time.Date(2027, 5, 4, 3, 0, 0, 0, time.UTC), latePrice(i3.AmountCents, 3)},
+			{time.Date(2027, 5, 4, 20, 0, 0, 0, parcela.SaoPaulo), latePrice(i3.AmountCents, 3)},
+		} {
+			b.clock.Set(tt.at)
+			if got := cents(b.bill(t, i3.ID)["current_amount_cents"]); got != tt.owed {
+				t.Errorf("at %v the API asks %d cents, want %d", tt.at, got, tt.owed)
+			}
+			if got := b.checkoutTotal(t, i3); got != tt.owed {
+				t.Errorf("at %v the checkout asks %d cents, want %d", tt.at, got, tt.owed)
+			}
+		}
+		paid := b.pay(t, boleto.ID)
+		for _, x := range paid["payments"].([]any) {
+			if p := x.(map[string]any); p["id"] == boleto.ID && (p["status"] != "paid" || cents(p["paid_amount_cents"]) != latePrice(i3.AmountCents, 3)) {
+				t.Errorf("boleto paid on Tuesday: %v %v cents, want paid %d", p["status"], p["paid_amount_cents"], latePrice(i3.AmountCents, 3))
 			}
 		}
 	})
