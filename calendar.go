@@ -1,20 +1,27 @@
 package parcela
 
 import (
+	_ "embed"
 	"sort"
 	"sync"
 	"time"
-
-	// Embedded so due dates do not depend on the host's zoneinfo files.
-	_ "time/tzdata"
 )
+
+// saoPauloTZif is America/Sao_Paulo from the zone database Go ships (no
+// daylight saving since 2019), built in rather than loaded: time.LoadLocation
+// prefers the host's zoneinfo files, and a host whose database predates
+// 2019 moved every November due day's end an hour, so instances on two
+// hosts disagreed on when a bill was late.
+//
+//go:embed zoneinfo/America/Sao_Paulo
+var saoPauloTZif []byte
 
 // SaoPaulo is the zone every due date is rendered and reasoned in: the
 // customer's calendar day decides when a bill is due and when it is late.
-var SaoPaulo *time.Location = mustLoadLocation("America/Sao_Paulo")
+var SaoPaulo *time.Location = mustLoadLocation("America/Sao_Paulo", saoPauloTZif)
 
-func mustLoadLocation(name string) *time.Location {
-	loc, err := time.LoadLocation(name)
+func mustLoadLocation(name string, tzif []byte) *time.Location {
+	loc, err := time.LoadLocationFromTZData(name, tzif)
 	if err != nil {
 		panic("parcela: loading time zone " + name + ": " + err.Error())
 	}
