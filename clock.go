@@ -2,6 +2,7 @@ package parcela
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,11 +15,33 @@ type Clock interface {
 // SystemClock is the real clock, wired in by main.
 type SystemClock struct{}
 
+// hostClock is the host's wall clock (a variable so a test can step it back).
+var hostClock = time.Now
+
+// lastSystemMilli is the latest instant SystemClock answered, in Unix
+// milliseconds.
+var lastSystemMilli atomic.Int64
+
 // Now returns the current wall-clock time to the millisecond, the precision
 // every instant is stored and shown with: a decision taken on the digits
 // past it (late at 23:59:59.9995, after a due instant of 23:59:59.999)
-// would contradict the instant stored with it.
-func (SystemClock) Now() time.Time { return time.Now().Truncate(time.Millisecond) }
+// would contradict the instant stored with it. It never answers an instant
+// before one it answered (the host's clock stepped back by an NTP
+// correction holds it still until it passes it again): a card approved
+// meanwhile was recorded paid at its attempt's instant, after the "now"
+// of its recording, refused as paid in the future and voided.
+func (SystemClock) Now() time.Time {
+	ms := hostClock().UnixMilli()
+	for {
+		last := lastSystemMilli.Load()
+		if ms <= last {
+			return time.UnixMilli(last)
+		}
+		if lastSystemMilli.CompareAndSwap(last, ms) {
+			return time.UnixMilli(ms)
+		}
+	}
+}
 
 // TestClock is a clock that only moves when told to. Safe for concurrent use.
 type TestClock struct {
