@@ -190,7 +190,12 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 func (c CardPayment) checkExpiry(v *Validation, now time.Time) {
 	year := c.ExpiryYear
 	if year >= 0 && year < 100 {
-		year += 2000
+		// Two digits are a year of now's century, or of the next when that
+		// one lies more than 50 years back: in 2095, 01 is 2101, not 2001.
+		thisYear := now.In(SaoPaulo).Year()
+		if year += thisYear - thisYear%100; year+50 < thisYear {
+			year += 100
+		}
 	}
 	if c.ExpiryMonth < 1 || c.ExpiryMonth > 12 || year < 2000 {
 		v.Add("card.expiry", "invalid", "must be a month (1-12) and a year")

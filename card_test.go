@@ -68,6 +68,12 @@ func TestCardPaymentCheck(t *testing.T) {
 	}{
 		{"valid through the end of its month", func(c *CardPayment) {}, now, nil},
 		{"two-digit year", func(c *CardPayment) { c.ExpiryYear = 26 }, now, nil},
+		// Two digits are the year nearest ahead: in 2095, 01 is 2101 and
+		// 94 is 2094, not 2001 (expired) and 2094.
+		{"two-digit year past 2099, in 2095", func(c *CardPayment) { c.ExpiryYear = 1 }, now.AddDate(69, 0, 0), nil},
+		{"two-digit year of 2099, in 2095", func(c *CardPayment) { c.ExpiryYear = 99 }, now.AddDate(69, 0, 0), nil},
+		{"two-digit year gone by, in 2095", func(c *CardPayment) { c.ExpiryYear = 94 }, now.AddDate(69, 0, 0), map[string]string{"card.expiry": "expired"}},
+		{"two-digit year, 2100", func(c *CardPayment) { c.ExpiryYear = 0 }, now.AddDate(74, 0, 0), nil},
 		{"expired at the turn of the month", func(c *CardPayment) {}, now.Add(time.Minute), map[string]string{"card.expiry": "expired"}},
 		{"month out of range", func(c *CardPayment) { c.ExpiryMonth = 13 }, now, map[string]string{"card.expiry": "invalid"}},
 		{"too far ahead", func(c *CardPayment) { c.ExpiryYear = 2050 }, now, map[string]string{"card.expiry": "invalid"}},
