@@ -214,21 +214,32 @@ func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentO
 // Either way the boleto expires after its last payable day and the
 // company's grace.
 func installmentPayment(c *Company, pc *PaymentConfiguration, bill *Bill, now time.Time) paymentOrder {
-	o := paymentOrder{company: c, bill: bill, method: MethodBoleto, due: bill.DueDate,
+	o := paymentOrder{company: c, bill: bill, method: MethodBoleto, due: installmentDue(c, bill, now),
 		withPix: pc.FinancedType != nil && *pc.FinancedType == "bolepix"}
+	o.amount = bill.owed(bill.pricedFor(c, now, o.due), c)
+	o.expires = BoletoExpiry(o.due, c.BoletoGraceBusinessDays)
+	return o
+}
+
+// installmentDue is the due date of a payment issued for installment bill
+// at now: the bill's own until its effective due date has passed, then
+// the calendar day PaymentExpiryHours from now moved to a business day.
+func installmentDue(c *Company, bill *Bill, now time.Time) time.Time {
 	if now.After(bill.EffectiveDueDate) {
 		// On a business day: one due on a Saturday is taken for its amount
 		// on the Monday, when the bill owes two more days of interest.
-		o.due = EffectiveDueDate(EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour)))
+		return EffectiveDueDate(EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour)))
 	}
-	// Only a bill whose time to pay is over owes its penalty to the due
-	// date: one not late yet owes none, however late the payment issued
-	// for it is due.
-	at := o.due
-	if now.Before(bill.lateFrom()) {
-		at = now
+	return bill.DueDate
+}
+
+// pricedFor is the instant whose penalty a payment issued for bill at now,
+// due at due, carries: only a bill whose time to pay is over owes its
+// penalty to the due date; one not late yet owes none, however late the
+// payment issued for it is due.
+func (b *Bill) pricedFor(c *Company, now, due time.Time) time.Time {
+	if now.Before(b.lateFrom()) {
+		return now
 	}
-	o.amount = bill.owed(at, c)
-	o.expires = BoletoExpiry(o.due, c.BoletoGraceBusinessDays)
-	return o
+	return due
 }

@@ -107,3 +107,38 @@ func (b *Bill) owed(t time.Time, c *Company) int64 {
 func (b *Bill) Outstanding(now time.Time, c *Company) int64 {
 	return max(0, b.Penalty(now, c).Total(b.AmountCents)-b.Received())
 }
+
+// pricedAt is the instant whose penalty payment p's amount carries: the
+// end of the day a late installment's boleto or Pix was due when issued
+// (a boleto's, the due date it carries), its issue for a payment issued
+// before the bill was late, a first bill's or a card attempt's. Paid up to
+// then, the bill owes its penalty to the payment; after (a boleto paid on
+// the business day its weekend due date moves to, or in its settlement
+// grace), the payment's amount still pays it, and so does what the bill's
+// payments received together, measured at that same instant.
+func (b *Bill) pricedAt(p *Payment, c *Company) time.Time {
+	if p.Method == MethodCreditCard || b.Type != BillTypeInstallment {
+		return p.CreatedAt
+	}
+	due := installmentDue(c, b, p.CreatedAt)
+	if d := p.BoletoDueDate(); !d.IsZero() {
+		due = EndOfDay(d)
+	} else if p.ExpiresAt.Before(due) {
+		due = p.ExpiresAt
+	}
+	return b.pricedFor(c, p.CreatedAt, due)
+}
+
+// owedBy is what the bill owes a settlement of p paid at paidAt: what it
+// owes at paidAt, or, paid after the instant p's amount was priced at,
+// what it owed then (the penalty p carries).
+func (b *Bill) owedBy(p *Payment, paidAt time.Time, c *Company) int64 {
+	return b.owed(minTime(paidAt, b.pricedAt(p, c)), c)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

@@ -108,8 +108,12 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	// The bill is paid by the settlement that brings what its payments
 	// received to what it owes, though this payment received less than
 	// its own amount: a Pix and a boleto issued for one bill, each paid in
-	// part, would otherwise leave it open owing nothing.
-	if p.PaidAmountCents += amount; p.PaidAmountCents < p.AmountCents && bill.owed(paidAt, c) > 0 {
+	// part, would otherwise leave it open owing nothing. What it owes is
+	// measured as this payment's amount was (owedBy): the two, summing to
+	// what the boleto asked, paid on the business day its weekend due
+	// date moved to, left it open owing that day's interest, where the
+	// boleto alone paid it.
+	if p.PaidAmountCents += amount; p.PaidAmountCents < p.AmountCents && bill.owedBy(p, paidAt, c) > 0 {
 		m.touchPayment(p)
 		p.PaidAt = &paidAt
 		return nil

@@ -2818,7 +2818,11 @@ type ClientInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. `paid_at` before the
+	// payment and the bill as a full one does. A late bill's payment
+	// carries the penalty to the day it is due: paid after that day (a
+	// boleto on the business day its weekend due date moves to, or in its
+	// settlement grace), what the bill owes is measured on that day, as
+	// the payment's own amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -2855,7 +2859,11 @@ type ClientInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. `paid_at` before the
+	// payment and the bill as a full one does. A late bill's payment
+	// carries the penalty to the day it is due: paid after that day (a
+	// boleto on the business day its weekend due date moves to, or in its
+	// settlement grace), what the bill owes is measured on that day, as
+	// the payment's own amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -3765,7 +3773,11 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. `paid_at` before the
+// payment and the bill as a full one does. A late bill's payment
+// carries the penalty to the day it is due: paid after that day (a
+// boleto on the business day its weekend due date moves to, or in its
+// settlement grace), what the bill owes is measured on that day, as
+// the payment's own amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -3812,7 +3824,11 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. `paid_at` before the
+// payment and the bill as a full one does. A late bill's payment
+// carries the penalty to the day it is due: paid after that day (a
+// boleto on the business day its weekend due date moves to, or in its
+// settlement grace), what the bill owes is measured on that day, as
+// the payment's own amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -6319,7 +6335,11 @@ type ClientWithResponsesInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. `paid_at` before the
+	// payment and the bill as a full one does. A late bill's payment
+	// carries the penalty to the day it is due: paid after that day (a
+	// boleto on the business day its weekend due date moves to, or in its
+	// settlement grace), what the bill owes is measured on that day, as
+	// the payment's own amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -6356,7 +6376,11 @@ type ClientWithResponsesInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. `paid_at` before the
+	// payment and the bill as a full one does. A late bill's payment
+	// carries the penalty to the day it is due: paid after that day (a
+	// boleto on the business day its weekend due date moves to, or in its
+	// settlement grace), what the bill owes is measured on that day, as
+	// the payment's own amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -12292,7 +12316,11 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. `paid_at` before the
+// payment and the bill as a full one does. A late bill's payment
+// carries the penalty to the day it is due: paid after that day (a
+// boleto on the business day its weekend due date moves to, or in its
+// settlement grace), what the bill owes is measured on that day, as
+// the payment's own amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -12335,7 +12363,11 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. `paid_at` before the
+// payment and the bill as a full one does. A late bill's payment
+// carries the penalty to the day it is due: paid after that day (a
+// boleto on the business day its weekend due date moves to, or in its
+// settlement grace), what the bill owes is measured on that day, as
+// the payment's own amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.

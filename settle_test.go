@@ -1,0 +1,98 @@
+package parcela
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parcela/brcode"
+)
+
+// lateInstallment is a 10000-cent installment due Sunday 10 January 2027
+// (payable Monday the 11th) whose first boleto expired unpaid on the 12th,
+// and which was issued, on the 13th, a late boleto and a Pix, each priced
+// at what it owes at the end of Saturday the 16th (10217: a 2% fine and 5
+// days of 1% a month). The boleto is payable for that amount through
+// Monday the 18th and expires on the 19th; the Pix expires on the 18th.
+func lateInstallment(t *testing.T) (*Order, *Company, *Bill, *Payment, *Payment) {
+	t.Helper()
+	o, c := chargedOrder(2)
+	b := o.Billings[0]
+	b.Status, b.Bills[0].Status, b.Bills[0].Payments[0].Status = BillingActive, BillPaid, PaymentPaid
+	bill := b.Bills[1]
+	due := calEndOfDay(2027, 1, 10)
+	bill.Status, bill.DueDate, bill.EffectiveDueDate = BillOverdue, due, EffectiveDueDate(due)
+	issued := calSP(2027, 1, 13, 0, 5, 0, 0)
+	first := bill.Payments[0]
+	first.Method, first.Status, first.CreatedAt, first.ExpiresAt = MethodBoleto, PaymentExpired, calSP(2027, 1, 1, 9, 0, 0, 0), calEndOfDay(2027, 1, 12)
+	pc := &PaymentConfiguration{ID: "pc", PaymentType: Financed}
+	boleto := issueForTest(t, c, installmentPayment(c, pc, bill, issued), issued)
+	pix := issueForTest(t, c, demandPayment(c, pc, bill, MethodPix, issued), issued)
+	if boleto.AmountCents != 10217 || pix.AmountCents != 10217 || !pix.ExpiresAt.Equal(calEndOfDay(2027, 1, 18)) {
+		t.Fatalf("late boleto %d, Pix %d expiring %v", boleto.AmountCents, pix.AmountCents, pix.ExpiresAt)
+	}
+	bill.Payments = append(bill.Payments, boleto, pix)
+	return o, c, bill, boleto, pix
+}
+
+// issueForTest makes the payment o would issue at now, a boleto with the
+// linha digitável carrying its due date.
+func issueForTest(t *testing.T, c *Company, o paymentOrder, now time.Time) *Payment {
+	t.Helper()
+	p := &Payment{ID: "p-" + o.method, BillID: o.bill.ID, Method: o.method, Status: PaymentUnpaid, AmountCents: o.amount,
+		ExpiresAt: o.expires, CreatedAt: now, Environment: Sandbox}
+	if o.method == MethodBoleto {
+		b := brcode.Boleto{BankCode: "001", CurrencyCode: '9', DueDate: o.due.In(SaoPaulo), AmountCents: o.amount, FreeField: strings.Repeat("0", 25)}
+		linha, err := b.LinhaDigitavel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Barcode = &linha
+	}
+	return p
+}
+
+func settleForTest(t *testing.T, o *Order, c *Company, bill *Bill, p *Payment, at time.Time, cents int64) *mover {
+	t.Helper()
+	m := newMover(Auth{CompanyID: c.ID, Environment: Sandbox}, at, Links{})
+	if err := m.pay(o, o.Billings[0], bill, p, c, Settlement{PaidAmountCents: &cents}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Two payments of a late bill, each paid in part, that together received
+// what one of them asked for pay the bill when that one alone, paid its
+// amount, would have: its amount carries the penalty to the day it was
+// priced for, and paid by its own due date (moved to a business day) or in
+// its settlement grace, it pays the bill. The bill used to stay open,
+// owing the interest of the days between that date and the payment.
+func TestPartialSettlementsOfALateBillPayWhatItsPaymentAskedFor(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name         string
+		pixAt, bolAt time.Time
+		pix, boleto  int64
+		wantPaid     bool
+	}{
+		{"both on the Monday the boleto's Saturday moves to", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 18, 10, 0, 0, 0), 5000, 5217, true},
+		{"the boleto's part in its settlement grace", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 19, 10, 0, 0, 0), 5000, 5217, true},
+		{"a cent short", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 18, 10, 0, 0, 0), 5000, 5216, false},
+		// Paid before the day its amount was priced for, the bill owes
+		// only the interest to then.
+		{"both on the day they were issued", calSP(2027, 1, 13, 9, 0, 0, 0), calSP(2027, 1, 13, 10, 0, 0, 0), 5000, 5207, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, c, bill, boleto, pix := lateInstallment(t)
+			settleForTest(t, o, c, bill, pix, tt.pixAt, tt.pix)
+			if bill.Status == BillPaid {
+				t.Fatal("paid by part of its Pix")
+			}
+			settleForTest(t, o, c, bill, boleto, tt.bolAt, tt.boleto)
+			if (bill.Status == BillPaid) != tt.wantPaid || (boleto.Status == PaymentPaid) != tt.wantPaid {
+				t.Fatalf("bill %s, boleto %s (%d received), Pix %s (%d received); want paid %v",
+					bill.Status, boleto.Status, boleto.PaidAmountCents, pix.Status, pix.PaidAmountCents, tt.wantPaid)
+			}
+		})
+	}
+}
