@@ -122,10 +122,12 @@ func (m *mover) movePayment(p *Payment, to string) error {
 	}
 	m.touchPayment(p)
 	p.Status = to
-	if to == PaymentCanceled && p.Method != MethodCreditCard {
+	if p.Method != MethodCreditCard && (to == PaymentCanceled || to == PaymentPaid && p.PaidAmountCents < p.AmountCents) {
 		// A boleto or Pix was issued at the provider before the mover saw
 		// it (even one this change inserts), and stays payable there until
-		// voided. A card attempt is stored paid or refused, never unpaid.
+		// voided; so does one paid below its amount (its bill paid with
+		// another's money) for its rest. A card attempt is stored paid or
+		// refused, never unpaid.
 		m.c.Voids = append(m.c.Voids, CancelRequest{PaymentID: p.ID, Environment: p.Environment})
 	}
 	return nil

@@ -122,18 +122,35 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 		return err
 	}
 	p.PaidAt = &paidAt
-	for _, q := range bill.Payments {
-		if q != p && q.Status == PaymentUnpaid {
-			if err := m.movePayment(q, PaymentCanceled); err != nil {
-				return err
-			}
-		}
+	if err := m.closePayments(bill); err != nil {
+		return err
 	}
 	if err := m.moveBill(bill, BillPaid); err != nil {
 		return err
 	}
 	bill.PaidAt = &paidAt
 	return m.paidBill(o, b, bill, c)
+}
+
+// closePayments closes the unpaid payments of a bill being paid: one that
+// received part of it is paid (for what it received, which paid the bill
+// too, or paid it over for the seller to refund), never canceled as if
+// nothing had reached it; the others are canceled. Either way its code,
+// still payable at the bank, is voided there (movePayment).
+func (m *mover) closePayments(bill *Bill) error {
+	for _, q := range bill.Payments {
+		if q.Status != PaymentUnpaid {
+			continue
+		}
+		to := PaymentCanceled
+		if q.PaidAmountCents > 0 {
+			to = PaymentPaid
+		}
+		if err := m.movePayment(q, to); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // waive sets open bill's penalty waiver (until; nil clears it) and
@@ -162,17 +179,8 @@ func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.
 		}
 		return nil
 	}
-	for _, p := range bill.Payments {
-		if p.Status != PaymentUnpaid {
-			continue
-		}
-		to := PaymentCanceled
-		if p.PaidAmountCents > 0 {
-			to = PaymentPaid
-		}
-		if err := m.movePayment(p, to); err != nil {
-			return err
-		}
+	if err := m.closePayments(bill); err != nil {
+		return err
 	}
 	if err := m.moveBill(bill, BillPaid); err != nil {
 		return err

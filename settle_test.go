@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +95,56 @@ func TestPartialSettlementsOfALateBillPayWhatItsPaymentAskedFor(t *testing.T) {
 					bill.Status, boleto.Status, boleto.PaidAmountCents, pix.Status, pix.PaidAmountCents, tt.wantPaid)
 			}
 		})
+	}
+}
+
+// A settlement that pays a bill closes its other payments, and one that
+// received part of it is kept as paid for what it received, never
+// canceled: its money paid the bill too (or paid it over, for the seller
+// to refund), where it was canceled as if nothing had reached it. Each
+// payment paid below its amount, and each canceled one, is voided at the
+// provider: its code, still payable at the bank, takes nothing more.
+func TestSettlementKeepsWhatTheBillsOtherPaymentsReceived(t *testing.T) {
+	t.Parallel()
+	o, c, bill, boleto, pix := lateInstallment(t)
+	first := bill.Payments[0]
+	first.PaidAmountCents = 1000 // received before it expired
+	settleForTest(t, o, c, bill, pix, calSP(2027, 1, 14, 9, 0, 0, 0), 3000)
+	m := settleForTest(t, o, c, bill, boleto, calSP(2027, 1, 14, 10, 0, 0, 0), 10217) // the boleto's whole amount: 4000 over
+	if bill.Status != BillPaid || boleto.Status != PaymentPaid {
+		t.Fatalf("bill %s, boleto %s", bill.Status, boleto.Status)
+	}
+	if pix.Status != PaymentPaid || pix.PaidAmountCents != 3000 {
+		t.Fatalf("the Pix that received 3000: %s with %d", pix.Status, pix.PaidAmountCents)
+	}
+	if first.Status != PaymentExpired || first.PaidAmountCents != 1000 {
+		t.Fatalf("the expired boleto that received 1000: %s with %d", first.Status, first.PaidAmountCents)
+	}
+	var voided []string
+	for _, v := range m.change().Voids {
+		voided = append(voided, v.PaymentID)
+	}
+	if len(voided) != 1 || voided[0] != pix.ID {
+		t.Fatalf("voided %v, want the Pix's code only", voided)
+	}
+}
+
+// The bill paid by payments that each received less than their amounts
+// leaves every one of them payable at the bank for its rest: each is
+// voided.
+func TestPaymentsPaidBelowTheirAmountsAreVoided(t *testing.T) {
+	t.Parallel()
+	o, c, bill, boleto, pix := lateInstallment(t)
+	settleForTest(t, o, c, bill, pix, calSP(2027, 1, 18, 9, 0, 0, 0), 5000)
+	m := settleForTest(t, o, c, bill, boleto, calSP(2027, 1, 18, 10, 0, 0, 0), 5217)
+	if bill.Status != BillPaid || boleto.Status != PaymentPaid || pix.Status != PaymentPaid {
+		t.Fatalf("bill %s, boleto %s, Pix %s", bill.Status, boleto.Status, pix.Status)
+	}
+	var voided []string
+	for _, v := range m.change().Voids {
+		voided = append(voided, v.PaymentID)
+	}
+	if len(voided) != 2 || !slices.Contains(voided, pix.ID) || !slices.Contains(voided, boleto.ID) {
+		t.Fatalf("voided %v, want the Pix and the boleto", voided)
 	}
 }

@@ -167,10 +167,14 @@ func TestSettlementMustMatch(t *testing.T) {
 // Two payments of one bill, each settled in part, that together received
 // what the bill owes pay it: the settlement that completes the sum pays
 // the bill. They used to leave it open for ever, owing nothing or less
-// than nothing, its checkout offering a card for R$ 0,00 or failing.
+// than nothing, its checkout offering a card for R$ 0,00 or failing. The
+// Pix that received most of it is kept paid for what it received, and
+// both are voided at the provider, which would take their rest: the Pix
+// was canceled, as if its money had never come.
 func TestPartialSettlementsThatCompleteTheBillPayIt(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
+		log := b.startVoids(t)
 		bill, pix, amount := b.firstBillByPix(t)
 		boleto, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, bill["id"].(string), bill["authentication_code"].(string), parcela.MethodBoleto)
 		if err != nil || boleto.AmountCents != amount {
@@ -189,11 +193,14 @@ func TestPartialSettlementsThatCompleteTheBillPayIt(t *testing.T) {
 		}
 		for _, p := range got["payments"].([]any) {
 			p := p.(map[string]any)
-			want := map[string]string{pix["id"].(string): "canceled", boleto.ID: "paid"}[p["id"].(string)]
-			if p["status"] != want {
-				t.Errorf("payment %v (%v received): %v, want %v", p["payment_method"], p["paid_amount_cents"], p["status"], want)
+			want := map[string]int64{pix["id"].(string): amount - 100, boleto.ID: 100}[p["id"].(string)]
+			if p["status"] != "paid" || cents(p["paid_amount_cents"]) != want {
+				t.Errorf("payment %v: %v with %v received, want paid with %d", p["payment_method"], p["status"], p["paid_amount_cents"], want)
 			}
 		}
+		eventually(t, 15*time.Second, "the Pix and the boleto paid in part are voided at the provider", func() bool {
+			return log.voided(pix["id"].(string)) && log.voided(boleto.ID)
+		})
 	})
 }
 
