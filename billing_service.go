@@ -56,14 +56,16 @@ func (s *Billings) CancelBilling(ctx context.Context, a Auth, id, reason string)
 
 // Bills reads bills and waives their penalties.
 type Bills struct {
-	store BillStore
-	clock Clock
-	links PublicLinks
+	store    BillStore
+	payments *Payments // issues a waived bill's payment on its new terms
+	clock    Clock
+	links    PublicLinks
 }
 
-// NewBills returns the bill use cases.
-func NewBills(store BillStore, clock Clock, links PublicLinks) *Bills {
-	return &Bills{store: store, clock: clock, links: links}
+// NewBills returns the bill use cases. payments, when not nil, issues the
+// payment of a bill whose waiver canceled the one it had.
+func NewBills(store BillStore, payments *Payments, clock Clock, links PublicLinks) *Bills {
+	return &Bills{store: store, payments: payments, clock: clock, links: links}
 }
 
 var _ BillService = (*Bills)(nil)
@@ -91,11 +93,15 @@ func (s *Bills) Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, 
 // open bill carries no late penalties, and settles what that changes
 // (mover.waive): a live Pix or boleto priced with a penalty waived is
 // canceled, and a bill whose payments received what it now owes is paid.
+// A bill left with no live payment by the waiver is issued its boleto on
+// the new terms at once, so the payer has one to pay with; when the
+// provider fails, the waiver stands and the issue sweep issues it.
 func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *time.Time) (*Bill, *Company, error) {
 	var v Validation
 	if checkInstant(&v, "bill.disable_penalties_until", until); v.Err() != nil {
 		return nil, nil, v.Err()
 	}
+	canceled := false
 	err := decideAndApply("bill", func() error {
 		found, _, err := s.store.Bill(ctx, a, id)
 		if err != nil {
@@ -119,10 +125,16 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 		if err := m.waive(o, b, bill, o.Offer.Product.Company, until); err != nil {
 			return err
 		}
-		return s.store.Apply(ctx, m.change())
+		ch := m.change()
+		canceled = bill.open() && ch != nil && len(ch.Voids) > 0
+		return s.store.Apply(ctx, ch)
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	if canceled && s.payments != nil {
+		// Best effort: a failure leaves the bill to the issue sweep.
+		_, _ = s.payments.issueInstallment(ctx, a, id)
 	}
 	return s.store.Bill(ctx, a, id)
 }

@@ -30,7 +30,7 @@ func NewServices(store Store, provider PaymentProvider, acquirers AcquirersByEnv
 		Catalog:    NewCatalog(store, clock),
 		Orders:     NewOrders(store, provider, clock, links),
 		Billings:   NewBillings(store, clock, links),
-		Bills:      NewBills(store, clock, links),
+		Bills:      NewBills(store, payments, clock, links),
 		Payments:   payments,
 		Webhooks:   NewWebhooks(store, clock),
 		Tokens:     NewTokens(store),

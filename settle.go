@@ -157,22 +157,33 @@ func (m *mover) closePayments(bill *Bill) error {
 // settles what that changes. A bill whose payments received what it now
 // owes is paid: a payment that received part of it is paid, the other
 // unpaid ones canceled, as a settlement reaching it would have (pay). Else
-// a live Pix or boleto asking more than the bill will owe when it expires
-// was priced with a penalty now waived: it is canceled (voided at the
-// provider), and the issue sweep issues the bill one on its new terms,
-// where the payer would have paid the penalty waived.
+// a live Pix or boleto whose amount carries a penalty the waiver takes
+// back (the bill's penalty at the instant it was priced for is now less)
+// is canceled (voided at the provider), where the payer would have paid
+// the penalty waived, and the bill is issued one on its new terms
+// (Bills.WaivePenalties, or the issue sweep). One priced without it stays,
+// whatever another payment received meanwhile: a boleto of the original
+// amount was canceled because a Pix beside it had received part of the
+// bill, and the Pix then kept the bill from being issued another.
 func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.Time) error {
 	m.touchBill(bill)
+	type priced struct {
+		p     *Payment
+		at    time.Time
+		total int64
+	}
+	var live []priced
+	for _, p := range bill.Payments {
+		if p.Status == PaymentUnpaid && p.Method != MethodCreditCard {
+			at := bill.pricedAt(p, c)
+			live = append(live, priced{p, at, bill.penaltyAt(at, c).Total(bill.AmountCents)})
+		}
+	}
 	bill.DisablePenaltiesUntil = until
 	if bill.owed(m.c.At, c) > 0 {
-		if bill.Type != BillTypeInstallment {
-			// A first bill owes no penalty: none of its payments carries
-			// one, and none is issued it again if canceled.
-			return nil
-		}
-		for _, p := range bill.Payments {
-			if p.Status == PaymentUnpaid && p.AmountCents-p.PaidAmountCents > bill.owed(p.ExpiresAt, c) {
-				if err := m.movePayment(p, PaymentCanceled); err != nil {
+		for _, l := range live {
+			if bill.penaltyAt(l.at, c).Total(bill.AmountCents) < l.total {
+				if err := m.movePayment(l.p, PaymentCanceled); err != nil {
 					return err
 				}
 			}

@@ -148,3 +148,51 @@ func TestPaymentsPaidBelowTheirAmountsAreVoided(t *testing.T) {
 		t.Fatalf("voided %v, want the Pix and the boleto", voided)
 	}
 }
+
+// A waiver cancels a live payment only when the amount it asks carries
+// a penalty the waiver takes back: one priced before the bill was late
+// stays, whatever another payment received meanwhile, where a boleto of
+// the original amount was canceled because a Pix beside it had received
+// part of the bill (it asked more than the bill then owed), and the Pix,
+// the only payment left, kept the issue sweep from issuing another until
+// it expired.
+func TestWaiverCancelsOnlyWhatCarriesThePenaltyWaived(t *testing.T) {
+	t.Parallel()
+	until := calEndOfDay(2027, 12, 31)
+	pc := &PaymentConfiguration{ID: "pc", PaymentType: Financed}
+	t.Run("priced before the bill was late", func(t *testing.T) {
+		o, c := chargedOrder(2)
+		b := o.Billings[0]
+		b.Status, b.Bills[0].Status, b.Bills[0].Payments[0].Status = BillingActive, BillPaid, PaymentPaid
+		bill := b.Bills[1]
+		due := calEndOfDay(2027, 1, 10) // Sunday: late after Monday the 11th
+		bill.DueDate, bill.EffectiveDueDate, bill.Payments = due, EffectiveDueDate(due), nil
+		boleto := issueForTest(t, c, installmentPayment(c, pc, bill, calSP(2027, 1, 1, 9, 0, 0, 0)), calSP(2027, 1, 1, 9, 0, 0, 0))
+		bill.Payments = append(bill.Payments, boleto)
+		askedAt := calSP(2027, 1, 11, 10, 0, 0, 0)
+		pix := issueForTest(t, c, demandPayment(c, pc, bill, MethodPix, askedAt), askedAt)
+		bill.Payments = append(bill.Payments, pix)
+		settleForTest(t, o, c, bill, pix, calSP(2027, 1, 11, 11, 0, 0, 0), 3000)
+		m := newMover(Auth{CompanyID: c.ID}, calSP(2027, 1, 11, 12, 0, 0, 0), Links{})
+		if err := m.waive(o, b, bill, c, &until); err != nil {
+			t.Fatal(err)
+		}
+		if boleto.Status != PaymentUnpaid || pix.Status != PaymentUnpaid || len(m.change().Voids) != 0 {
+			t.Fatalf("boleto %s, Pix %s after a waiver of a penalty neither carries", boleto.Status, pix.Status)
+		}
+	})
+	t.Run("priced with the penalty", func(t *testing.T) {
+		o, c, bill, boleto, pix := lateInstallment(t)
+		settleForTest(t, o, c, bill, pix, calSP(2027, 1, 13, 9, 0, 0, 0), 3000)
+		m := newMover(Auth{CompanyID: c.ID}, calSP(2027, 1, 13, 10, 0, 0, 0), Links{})
+		if err := m.waive(o, o.Billings[0], bill, c, &until); err != nil {
+			t.Fatal(err)
+		}
+		if boleto.Status != PaymentCanceled || pix.Status != PaymentCanceled || pix.PaidAmountCents != 3000 || !bill.needsPayment() {
+			t.Fatalf("boleto %s, Pix %s (%d received), the bill needing a payment %v", boleto.Status, pix.Status, pix.PaidAmountCents, bill.needsPayment())
+		}
+		if got := installmentPayment(c, pc, bill, calSP(2027, 1, 13, 10, 0, 0, 0)).amount; got != 7000 {
+			t.Fatalf("the payment issued after the waiver asks %d, want 7000", got)
+		}
+	})
+}

@@ -2412,14 +2412,17 @@ type ClientInterface interface {
 	//
 	// A waiver settles what it changes. A bill whose payments already
 	// received what it owes once waived (part of a late boleto paid) is
-	// `paid` at once: the payment that received it is `paid`, any other
-	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-	// Pix or boleto asking for more than the bill will owe when it expires
-	// (one priced with the penalty now waived) is `canceled`, and a new one
-	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-	// of a first bill, which owes none); removing a waiver re-prices
-	// nothing already issued.
+	// `paid` at once: every payment that received part of it is `paid`,
+	// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+	// An unpaid Pix or boleto whose amount carries a penalty the waiver
+	// takes back (the bill's penalty on the day it was priced for is now
+	// less) is `canceled`, and a boleto for what the bill owes on the new
+	// terms is issued at once, shown in the answer (when the provider
+	// fails, within ten minutes, as for an expired one; meanwhile the
+	// bill's checkout issues one on request). A payment priced without a
+	// penalty stays, whatever another payment of the bill received
+	// meanwhile (every payment of a first bill, which owes none);
+	// removing a waiver re-prices nothing already issued.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2434,14 +2437,17 @@ type ClientInterface interface {
 	//
 	// A waiver settles what it changes. A bill whose payments already
 	// received what it owes once waived (part of a late boleto paid) is
-	// `paid` at once: the payment that received it is `paid`, any other
-	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-	// Pix or boleto asking for more than the bill will owe when it expires
-	// (one priced with the penalty now waived) is `canceled`, and a new one
-	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-	// of a first bill, which owes none); removing a waiver re-prices
-	// nothing already issued.
+	// `paid` at once: every payment that received part of it is `paid`,
+	// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+	// An unpaid Pix or boleto whose amount carries a penalty the waiver
+	// takes back (the bill's penalty on the day it was priced for is now
+	// less) is `canceled`, and a boleto for what the bill owes on the new
+	// terms is issued at once, shown in the answer (when the provider
+	// fails, within ten minutes, as for an expired one; meanwhile the
+	// bill's checkout issues one on request). A payment priced without a
+	// penalty stays, whatever another payment of the bill received
+	// meanwhile (every payment of a first bill, which owes none);
+	// removing a waiver re-prices nothing already issued.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3127,14 +3133,17 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 //
 // A waiver settles what it changes. A bill whose payments already
 // received what it owes once waived (part of a late boleto paid) is
-// `paid` at once: the payment that received it is `paid`, any other
-// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-// Pix or boleto asking for more than the bill will owe when it expires
-// (one priced with the penalty now waived) is `canceled`, and a new one
-// for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-// of a first bill, which owes none); removing a waiver re-prices
-// nothing already issued.
+// `paid` at once: every payment that received part of it is `paid`,
+// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+// An unpaid Pix or boleto whose amount carries a penalty the waiver
+// takes back (the bill's penalty on the day it was priced for is now
+// less) is `canceled`, and a boleto for what the bill owes on the new
+// terms is issued at once, shown in the answer (when the provider
+// fails, within ten minutes, as for an expired one; meanwhile the
+// bill's checkout issues one on request). A payment priced without a
+// penalty stays, whatever another payment of the bill received
+// meanwhile (every payment of a first bill, which owes none);
+// removing a waiver re-prices nothing already issued.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3159,14 +3168,17 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *U
 //
 // A waiver settles what it changes. A bill whose payments already
 // received what it owes once waived (part of a late boleto paid) is
-// `paid` at once: the payment that received it is `paid`, any other
-// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-// Pix or boleto asking for more than the bill will owe when it expires
-// (one priced with the penalty now waived) is `canceled`, and a new one
-// for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-// of a first bill, which owes none); removing a waiver re-prices
-// nothing already issued.
+// `paid` at once: every payment that received part of it is `paid`,
+// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+// An unpaid Pix or boleto whose amount carries a penalty the waiver
+// takes back (the bill's penalty on the day it was priced for is now
+// less) is `canceled`, and a boleto for what the bill owes on the new
+// terms is issued at once, shown in the answer (when the provider
+// fails, within ten minutes, as for an expired one; meanwhile the
+// bill's checkout issues one on request). A payment priced without a
+// penalty stays, whatever another payment of the bill received
+// meanwhile (every payment of a first bill, which owes none);
+// removing a waiver re-prices nothing already issued.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5913,14 +5925,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// A waiver settles what it changes. A bill whose payments already
 	// received what it owes once waived (part of a late boleto paid) is
-	// `paid` at once: the payment that received it is `paid`, any other
-	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-	// Pix or boleto asking for more than the bill will owe when it expires
-	// (one priced with the penalty now waived) is `canceled`, and a new one
-	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-	// of a first bill, which owes none); removing a waiver re-prices
-	// nothing already issued.
+	// `paid` at once: every payment that received part of it is `paid`,
+	// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+	// An unpaid Pix or boleto whose amount carries a penalty the waiver
+	// takes back (the bill's penalty on the day it was priced for is now
+	// less) is `canceled`, and a boleto for what the bill owes on the new
+	// terms is issued at once, shown in the answer (when the provider
+	// fails, within ten minutes, as for an expired one; meanwhile the
+	// bill's checkout issues one on request). A payment priced without a
+	// penalty stays, whatever another payment of the bill received
+	// meanwhile (every payment of a first bill, which owes none);
+	// removing a waiver re-prices nothing already issued.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5935,14 +5950,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// A waiver settles what it changes. A bill whose payments already
 	// received what it owes once waived (part of a late boleto paid) is
-	// `paid` at once: the payment that received it is `paid`, any other
-	// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-	// Pix or boleto asking for more than the bill will owe when it expires
-	// (one priced with the penalty now waived) is `canceled`, and a new one
-	// for what the bill owes is issued within ten minutes, as for an
-	// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-	// of a first bill, which owes none); removing a waiver re-prices
-	// nothing already issued.
+	// `paid` at once: every payment that received part of it is `paid`,
+	// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+	// An unpaid Pix or boleto whose amount carries a penalty the waiver
+	// takes back (the bill's penalty on the day it was priced for is now
+	// less) is `canceled`, and a boleto for what the bill owes on the new
+	// terms is issued at once, shown in the answer (when the provider
+	// fails, within ten minutes, as for an expired one; meanwhile the
+	// bill's checkout issues one on request). A payment priced without a
+	// penalty stays, whatever another payment of the bill received
+	// meanwhile (every payment of a first bill, which owes none);
+	// removing a waiver re-prices nothing already issued.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11750,14 +11768,17 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 //
 // A waiver settles what it changes. A bill whose payments already
 // received what it owes once waived (part of a late boleto paid) is
-// `paid` at once: the payment that received it is `paid`, any other
-// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-// Pix or boleto asking for more than the bill will owe when it expires
-// (one priced with the penalty now waived) is `canceled`, and a new one
-// for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-// of a first bill, which owes none); removing a waiver re-prices
-// nothing already issued.
+// `paid` at once: every payment that received part of it is `paid`,
+// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+// An unpaid Pix or boleto whose amount carries a penalty the waiver
+// takes back (the bill's penalty on the day it was priced for is now
+// less) is `canceled`, and a boleto for what the bill owes on the new
+// terms is issued at once, shown in the answer (when the provider
+// fails, within ten minutes, as for an expired one; meanwhile the
+// bill's checkout issues one on request). A payment priced without a
+// penalty stays, whatever another payment of the bill received
+// meanwhile (every payment of a first bill, which owes none);
+// removing a waiver re-prices nothing already issued.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11778,14 +11799,17 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 //
 // A waiver settles what it changes. A bill whose payments already
 // received what it owes once waived (part of a late boleto paid) is
-// `paid` at once: the payment that received it is `paid`, any other
-// unpaid one `canceled`, and the `bill.paid` event is sent. An unpaid
-// Pix or boleto asking for more than the bill will owe when it expires
-// (one priced with the penalty now waived) is `canceled`, and a new one
-// for what the bill owes is issued within ten minutes, as for an
-// expired one (meanwhile the bill's checkout issues one on request). A payment priced without a penalty stays (every payment
-// of a first bill, which owes none); removing a waiver re-prices
-// nothing already issued.
+// `paid` at once: every payment that received part of it is `paid`,
+// any other unpaid one `canceled`, and the `bill.paid` event is sent.
+// An unpaid Pix or boleto whose amount carries a penalty the waiver
+// takes back (the bill's penalty on the day it was priced for is now
+// less) is `canceled`, and a boleto for what the bill owes on the new
+// terms is issued at once, shown in the answer (when the provider
+// fails, within ten minutes, as for an expired one; meanwhile the
+// bill's checkout issues one on request). A payment priced without a
+// penalty stays, whatever another payment of the bill received
+// meanwhile (every payment of a first bill, which owes none);
+// removing a waiver re-prices nothing already issued.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -489,9 +489,10 @@ func TestWaiverUnderWhatALateBillReceived(t *testing.T) {
 }
 
 // A waiver of a late installment's penalty cancels its live boleto, which
-// asks for the penalty, and the issue sweep issues one for the original
-// amount, where the payer paying the boleto they held paid the penalty
-// waived. A boleto issued before the due date, which carries none, stays.
+// asks for the penalty, and issues one for the original amount at once,
+// where the payer paying the boleto they held paid the penalty waived,
+// and had nothing to pay with until the issue sweep ran. A boleto issued
+// before the due date, which carries none, stays.
 func TestWaiverCancelsABoletoPricedWithThePenalty(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -505,6 +506,9 @@ func TestWaiverCancelsABoletoPricedWithThePenalty(t *testing.T) {
 			if p := x.(map[string]any); p["id"] == late["id"] && p["status"] != "canceled" {
 				t.Fatalf("the late boleto after the waiver: %v", p)
 			}
+		}
+		if p := openPayment(t, got); cents(p["amount_cents"]) != amount || p["payment_method"] != "boleto" {
+			t.Fatalf("boleto issued by the waiver: %v", p)
 		}
 		b.runSweeps(t, b.sweeps.IssueDueInstallments)
 		if p := openPayment(t, b.bill(t, ids[1])); cents(p["amount_cents"]) != amount {
@@ -732,6 +736,38 @@ func TestInstallmentDueOnAHolidayOwesFromItsDueDate(t *testing.T) {
 			if p := x.(map[string]any); p["id"] == boleto.ID && (p["status"] != "paid" || cents(p["paid_amount_cents"]) != latePrice(i3.AmountCents, 3)) {
 				t.Errorf("boleto paid on Tuesday: %v %v cents, want paid %d", p["status"], p["paid_amount_cents"], latePrice(i3.AmountCents, 3))
 			}
+		}
+	})
+}
+
+// A waiver keeps a boleto priced before its installment was late, though
+// a Pix beside it received part of the bill and the boleto asks more than
+// the bill then owes, where it was canceled and voided: the payer lost the
+// boleto they held, and the Pix, left the bill's only payment, kept the
+// issue sweep from issuing another until it expired.
+func TestWaiverKeepsABoletoPricedWithoutThePenalty(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		i1 := b.firstInstallment(t, "boleto", "pix") // due Monday 1 March 2027
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		boleto := openPayment(t, b.bill(t, i1.ID))
+		b.clock.Set(time.Date(2027, 3, 1, 10, 0, 0, 0, parcela.SaoPaulo))
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Hour)
+		b.call("POST", "/external_api/v1/sandbox/payments/"+pix.ID+"/pay", map[string]any{"paid_amount_cents": 3000}).want(t, 200)
+		got := b.call("PATCH", "/external_api/v1/bills/"+i1.ID,
+			map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}).want(t, 200).JSON(t)
+		for _, x := range got["payments"].([]any) {
+			if p := x.(map[string]any); p["status"] != "unpaid" {
+				t.Errorf("payment %v (%v) after a waiver of a penalty it does not carry: %v", p["payment_method"], p["id"], p["status"])
+			}
+		}
+		if len(got["payments"].([]any)) != 2 || boleto["id"] == pix.ID {
+			t.Fatalf("payments after the waiver: %v", got["payments"])
 		}
 	})
 }
