@@ -1407,7 +1407,7 @@ type PaymentBill struct {
 	// Installments 1 for boleto and Pix; for a card payment, the card installments the customer chose.
 	Installments int `json:"installments"`
 
-	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet; on a `paid` one, what it received when its bill was paid (a payment that received part of a bill paid by another is `paid` for that part, never `canceled`, and what a bill's payments received beyond what it owed is the seller's to refund). A payment paid below its `amount_cents` is voided at the provider, so its code takes nothing more.
+	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet (its code still carries `amount_cents`, which cannot change once issued; what is left to pay with it is `amount_cents` less `paid_amount_cents`, no more than its bill still owes, as its checkout says); on a `paid` one, what it received when its bill was paid (a payment that received part of a bill paid by another is `paid` for that part, never `canceled`, and what a bill's payments received beyond what it owed is the seller's to refund). A payment paid below its `amount_cents` is voided at the provider, so its code takes nothing more.
 	PaidAmountCents int64      `json:"paid_amount_cents"`
 	PaidAt          *time.Time `json:"paid_at"`
 
@@ -1611,7 +1611,7 @@ type PaymentOrder struct {
 	// Installments 1 for boleto and Pix; for a card payment, the card installments the customer chose.
 	Installments int `json:"installments"`
 
-	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet; on a `paid` one, what it received when its bill was paid (a payment that received part of a bill paid by another is `paid` for that part, never `canceled`, and what a bill's payments received beyond what it owed is the seller's to refund). A payment paid below its `amount_cents` is voided at the provider, so its code takes nothing more.
+	// PaidAmountCents What the payment received. Below `amount_cents` on an `unpaid` payment, a partial settlement that paid nothing yet (its code still carries `amount_cents`, which cannot change once issued; what is left to pay with it is `amount_cents` less `paid_amount_cents`, no more than its bill still owes, as its checkout says); on a `paid` one, what it received when its bill was paid (a payment that received part of a bill paid by another is `paid` for that part, never `canceled`, and what a bill's payments received beyond what it owed is the seller's to refund). A payment paid below its `amount_cents` is voided at the provider, so its code takes nothing more.
 	PaidAmountCents int64      `json:"paid_amount_cents"`
 	PaidAt          *time.Time `json:"paid_at"`
 

@@ -261,7 +261,9 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		}
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
-				v.Pay = append(v.Pay, newPayView(p, now))
+				pv := newPayView(p, now)
+				pv.DueCents = min(pv.DueCents, v.Current)
+				v.Pay = append(v.Pay, pv)
 			}
 		}
 		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c, v.Current), now)

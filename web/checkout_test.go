@@ -652,3 +652,43 @@ func TestCheckoutBolepixBoxName(t *testing.T) {
 		t.Fatalf("bolepix checkout:\n%s", body)
 	}
 }
+
+// A Pix that received part of its amount is shown for what is left to pay
+// with it, saying what its code carries and what it received, where the
+// page showed the code's whole amount above it as what to pay; its own
+// page says the same. A Pix beside a boleto that received part of the
+// bill is shown for no more than the bill owes.
+func TestPartlyPaidCodeShowsWhatRemains(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, body := b.partlyPaidCheckout(t, 50_000) // of 199_000
+	for _, want := range []string{`<p class="pay-amount">R$` + "\u00a0" + `1.490,00</p>`,
+		"Este código foi emitido para R$\u00a01.990,00 e já recebeu R$\u00a0500,00: falta pagar R$\u00a01.490,00."} {
+		if !strings.Contains(body, want) {
+			t.Errorf("checkout lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `<p class="pay-amount">R$`+"\u00a0"+`1.990,00</p>`) {
+		t.Error("checkout asks for the code's whole amount")
+	}
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	pix := b.get(t, parcela.Links{}.PaymentURL(bill.Payments[0].ID))
+	if page := html.UnescapeString(pix.body); !strings.Contains(page, `<p class="pay-amount">R$`+"\u00a0"+`1.490,00</p>`) {
+		t.Errorf("the Pix's own page does not ask for what remains:\n%s", page)
+	}
+	// Another payment received part of the bill: the Pix shows what the
+	// bill still owes.
+	b.store.mu.Lock()
+	b.store.payments[bill.Payments[0].ID].PaidAmountCents = 0
+	boleto, err := b.store.issue(b.store.bills[bill.ID], parcela.MethodBoleto, 199_000, bill.DueDate, false)
+	if err != nil {
+		b.store.mu.Unlock()
+		t.Fatal(err)
+	}
+	boleto.PaidAmountCents = 9_000
+	b.store.mu.Unlock()
+	body = html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)).body)
+	if want := "Este código foi emitido para R$\u00a01.990,00: falta pagar R$\u00a01.900,00."; !strings.Contains(body, want) {
+		t.Errorf("checkout lacks %q", want)
+	}
+}

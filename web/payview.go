@@ -11,17 +11,23 @@ import (
 // copy-and-paste code, or its boleto's linha digitável and barcode
 // (bolepix: both).
 type payView struct {
-	ID           string
-	Method       string
-	AmountCents  int64
-	PixCode      string
-	PixImage     string
-	Linha        string
-	BarcodeImage string
-	ExpiresAt    time.Time
-	DueDate      time.Time
-	TimeLeft     string
-	Now          time.Time
+	ID          string
+	Method      string
+	AmountCents int64 // what its code carries
+	// What is left to pay with it: its amount less what it received, and
+	// on the bill's checkout no more than the bill owes (another payment
+	// received part of it). A code's amount cannot change once issued:
+	// the page says what remains.
+	DueCents      int64
+	ReceivedCents int64 // what it received short of its amount
+	PixCode       string
+	PixImage      string
+	Linha         string
+	BarcodeImage  string
+	ExpiresAt     time.Time
+	DueDate       time.Time
+	TimeLeft      string
+	Now           time.Time
 }
 
 // ExpiresAtISO is the expiry the script counts down to.
@@ -33,7 +39,8 @@ func (v payView) NowISO() string { return v.Now.Format(parcela.TimestampLayout) 
 // newPayView shows an unpaid payment; images are this listener's public
 // image routes, linked by path. A boleto shows the due date it carries.
 func newPayView(p *parcela.Payment, now time.Time) payView {
-	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, ExpiresAt: p.ExpiresAt, DueDate: p.BoletoDueDate(), TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
+	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, DueCents: p.AmountCents - p.PaidAmountCents,
+		ReceivedCents: p.PaidAmountCents, ExpiresAt: p.ExpiresAt, DueDate: p.BoletoDueDate(), TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
 	links := parcela.Links{}
 	switch {
 	case p.Method == parcela.MethodPix && p.Barcode != nil:
