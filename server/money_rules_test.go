@@ -242,3 +242,32 @@ func TestWaiverOfAFirstBillCancelsNothing(t *testing.T) {
 		}
 	})
 }
+
+// A late installment's boleto and a Pix beside it, each paid in part on
+// the Monday the boleto's Saturday due date moves to, summing to what the
+// boleto asked, pay the bill, as the boleto alone paid its amount would:
+// the bill stayed overdue, owing the two days' interest neither carried.
+func TestPartialSettlementsOfALateInstallmentPayIt(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		i1 := b.firstInstallment(t, "boleto", "pix") // due Monday 1 March 2027
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		late := openPayment(t, b.bill(t, i1.ID)) // due Saturday 13 March
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix)
+		if err != nil || pix.AmountCents != cents(late["amount_cents"]) {
+			t.Fatalf("Pix beside the late boleto: %+v, %v", pix, err)
+		}
+		b.clock.Set(time.Date(2027, 3, 15, 11, 0, 0, 0, parcela.SaoPaulo))
+		pay := func(id string, amount int64, at string) map[string]any {
+			return b.call("POST", "/external_api/v1/sandbox/payments/"+id+"/pay", map[string]any{"paid_amount_cents": amount, "paid_at": at}).want(t, 200).JSON(t)
+		}
+		pay(pix.ID, 5000, "2027-03-15T09:00:00.000-03:00")
+		got := pay(late["id"].(string), pix.AmountCents-5000, "2027-03-15T10:00:00.000-03:00")
+		if got["status"] != "paid" || got["paid_at"] != "2027-03-15T10:00:00.000-03:00" {
+			t.Fatalf("after the boleto's part: bill %v, paid at %v", got["status"], got["paid_at"])
+		}
+	})
+}
