@@ -474,3 +474,24 @@ func TestBrowserSandboxBannerPrints(t *testing.T) {
 		t.Error("a sandbox boleto prints without its test banner")
 	}
 }
+
+// A Pix that received part of its amount is shown for what remains, with
+// the note on what its code carries, readable in both palettes.
+func TestBrowserPartlyPaidPix(t *testing.T) {
+	b := setup(t)
+	checkout, _ := b.partlyPaidCheckout(t, 50_000)
+	tb := browsertest.Open(t, b.server.URL)
+	for _, dark := range []bool{false, true} {
+		b.store.mu.Lock()
+		b.store.companies["company-1"].Dark = dark
+		b.store.mu.Unlock()
+		tb.Open(checkout)
+		if got := tb.Eval(`document.querySelector(".pay-box .pay-amount").textContent`); got != "R$\u00a01.490,00" {
+			t.Fatalf("the Pix asks %q", got)
+		}
+		if low := tb.Eval(lowContrastJS); low != "" {
+			t.Errorf("dark %v: texts below AA contrast:\n%s", dark, low)
+		}
+	}
+	tb.Shots("checkout-pix-partly-paid")
+}
