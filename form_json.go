@@ -29,6 +29,7 @@ func (f BillEndpointForm) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = appendJSONString(append(dst, `,"checkout_url":`...), f.CheckoutURL)
 	dst = strconv.AppendInt(append(dst, `,"current_amount_cents":`...), f.CurrentAmountCents, 10)
+	dst = strconv.AppendInt(append(dst, `,"received_amount_cents":`...), f.ReceivedAmountCents, 10)
 	dst = strconv.AppendInt(append(dst, `,"original_amount_cents":`...), f.OriginalAmountCents, 10)
 	dst = appendJSONTimestampPtr(append(dst, `,"disable_penalties_until":`...), f.DisablePenaltiesUntil)
 	dst = appendJSONTimestamp(append(dst, `,"effective_due_date":`...), f.EffectiveDueDate)

@@ -171,6 +171,7 @@ type BillEndpointForm struct {
 	Billing               BillingSummaryForm `json:"billing"`
 	CheckoutURL           string             `json:"checkout_url"`
 	CurrentAmountCents    int64              `json:"current_amount_cents"`
+	ReceivedAmountCents   int64              `json:"received_amount_cents"`
 	OriginalAmountCents   int64              `json:"original_amount_cents"`
 	DisablePenaltiesUntil *Timestamp         `json:"disable_penalties_until"`
 	EffectiveDueDate      Timestamp          `json:"effective_due_date"`
@@ -185,7 +186,7 @@ func NewBillEndpointForm(b *Bill, c *Company, now time.Time, l Links) BillEndpoi
 		AuthenticationCode: b.AuthenticationCode,
 		Billing:            newBillingSummaryForm(b.Billing),
 		CheckoutURL:        l.PublicURL + "/checkout/bills/" + b.ID + "?code=" + b.AuthenticationCode,
-		CurrentAmountCents: b.Penalty(now, c).Total(b.AmountCents), OriginalAmountCents: b.AmountCents,
+		CurrentAmountCents: b.Penalty(now, c).Total(b.AmountCents), ReceivedAmountCents: b.ReceivedInAll(), OriginalAmountCents: b.AmountCents,
 		DisablePenaltiesUntil: tsPtr(b.DisablePenaltiesUntil), EffectiveDueDate: ts(b.EffectiveDueDate), PaidAt: tsPtr(b.PaidAt),
 	}
 	for _, p := range b.Payments {

@@ -94,6 +94,17 @@ func (b *Bill) Received() int64 {
 	return sum
 }
 
+// ReceivedInAll is what every payment of the bill received, the ones that
+// paid it included: on an open bill, what its current amount is asked
+// less of; on a paid one, beyond what it owed, the seller's to refund.
+func (b *Bill) ReceivedInAll() int64 {
+	var sum int64
+	for _, p := range b.Payments {
+		sum += p.PaidAmountCents
+	}
+	return sum
+}
+
 // owed is what the bill still owes at t: its original amount with the
 // penalty at t, less what it received. It is below zero only when a waiver
 // (disable_penalties_until) took back a penalty already partly received.

@@ -773,7 +773,7 @@ type BillEndpoint struct {
 	CheckoutUrl string    `json:"checkout_url"`
 	CreatedAt   time.Time `json:"created_at"`
 
-	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses).
+	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses). What is left to pay on an open bill is this less `received_amount_cents`.
 	CurrentAmountCents int64 `json:"current_amount_cents"`
 
 	// DisablePenaltiesUntil No penalties accrue before this moment; `null` when not waived.
@@ -786,8 +786,11 @@ type BillEndpoint struct {
 	OriginalAmountCents int64         `json:"original_amount_cents"`
 	PaidAt              *time.Time    `json:"paid_at"`
 	Payments            []PaymentBill `json:"payments"`
-	Status              BillStatus    `json:"status"`
-	UpdatedAt           time.Time     `json:"updated_at"`
+
+	// ReceivedAmountCents What the bill's payments received, every payment's `paid_amount_cents` (an expired or canceled one's too). On an open bill, what is left to pay is `current_amount_cents` less this (what its checkout asks, what a card is charged); on a paid one, what it received beyond what it owed when paid (two payments each paid their whole amount) is the seller's to refund.
+	ReceivedAmountCents int64      `json:"received_amount_cents"`
+	Status              BillStatus `json:"status"`
+	UpdatedAt           time.Time  `json:"updated_at"`
 }
 
 // BillOrder A bill as shown inside an order's billing.

@@ -184,11 +184,12 @@ func TestPartialSettlementsThatCompleteTheBillPayIt(t *testing.T) {
 		pay := func(id string, cents int64) map[string]any {
 			return b.call("POST", "/external_api/v1/sandbox/payments/"+id+"/pay", map[string]any{"paid_amount_cents": cents}).want(t, 200).JSON(t)
 		}
-		if got := pay(pix["id"].(string), amount-100); got["status"] != "pending" {
-			t.Fatalf("after part of the Pix: bill %v", got["status"])
+		if got := pay(pix["id"].(string), amount-100); got["status"] != "pending" || cents(got["received_amount_cents"]) != amount-100 ||
+			cents(got["current_amount_cents"]) != amount {
+			t.Fatalf("after part of the Pix: bill %v, received %v of %v", got["status"], got["received_amount_cents"], got["current_amount_cents"])
 		}
 		got := pay(boleto.ID, 100)
-		if got["status"] != "paid" || got["billing"].(map[string]any)["status"] != "active" {
+		if got["status"] != "paid" || cents(got["received_amount_cents"]) != amount || got["billing"].(map[string]any)["status"] != "active" {
 			t.Fatalf("after the rest on the boleto: bill %v, billing %v", got["status"], got["billing"].(map[string]any)["status"])
 		}
 		for _, p := range got["payments"].([]any) {
@@ -268,6 +269,31 @@ func TestPartialSettlementsOfALateInstallmentPayIt(t *testing.T) {
 		got := pay(late["id"].(string), pix.AmountCents-5000, "2027-03-15T10:00:00.000-03:00")
 		if got["status"] != "paid" || got["paid_at"] != "2027-03-15T10:00:00.000-03:00" {
 			t.Fatalf("after the boleto's part: bill %v, paid at %v", got["status"], got["paid_at"])
+		}
+	})
+}
+
+// A bill paid over (its Pix received part, then its boleto its whole
+// amount, as a payer holding both might) keeps what each received, and
+// says what it received in all, the excess the seller's to refund.
+func TestOverpaidBillSaysWhatItReceived(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		bill, pix, amount := b.firstBillByPix(t)
+		boleto, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, bill["id"].(string), bill["authentication_code"].(string), parcela.MethodBoleto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Advance(time.Hour)
+		b.call("POST", "/external_api/v1/sandbox/payments/"+pix["id"].(string)+"/pay", map[string]any{"paid_amount_cents": 3000}).want(t, 200)
+		got := b.call("POST", "/external_api/v1/sandbox/payments/"+boleto.ID+"/pay", map[string]any{"paid_amount_cents": boleto.AmountCents}).want(t, 200).JSON(t)
+		if got["status"] != "paid" || cents(got["received_amount_cents"]) != amount+3000 {
+			t.Fatalf("bill %v, received %v; want paid, %d received", got["status"], got["received_amount_cents"], amount+3000)
+		}
+		for _, x := range got["payments"].([]any) {
+			if p := x.(map[string]any); p["status"] != "paid" {
+				t.Errorf("payment %v: %v with %v received", p["payment_method"], p["status"], p["paid_amount_cents"])
+			}
 		}
 	})
 }
