@@ -140,6 +140,21 @@ func (b *Bill) pricedAt(p *Payment, c *Company) time.Time {
 	return b.pricedFor(c, p.CreatedAt, due)
 }
 
+// LeftToPayWith is what is left to pay with live payment p at now: its
+// amount less what it received, and, once another payment of the bill
+// received part of it, no more than what p's settlement now needs to pay
+// the bill (owedBy). A code's amount cannot change once issued; the
+// checkout says this instead. With no other money in, it is the code's
+// own rest: a late boleto carries its interest to its due date, which
+// the payer pays, though the bill owes less today.
+func (b *Bill) LeftToPayWith(p *Payment, now time.Time, c *Company) int64 {
+	rest := p.AmountCents - p.PaidAmountCents
+	if b.ReceivedInAll() == p.PaidAmountCents {
+		return rest
+	}
+	return max(0, min(rest, b.owedBy(p, now, c)))
+}
+
 // owedBy is what the bill owes a settlement of p paid at paidAt: what it
 // owes at paidAt, or, paid after the instant p's amount was priced at,
 // what it owed then (the penalty p carries).

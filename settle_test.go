@@ -196,3 +196,28 @@ func TestWaiverCancelsOnlyWhatCarriesThePenaltyWaived(t *testing.T) {
 		}
 	})
 }
+
+// What is left to pay with a live payment is its own rest, whatever the
+// bill owes today, until another payment received part of the bill: a
+// late boleto carries its interest to its due date, and its page asked
+// the payer for less than its code, which pays nothing less.
+func TestLeftToPayWith(t *testing.T) {
+	t.Parallel()
+	wednesday := calSP(2027, 1, 13, 9, 0, 0, 0) // the boleto is due Saturday the 16th
+	_, c, bill, boleto, pix := lateInstallment(t)
+	if got := bill.LeftToPayWith(boleto, wednesday, c); got != 10217 {
+		t.Fatalf("a late boleto nothing paid: %d left, want its amount 10217", got)
+	}
+	pix.PaidAmountCents = 3000
+	if got := bill.LeftToPayWith(pix, wednesday, c); got != 7217 {
+		t.Fatalf("the Pix that received 3000: %d left, want 7217", got)
+	}
+	// On the Wednesday the bill owes 10207 (two days' interest), 3000 of
+	// it received.
+	if got := bill.LeftToPayWith(boleto, wednesday, c); got != 7207 {
+		t.Fatalf("the boleto beside it: %d left, want 7207", got)
+	}
+	if got := bill.LeftToPayWith(boleto, calSP(2027, 1, 18, 9, 0, 0, 0), c); got != 7217 {
+		t.Fatalf("the boleto on the Monday its Saturday moves to: %d left, want 7217", got)
+	}
+}

@@ -262,7 +262,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
 				pv := newPayView(p, now)
-				pv.DueCents = min(pv.DueCents, v.Current)
+				pv.DueCents = b.LeftToPayWith(p, now, c)
 				v.Pay = append(v.Pay, pv)
 			}
 		}

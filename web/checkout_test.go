@@ -692,3 +692,32 @@ func TestPartlyPaidCodeShowsWhatRemains(t *testing.T) {
 		t.Errorf("checkout lacks %q", want)
 	}
 }
+
+// A late bill's live boleto, priced with the interest to its due date days
+// ahead and paid nothing, is shown for its whole amount, without a note:
+// its code pays nothing less, though the bill owes less today.
+func TestLateBoletoShowsItsAmount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, _ := b.firstInstallmentBoleto(t)
+	now := second.EffectiveDueDate.Add(5 * 24 * time.Hour)
+	b.clock.Set(now)
+	b.store.mu.Lock()
+	bill := b.store.bills[second.ID]
+	bill.Status = parcela.BillOverdue
+	due := parcela.EndOfDay(now.Add(72 * time.Hour))
+	amount := bill.Penalty(due, b.company).Total(bill.AmountCents)
+	late, err := b.store.issue(bill, parcela.MethodBoleto, amount, due, false)
+	b.store.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owes := second.Penalty(now, b.company).Total(second.AmountCents)
+	if owes >= late.AmountCents {
+		t.Fatalf("the bill owes %d today, not less than its boleto's %d", owes, late.AmountCents)
+	}
+	body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)).body)
+	if want := `<p class="pay-amount">` + brl(late.AmountCents) + `</p>`; !strings.Contains(body, want) || strings.Contains(body, "pay-note") {
+		t.Errorf("checkout lacks %q, or notes a rest:\n%s", want, body)
+	}
+}

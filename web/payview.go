@@ -15,9 +15,9 @@ type payView struct {
 	Method      string
 	AmountCents int64 // what its code carries
 	// What is left to pay with it: its amount less what it received, and
-	// on the bill's checkout no more than the bill owes (another payment
-	// received part of it). A code's amount cannot change once issued:
-	// the page says what remains.
+	// on the bill's checkout no more than the bill owes once another
+	// payment received part of it (Bill.LeftToPayWith). A code's amount
+	// cannot change once issued: the page says what remains.
 	DueCents      int64
 	ReceivedCents int64 // what it received short of its amount
 	PixCode       string
