@@ -221,3 +221,27 @@ func TestLeftToPayWith(t *testing.T) {
 		t.Fatalf("the boleto on the Monday its Saturday moves to: %d left, want 7217", got)
 	}
 }
+
+// A first bill that received part of its amount and lapses (its payment
+// expired) is canceled with its billing and order, and still says what it
+// received: the payer's money stays on its payments, for the seller to
+// refund.
+func TestLapsedFirstBillKeepsWhatItReceived(t *testing.T) {
+	t.Parallel()
+	o, c := chargedOrder(3)
+	b := o.Billings[0]
+	bill := b.Bills[0]
+	p := bill.Payments[0]
+	p.PaidAmountCents = 9000
+	m := newMover(Auth{CompanyID: c.ID}, moveNow, Links{})
+	if _, err := m.expire(o, b, bill, p, c); err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != OrderCanceled || bill.Status != BillCanceled || p.Status != PaymentExpired || bill.ReceivedInAll() != 9000 {
+		t.Fatalf("order %s, bill %s, payment %s, received %d", o.Status, bill.Status, p.Status, bill.ReceivedInAll())
+	}
+	f := NewBillEndpointForm(bill, c, moveNow, Links{})
+	if f.ReceivedAmountCents != 9000 {
+		t.Fatalf("the canceled bill says it received %d", f.ReceivedAmountCents)
+	}
+}
