@@ -29,7 +29,7 @@ func lateInstallment(t *testing.T) (*Order, *Company, *Bill, *Payment, *Payment)
 	pc := &PaymentConfiguration{ID: "pc", PaymentType: Financed}
 	boleto := issueForTest(t, c, installmentPayment(c, pc, bill, issued), issued)
 	pix := issueForTest(t, c, demandPayment(c, pc, bill, MethodPix, issued), issued)
-	if boleto.AmountCents != 10217 || pix.AmountCents != 10217 || !pix.ExpiresAt.Equal(calEndOfDay(2027, 1, 18)) {
+	if boleto.AmountCents != 10227 || pix.AmountCents != 10227 || !pix.ExpiresAt.Equal(calEndOfDay(2027, 1, 18)) {
 		t.Fatalf("late boleto %d, Pix %d expiring %v", boleto.AmountCents, pix.AmountCents, pix.ExpiresAt)
 	}
 	bill.Payments = append(bill.Payments, boleto, pix)
@@ -76,12 +76,12 @@ func TestPartialSettlementsOfALateBillPayWhatItsPaymentAskedFor(t *testing.T) {
 		pix, boleto  int64
 		wantPaid     bool
 	}{
-		{"both on the Monday the boleto's Saturday moves to", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 18, 10, 0, 0, 0), 5000, 5217, true},
-		{"the boleto's part in its settlement grace", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 19, 10, 0, 0, 0), 5000, 5217, true},
-		{"a cent short", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 18, 10, 0, 0, 0), 5000, 5216, false},
+		{"both on the boleto's due day", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 18, 10, 0, 0, 0), 5000, 5227, true},
+		{"the boleto's part in its settlement grace", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 19, 10, 0, 0, 0), 5000, 5227, true},
+		{"a cent short", calSP(2027, 1, 18, 9, 0, 0, 0), calSP(2027, 1, 18, 10, 0, 0, 0), 5000, 5226, false},
 		// Paid before the day its amount was priced for, the bill owes
 		// only the interest to then.
-		{"both on the day they were issued", calSP(2027, 1, 13, 9, 0, 0, 0), calSP(2027, 1, 13, 10, 0, 0, 0), 5000, 5207, true},
+		{"both on the day they were issued", calSP(2027, 1, 13, 9, 0, 0, 0), calSP(2027, 1, 13, 10, 0, 0, 0), 5000, 5210, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o, c, bill, boleto, pix := lateInstallment(t)
@@ -110,7 +110,7 @@ func TestSettlementKeepsWhatTheBillsOtherPaymentsReceived(t *testing.T) {
 	first := bill.Payments[0]
 	first.PaidAmountCents = 1000 // received before it expired
 	settleForTest(t, o, c, bill, pix, calSP(2027, 1, 14, 9, 0, 0, 0), 3000)
-	m := settleForTest(t, o, c, bill, boleto, calSP(2027, 1, 14, 10, 0, 0, 0), 10217) // the boleto's whole amount: 4000 over
+	m := settleForTest(t, o, c, bill, boleto, calSP(2027, 1, 14, 10, 0, 0, 0), 10227) // the boleto's whole amount: 4000 over
 	if bill.Status != BillPaid || boleto.Status != PaymentPaid {
 		t.Fatalf("bill %s, boleto %s", bill.Status, boleto.Status)
 	}
@@ -136,7 +136,7 @@ func TestPaymentsPaidBelowTheirAmountsAreVoided(t *testing.T) {
 	t.Parallel()
 	o, c, bill, boleto, pix := lateInstallment(t)
 	settleForTest(t, o, c, bill, pix, calSP(2027, 1, 18, 9, 0, 0, 0), 5000)
-	m := settleForTest(t, o, c, bill, boleto, calSP(2027, 1, 18, 10, 0, 0, 0), 5217)
+	m := settleForTest(t, o, c, bill, boleto, calSP(2027, 1, 18, 10, 0, 0, 0), 5227)
 	if bill.Status != BillPaid || boleto.Status != PaymentPaid || pix.Status != PaymentPaid {
 		t.Fatalf("bill %s, boleto %s, Pix %s", bill.Status, boleto.Status, pix.Status)
 	}
@@ -203,22 +203,22 @@ func TestWaiverCancelsOnlyWhatCarriesThePenaltyWaived(t *testing.T) {
 // the payer for less than its code, which pays nothing less.
 func TestLeftToPayWith(t *testing.T) {
 	t.Parallel()
-	wednesday := calSP(2027, 1, 13, 9, 0, 0, 0) // the boleto is due Saturday the 16th
+	wednesday := calSP(2027, 1, 13, 9, 0, 0, 0) // the boleto is due Monday the 18th
 	_, c, bill, boleto, pix := lateInstallment(t)
-	if got := bill.LeftToPayWith(boleto, wednesday, c); got != 10217 {
-		t.Fatalf("a late boleto nothing paid: %d left, want its amount 10217", got)
+	if got := bill.LeftToPayWith(boleto, wednesday, c); got != 10227 {
+		t.Fatalf("a late boleto nothing paid: %d left, want its amount 10227", got)
 	}
 	pix.PaidAmountCents = 3000
-	if got := bill.LeftToPayWith(pix, wednesday, c); got != 7217 {
-		t.Fatalf("the Pix that received 3000: %d left, want 7217", got)
+	if got := bill.LeftToPayWith(pix, wednesday, c); got != 7227 {
+		t.Fatalf("the Pix that received 3000: %d left, want 7227", got)
 	}
-	// On the Wednesday the bill owes 10207 (two days' interest), 3000 of
+	// On the Wednesday the bill owes 10210 (three days' interest), 3000 of
 	// it received.
-	if got := bill.LeftToPayWith(boleto, wednesday, c); got != 7207 {
-		t.Fatalf("the boleto beside it: %d left, want 7207", got)
+	if got := bill.LeftToPayWith(boleto, wednesday, c); got != 7210 {
+		t.Fatalf("the boleto beside it: %d left, want 7210", got)
 	}
-	if got := bill.LeftToPayWith(boleto, calSP(2027, 1, 18, 9, 0, 0, 0), c); got != 7217 {
-		t.Fatalf("the boleto on the Monday its Saturday moves to: %d left, want 7217", got)
+	if got := bill.LeftToPayWith(boleto, calSP(2027, 1, 18, 9, 0, 0, 0), c); got != 7227 {
+		t.Fatalf("the boleto on its due day: %d left, want 7227", got)
 	}
 }
 
