@@ -41,10 +41,14 @@ type Order struct {
 	Address           Address
 	CancelationReason *string
 	AccessCode        string // opens the order's page for its customer
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
-	Offer             *Offer
-	Billings          []*Billing
+	// FormKey names the payer's form that created the order on its offer
+	// page (CreateFormOrder), "" for the API's: a form sent again answers
+	// this order rather than create another.
+	FormKey   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Offer     *Offer
+	Billings  []*Billing
 }
 
 // OrderRequest is the body of POST /orders.

@@ -27,6 +27,30 @@ var _ OrderService = (*Orders)(nil)
 // Orders take no seat, so an offer that sells out after this check is
 // caught by the charge.
 func (s *Orders) CreateOrder(ctx context.Context, a Auth, req OrderRequest) (*Order, error) {
+	return s.createOrder(ctx, a, req, "")
+}
+
+var _ FormOrderService = (*Orders)(nil)
+
+// CreateFormOrder creates an order as CreateOrder does, once per formKey:
+// the order that key created already, charged or not, is answered as it
+// is now. Two posts of one form at once create one order: the second
+// insert finds the key taken and reads the first's.
+func (s *Orders) CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (*Order, error) {
+	if formKey == "" {
+		return nil, Errorf(EINTERNAL, "an order of a form needs the form's key")
+	}
+	if o, err := s.store.OrderOfForm(ctx, a, formKey); ErrorCode(err) != ENOTFOUND {
+		return o, err
+	}
+	o, err := s.createOrder(ctx, a, req, formKey)
+	if IsConflict(err) {
+		return s.store.OrderOfForm(ctx, a, formKey)
+	}
+	return o, err
+}
+
+func (s *Orders) createOrder(ctx context.Context, a Auth, req OrderRequest, formKey string) (*Order, error) {
 	now := s.clock.Now()
 	o, err := BuildOrder(req, now)
 	if err != nil {
@@ -55,7 +79,7 @@ func (s *Orders) CreateOrder(ctx context.Context, a Auth, req OrderRequest) (*Or
 		return nil, err
 	}
 	o.ID, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.CompanyID, a.Environment, now, now
-	o.AccessCode = accessCode()
+	o.AccessCode, o.FormKey = accessCode(), formKey
 	o.Offer, o.Billings = offer, []*Billing{}
 	if err := s.store.CreateOrder(answering(ctx, o), o); err != nil {
 		return nil, err

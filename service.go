@@ -37,6 +37,17 @@ type OrderService interface {
 	ChargeOrder(ctx context.Context, a Auth, id string, req ChargeRequest) (*Order, error)
 }
 
+// FormOrderService creates the orders of the payer's forms: the offer
+// page's purchase form, sent again (a double click, the Back button, a
+// retry after its charge failed), answers the order it created rather
+// than create another.
+type FormOrderService interface {
+	OrderService
+	// CreateFormOrder creates an order once per formKey, a key the page
+	// makes of its form; the same key again answers the same order.
+	CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (*Order, error)
+}
+
 // BillingService reads and cancels billings.
 type BillingService interface {
 	Billing(ctx context.Context, a Auth, id string) (*Billing, error)

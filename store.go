@@ -83,7 +83,11 @@ type OrderStore interface {
 	Offer(ctx context.Context, a Auth, id string) (*Offer, error)
 	City(ctx context.Context, ibgeCode string) (*City, error)
 	// CreateOrder stores a new order and its address (whose City is read).
+	// An order whose FormKey another order of its company and environment
+	// holds is not stored: a *Conflict.
 	CreateOrder(ctx context.Context, o *Order) error
+	// OrderOfForm is Order for the order created with formKey.
+	OrderOfForm(ctx context.Context, a Auth, formKey string) (*Order, error)
 	// Order reads an order with its address, offer (product, company,
 	// configurations) and billings (configuration, bills, payments).
 	Order(ctx context.Context, a Auth, id string) (*Order, error)

@@ -25,6 +25,7 @@ var LookupQueries = map[string]string{
 	"delivery work":        deliveryWorkSelect + ` WHERE d.id IN (?)`,
 	"offer":                offerQuery,
 	"offer of an order":    offerOfOrderQuery,
+	"order of a form":      orderOfFormQuery,
 }
 
 // Rebind exposes placeholder rebinding.

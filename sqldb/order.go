@@ -37,10 +37,14 @@ func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 		if err := insertAddress(ctx, p, &o.Address); err != nil {
 			return err
 		}
+		var formKey sql.NullString // the API's orders have none
+		if o.FormKey != "" {
+			formKey = sql.NullString{String: o.FormKey, Valid: true}
+		}
 		err := p.exec(ctx, nil, `INSERT INTO orders (id, company_id, environment, offer_id, status, customer_name, customer_birthdate, customer_document,
-			email, phone, address_id, access_code, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			email, phone, address_id, access_code, form_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			o.ID, o.CompanyID, string(o.Environment), o.OfferID, o.Status, o.CustomerName, o.CustomerBirthdate, o.CustomerDocument,
-			o.Email, o.Phone, o.Address.ID, o.AccessCode, ms64(o.CreatedAt), ms64(o.UpdatedAt))
+			o.Email, o.Phone, o.Address.ID, o.AccessCode, formKey, ms64(o.CreatedAt), ms64(o.UpdatedAt))
 		if err != nil {
 			return err
 		}
@@ -100,6 +104,19 @@ func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcel
 func (db *DB) Order(ctx context.Context, a parcela.Auth, id string) (*parcela.Order, error) {
 	o, err := db.loadOrder(ctx, a, id)
 	return o, failed("read order", err)
+}
+
+// orderOfFormQuery finds an order by its form's key (orders_form_key).
+const orderOfFormQuery = `SELECT id FROM orders WHERE company_id = ? AND environment = ? AND form_key = ?`
+
+// OrderOfForm returns the caller's order created with formKey.
+func (db *DB) OrderOfForm(ctx context.Context, a parcela.Auth, formKey string) (*parcela.Order, error) {
+	var id string
+	err := db.reader.queryRow(ctx, orderOfFormQuery, a.CompanyID, string(a.Environment), formKey).Scan(&id)
+	if err != nil {
+		return nil, failed("read order", notFound(err, "order"))
+	}
+	return db.Order(ctx, a, id)
 }
 
 // OrderOfPayment returns the order that one of the caller's payments pays.

@@ -27,6 +27,14 @@ type formToken struct {
 // issue returns a fresh nonce and token for a form, setting the browser
 // secret first if the request has none.
 func (c *csrf) issue(w http.ResponseWriter, r *http.Request, secure bool) formToken {
+	return c.issueFor(w, r, secure, "")
+}
+
+// issueFor is issue keeping nonce, one this browser's form was verified
+// with, when not "": a form shown again after its post (its errors, a
+// failed charge) stays the same submission, so sending it again reuses
+// what the first post created.
+func (c *csrf) issueFor(w http.ResponseWriter, r *http.Request, secure bool, nonce string) formToken {
 	secret := ""
 	if ck, err := r.Cookie(csrfCookie); err == nil && validSecret(ck.Value) {
 		secret = ck.Value
@@ -37,7 +45,9 @@ func (c *csrf) issue(w http.ResponseWriter, r *http.Request, secure bool) formTo
 		// sign with the secret the browser is about to get.
 		r.AddCookie(&http.Cookie{Name: csrfCookie, Value: secret})
 	}
-	nonce := randomString(16)
+	if nonce == "" {
+		nonce = randomString(16)
+	}
 	return formToken{Nonce: nonce, Token: c.sign(secret, nonce)}
 }
 

@@ -252,6 +252,23 @@ func (s *fakeStore) settle(b *parcela.Bill, now time.Time) {
 func (s *fakeStore) CreateOrder(ctx context.Context, a parcela.Auth, req parcela.OrderRequest) (*parcela.Order, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.createOrder(a, req, "")
+}
+
+// CreateFormOrder answers the order of formKey, as the store's unique key
+// does, or creates it.
+func (s *fakeStore) CreateFormOrder(ctx context.Context, a parcela.Auth, formKey string, req parcela.OrderRequest) (*parcela.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.orders {
+		if o.FormKey == formKey && o.CompanyID == a.CompanyID && o.Environment == a.Environment {
+			return s.orderCopy(o), nil
+		}
+	}
+	return s.createOrder(a, req, formKey)
+}
+
+func (s *fakeStore) createOrder(a parcela.Auth, req parcela.OrderRequest, formKey string) (*parcela.Order, error) {
 	now := s.clock.Now()
 	o, err := parcela.BuildOrder(req, now)
 	if err != nil {
@@ -277,6 +294,7 @@ func (s *fakeStore) CreateOrder(ctx context.Context, a parcela.Auth, req parcela
 		return nil, err
 	}
 	o.ID, o.AccessCode, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = s.id(), randomString(24), a.CompanyID, a.Environment, now, now
+	o.FormKey = formKey
 	s.orders[o.ID] = o
 	return s.orderCopy(o), nil
 }

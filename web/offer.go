@@ -115,6 +115,7 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 		h.renderOffer(w, r, http.StatusForbidden, offer, c, f, nil, nil, "Por segurança, confira os dados e envie de novo.")
 		return
 	}
+	f.Nonce = nonce
 	if r.PostFormValue("intent") == "update" {
 		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "")
 		return
@@ -132,8 +133,9 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "Os valores do plano foram atualizados. Confira e finalize a compra.")
 		return
 	}
-	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
-		return h.purchase(r.Context(), offer, orderReq, charge)
+	key := formKey(nonce, orderReq)
+	target, _, err := h.submissions.do(r.Context(), submissionKey(r, key), func() (string, error) {
+		return h.purchase(r.Context(), offer, key, orderReq, charge)
 	})
 	switch code := parcela.ErrorCode(err); {
 	case err == nil:
@@ -211,31 +213,47 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 	return charge, plan, fields
 }
 
-// purchase creates the order and charges it with the Auth of the offer's
-// company, as the API does, and returns where the customer goes next: the
-// order's page, or the first bill's card form.
-func (h *Handler) purchase(ctx context.Context, offer *parcela.Offer, orderReq parcela.OrderRequest, charge parcela.ChargeRequest) (string, error) {
+// purchase creates the form's order, or finds the one an earlier post of
+// the form created, and charges it with the Auth of the offer's company,
+// as the API does. It returns where the customer goes next: the order's
+// page, or the first bill's card form. An order an earlier post charged
+// already (on any instance) is not charged again: the customer goes where
+// that post sent them.
+func (h *Handler) purchase(ctx context.Context, offer *parcela.Offer, key string, orderReq parcela.OrderRequest, charge parcela.ChargeRequest) (string, error) {
 	a := parcela.Auth{CompanyID: offer.CompanyID, Environment: h.d.Environment}
-	created, err := h.d.Orders.CreateOrder(ctx, a, orderReq)
+	order, err := h.d.Orders.CreateFormOrder(ctx, a, key, orderReq)
 	if err != nil {
 		return "", err
 	}
-	byCard := *charge.Payment.PaymentMethod == parcela.MethodCreditCard
+	if order.Status != parcela.OrderPending {
+		return purchaseTarget(order), nil
+	}
 	var charged *parcela.Order
-	if byCard {
-		charged, err = h.d.CardCharges.ChargeOrderForCard(ctx, a, created.ID, charge)
+	if *charge.Payment.PaymentMethod == parcela.MethodCreditCard {
+		charged, err = h.d.CardCharges.ChargeOrderForCard(ctx, a, order.ID, charge)
 	} else {
-		charged, err = h.d.Orders.ChargeOrder(ctx, a, created.ID, charge)
+		charged, err = h.d.Orders.ChargeOrder(ctx, a, order.ID, charge)
 	}
-	if err != nil {
-		return "", err
-	}
-	if byCard {
-		if first := firstBill(charged); first != nil {
-			return parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode) + "#cartao", nil
+	if code := parcela.ErrorCode(err); code == parcela.EINVALIDSTATE || code == parcela.ECONFLICT {
+		// Another post of this form charged it meanwhile.
+		if now, rerr := h.d.Orders.Order(ctx, a, order.ID); rerr == nil && now.Status != parcela.OrderPending {
+			return purchaseTarget(now), nil
 		}
 	}
-	return parcela.Links{}.OrderURL(created.ID, created.AccessCode), nil
+	if err != nil {
+		return "", err
+	}
+	return purchaseTarget(charged), nil
+}
+
+// purchaseTarget is where a purchase sends the customer: the card form of
+// a first bill charged for a card and not yet paid or given a Pix or
+// boleto, or else the order's page.
+func purchaseTarget(o *parcela.Order) string {
+	if first := firstBill(o); first != nil && o.Status == parcela.OrderInProgress && first.Status == parcela.BillPending && len(first.Payments) == 0 {
+		return parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode) + "#cartao"
+	}
+	return parcela.Links{}.OrderURL(o.ID, o.AccessCode)
 }
 
 // firstBill is the first bill of the order's latest billing.
@@ -269,7 +287,7 @@ func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int
 	action := parcela.Links{}.OfferURL(c.Slug, offer.ID)
 	v := offerPage{
 		Offer: offer, Product: offer.Product, Company: c, Action: action, Form: f, Errors: errs,
-		General: append(general, more...), Notice: notice, Token: h.csrf.issue(w, r, h.secureCookies(r)),
+		General: append(general, more...), Notice: notice, Token: h.csrf.issueFor(w, r, h.secureCookies(r), f.Nonce),
 		Cities: p.cities[f.State],
 		Groups: optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), action+"/plan", h.d.CardCharges != nil),
 	}

@@ -2,7 +2,9 @@ package web
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -20,6 +22,21 @@ type offerForm struct {
 	// By configuration id: the installments and due day chosen, and the
 	// fingerprint of the plan the page showed for them.
 	Installments, DueDay, PlanDigest map[string]string
+	// Nonce is the form's, once its post verified it: the form shown again
+	// keeps it (csrf.issueFor).
+	Nonce string
+}
+
+// formKey names the order a purchase form creates (CreateFormOrder): its
+// nonce, which only this browser's form carries, and the order it asks for.
+// The same form sent again is the same order, charged or not; one sent
+// with other customer data is another order.
+func formKey(nonce string, req parcela.OrderRequest) string {
+	body, _ := json.Marshal(req) // plain strings: it cannot fail
+	h := sha256.New()
+	h.Write([]byte("offer-form\x00" + nonce + "\x00"))
+	h.Write(body)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
 }
 
 // maxInputLen bounds what one input keeps, in characters as the domain

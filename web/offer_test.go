@@ -648,16 +648,16 @@ func TestPlanDisclosesItsCost(t *testing.T) {
 // disablingOrders disables the offer just before the order is created, as
 // a seller's PATCH committed between the form's post and its order would.
 type disablingOrders struct {
-	parcela.OrderService
+	parcela.FormOrderService
 	store *fakeStore
 	edit  func(*parcela.Offer)
 }
 
-func (d disablingOrders) CreateOrder(ctx context.Context, a parcela.Auth, req parcela.OrderRequest) (*parcela.Order, error) {
+func (d disablingOrders) CreateFormOrder(ctx context.Context, a parcela.Auth, key string, req parcela.OrderRequest) (*parcela.Order, error) {
 	d.store.mu.Lock()
 	d.edit(d.store.offers[*req.Order.OfferID])
 	d.store.mu.Unlock()
-	return d.OrderService.CreateOrder(ctx, a, req)
+	return d.FormOrderService.CreateFormOrder(ctx, a, key, req)
 }
 
 // An offer that stops selling while its form is posted (disabled, expired
@@ -674,7 +674,7 @@ func TestBuyWhenTheOfferStopsSellingMeanwhile(t *testing.T) {
 			var store *fakeStore
 			b := setup(t, func(d *Deps) {
 				store = d.Orders.(*fakeStore)
-				d.Orders = disablingOrders{OrderService: d.Orders, store: store, edit: edit}
+				d.Orders = disablingOrders{FormOrderService: d.Orders, store: store, edit: edit}
 			})
 			page := b.get(t, b.offerPath())
 			res := b.post(t, b.offerPath(), buyForm(t, page.body, testUpfront+":pix", nil))

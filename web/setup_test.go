@@ -31,6 +31,7 @@ type bundle struct {
 	offer   *parcela.Offer
 	logs    *syncBuffer
 	client  *http.Client
+	deps    Deps // what the pages were built with
 }
 
 // The demo's sale: R$ 1.990,00, upfront by Pix, boleto or card, or
@@ -90,7 +91,22 @@ func setup(t testing.TB, opts ...func(*Deps)) *bundle {
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &bundle{store: store, clock: clock, server: server, handler: mux, pages: pages, company: &c, offer: offer, logs: logs, client: client}
+	return &bundle{store: store, clock: clock, server: server, handler: mux, pages: pages, company: &c, offer: offer, logs: logs, client: client, deps: d}
+}
+
+// instance is a second instance of the pages over the same use cases and
+// secret, reached by the same browser (its cookies name the host, not the
+// port), as replicas behind one address are.
+func (b *bundle) instance(t testing.TB) *bundle {
+	t.Helper()
+	other := *b
+	other.pages = New(b.deps)
+	mux := http.NewServeMux()
+	mux.Handle("/pay/", other.pages)
+	mux.Handle("/checkout/", other.pages)
+	other.server = httptest.NewServer(mux)
+	t.Cleanup(other.server.Close)
+	return &other
 }
 
 // paymentImages plays the API's public image routes for the pages' <img>s.

@@ -19,7 +19,7 @@ import (
 // Deps is everything the pages need.
 type Deps struct {
 	Checkout parcela.CheckoutService
-	Orders   parcela.OrderService
+	Orders   parcela.FormOrderService
 	// CardCharges charges an order whose first bill is paid by card. When
 	// nil, no acquirer serves this listener's environment, and neither the
 	// offer page nor the checkout offers a card.

@@ -1,0 +1,124 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"parcela"
+)
+
+// chargeFailing fails the first charge with err, as a provider that did
+// not answer or a conflict would, after the order was created.
+type chargeFailing struct {
+	*fakeStore
+	mu   sync.Mutex
+	err  error
+	left int
+}
+
+func (c *chargeFailing) ChargeOrder(ctx context.Context, a parcela.Auth, id string, req parcela.ChargeRequest) (*parcela.Order, error) {
+	c.mu.Lock()
+	fail := c.left > 0
+	c.left--
+	c.mu.Unlock()
+	if fail {
+		return nil, c.err
+	}
+	return c.fakeStore.ChargeOrder(ctx, a, id, req)
+}
+
+// A purchase form sent again after its order's charge failed (the form
+// shown again with the error, or the Back button after an error page)
+// charges the order the first post created, where every post made an
+// order: the failed ones were left pending, one per try.
+func TestFormSentAgainAfterAFailedChargeReusesItsOrder(t *testing.T) {
+	t.Parallel()
+	for name, tt := range map[string]struct {
+		err    error
+		status int
+		again  func(first, failed string) string // the page whose form is sent again
+	}{
+		"form shown again": {parcela.Errorf(parcela.ECONFLICT, "billing changed"), http.StatusConflict, func(_, failed string) string { return failed }},
+		"back after an error page": {parcela.Errorf(parcela.EUNAVAILABLE, "the bank did not answer"), http.StatusServiceUnavailable,
+			func(first, _ string) string { return first }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var failing *chargeFailing
+			b := setup(t, func(d *Deps) {
+				failing = &chargeFailing{fakeStore: d.Orders.(*fakeStore), err: tt.err, left: 1}
+				d.Orders = failing
+			})
+			page := b.get(t, b.offerPath())
+			res := b.post(t, b.offerPath(), buyForm(t, page.body, testUpfront+":pix", nil))
+			if res.status != tt.status {
+				t.Fatalf("failed charge: status %d\n%s", res.status, res.body)
+			}
+			// The payer tries again, choosing boleto this time.
+			resent := tt.again(page.body, res.body)
+			res = b.post(t, b.offerPath(), buyForm(t, resent, testUpfront+":boleto", nil))
+			orders := b.store.orderList()
+			if res.status != http.StatusSeeOther || len(orders) != 1 {
+				t.Fatalf("sent again: status %d, %d orders\n%s", res.status, len(orders), res.body)
+			}
+			o := orders[0]
+			if o.Status != parcela.OrderInProgress || o.Billings[0].Bills[0].Payments[0].Method != parcela.MethodBoleto ||
+				res.header.Get("Location") != (parcela.Links{}).OrderURL(o.ID, o.AccessCode) {
+				t.Fatalf("order %s, sent to %s", o.Status, res.header.Get("Location"))
+			}
+			// The form with another customer's data is another order.
+			other := buyForm(t, resent, testUpfront+":pix", nil)
+			other.Set("name", "João Souza")
+			if res := b.post(t, b.offerPath(), other); res.status != http.StatusSeeOther || len(b.store.orderList()) != 2 {
+				t.Fatalf("other data: status %d, %d orders", res.status, len(b.store.orderList()))
+			}
+		})
+	}
+}
+
+// The same form posted to two instances at once (a double click that a
+// load balancer spread) makes one order, charged once, and both posts are
+// sent to it: the instances share no memory, only the store.
+func TestRacingPostsOfOneFormOnTwoInstancesMakeOneOrder(t *testing.T) {
+	t.Parallel()
+	for _, option := range []string{testUpfront + ":pix", testFinanced + ":credit_card"} {
+		t.Run(option, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			other := b.instance(t)
+			page := b.get(t, b.offerPath())
+			form := buyForm(t, page.body, option, nil)
+			var wg sync.WaitGroup
+			locations := make([]string, 6)
+			for i := range locations {
+				wg.Go(func() {
+					at := b
+					if i%2 == 1 {
+						at = other
+					}
+					res := at.post(t, b.offerPath(), form)
+					if res.status != http.StatusSeeOther {
+						t.Errorf("post %d: status %d\n%s", i, res.status, res.body)
+					}
+					locations[i] = res.header.Get("Location")
+				})
+			}
+			wg.Wait()
+			orders := b.store.orderList()
+			if len(orders) != 1 || len(orders[0].Billings) != 1 {
+				t.Fatalf("%d orders", len(orders))
+			}
+			for _, l := range locations {
+				if l != locations[0] || l == "" {
+					t.Fatalf("sent to %q", locations)
+				}
+			}
+			if strings.HasSuffix(option, "credit_card") != strings.HasPrefix(locations[0], "/checkout/") {
+				t.Fatalf("a %s purchase sent to %s", option, locations[0])
+			}
+		})
+	}
+}
