@@ -135,6 +135,11 @@ func TestBrowserCheckoutCard(t *testing.T) {
 	tb.FillCustomer(browsertest.Maria)
 	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
 	tb.WaitFor(`location.pathname.startsWith("/checkout/bills/") && location.hash === "#cartao" && document.readyState === "complete"`)
+	o := b.onlyOrder(t)
+	orderURL := (parcela.Links{}).OrderURL(o.ID, o.AccessCode)
+	if got := tb.Eval(`(a => a ? a.getAttribute("href") : "")(document.querySelector(".order-link a"))`); got != orderURL {
+		t.Fatalf("the card form links to the order at %q, want %q", got, orderURL)
+	}
 	tb.Shots("checkout")
 
 	tb.PayByCard("4000 0000 0000 0002", "123", "3")
@@ -143,16 +148,24 @@ func TestBrowserCheckoutCard(t *testing.T) {
 		t.Fatal("no card form to try again, or the number is kept")
 	}
 	tb.Shots("checkout-refused")
+	if !tb.Is(`document.querySelector(".order-link a") !== null`) {
+		t.Fatal("the refused card's page lost the order's link")
+	}
 	tb.PayByCard("4111 1111 1111 1111", "123", "3")
-	tb.WaitFor(`document.body.innerText.includes("Pagamento aprovado!")`)
+	// Approved, the buyer lands on the order's page, as a Pix or boleto
+	// buyer does.
+	tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.body.innerText.includes("Pagamento confirmado!")`)
+	if got := tb.Eval(`location.pathname + location.search`); got != orderURL {
+		t.Fatalf("approved, sent to %s, want %s", got, orderURL)
+	}
 	if tb.Is(`document.querySelector("form")`) {
-		t.Fatal("a paid bill still offers a form")
+		t.Fatal("a paid order still offers a form")
 	}
 	bill := b.onlyOrder(t).Billings[0].Bills[0]
 	if len(bill.Payments) != 2 || bill.Status != "paid" {
 		t.Fatalf("bill %s with %d payments", bill.Status, len(bill.Payments))
 	}
-	tb.Shots("checkout-paid")
+	tb.Shots("order-paid-by-card")
 }
 
 func TestBrowserPixOnDemand(t *testing.T) {
@@ -189,7 +202,7 @@ func TestBrowserCardAfterBackFromPix(t *testing.T) {
 		document.querySelector(".card-form button.primary").click();
 		return "";
 	})()`)
-	tb.WaitFor(`document.body.innerText.includes("Pagamento aprovado!")`)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento da entrada confirmado!")`)
 	if bill := b.onlyOrder(t).Billings[0].Bills[0]; bill.Status != "paid" {
 		t.Fatalf("bill %s with %d payments: the card was not charged", bill.Status, len(bill.Payments))
 	}

@@ -36,6 +36,10 @@ type checkoutPage struct {
 	Outcome    *outcome          // what became of the payment the page was opened on
 	Card       cardForm
 	Notice     string
+	// The page of the bill's order and its access code, when the checkout
+	// was opened from its purchase (the offer page's card form): a card
+	// buyer has the link to their order a Pix or boleto buyer lands on.
+	OrderURL, OrderCode string
 }
 
 // outcome is the fate of one payment: a card approved or refused, or an
@@ -142,7 +146,7 @@ func (h *Handler) handleIssue(method string) http.HandlerFunc {
 			if err != nil {
 				return "", err
 			}
-			return paymentTarget(b.ID, code, p.ID, "pagamento"), nil
+			return paymentTarget(b.ID, code, p.ID, h.orderCode(r, b), "pagamento"), nil
 		})
 		h.afterPayment(w, r, target, err, b, offer, code, cardForm{})
 	}
@@ -183,11 +187,17 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return "", err
 		}
+		orderCode := h.orderCode(r, b)
+		if p.Status == parcela.PaymentPaid && orderCode != "" {
+			// Approved on a purchase: the order's page confirms it, as it
+			// does a Pix or boleto bought there.
+			return parcela.Links{}.OrderURL(b.OrderID, orderCode), nil
+		}
 		anchor := "pagamento"
 		if p.Status == parcela.PaymentRefused {
 			anchor = "cartao"
 		}
-		return paymentTarget(b.ID, code, p.ID, anchor), nil
+		return paymentTarget(b.ID, code, p.ID, orderCode, anchor), nil
 	})
 	h.afterPayment(w, r, target, err, b, offer, code, form)
 }
@@ -224,9 +234,28 @@ func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target st
 // methodPaths are the checkout's action paths by payment method.
 var methodPaths = map[string]string{parcela.MethodPix: "pix", parcela.MethodBoleto: "boleto", parcela.MethodCreditCard: "card"}
 
-// paymentTarget opens the checkout on one payment.
-func paymentTarget(billID, code, paymentID, anchor string) string {
-	return parcela.Links{}.CheckoutURL(billID, code) + "&payment=" + url.QueryEscape(paymentID) + "#" + anchor
+// paymentTarget opens the checkout on one payment, with the order's access
+// code when the checkout was opened with it.
+func paymentTarget(billID, code, paymentID, orderCode, anchor string) string {
+	target := parcela.Links{}.CheckoutURL(billID, code) + "&payment=" + url.QueryEscape(paymentID)
+	if orderCode != "" {
+		target += "&order_code=" + url.QueryEscape(orderCode)
+	}
+	return target + "#" + anchor
+}
+
+// orderCode is the access code of b's order the request carries (the
+// query's or the form's order_code), "" when it carries none or one that
+// does not open the order.
+func (h *Handler) orderCode(r *http.Request, b *parcela.Bill) string {
+	code := r.FormValue("order_code")
+	if code == "" || len(code) > 64 {
+		return ""
+	}
+	if _, err := h.d.Checkout.OrderForPayer(r.Context(), h.d.Environment, b.OrderID, code); err != nil {
+		return ""
+	}
+	return code
 }
 
 func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status int, b *parcela.Bill, offer *parcela.Offer,
@@ -234,6 +263,9 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	now, c := h.d.Clock.Now(), offer.Product.Company
 	v := checkoutPage{Bill: b, Offer: offer, Label: billLabel(b, b.Billing), Status: billStatus[b.Status], Class: statusClass(b.Status),
 		Code: code, Notice: notice, Actions: map[string]string{}, Product: offer.Product}
+	if v.OrderCode = h.orderCode(r, b); v.OrderCode != "" {
+		v.OrderURL = parcela.Links{}.OrderURL(b.OrderID, v.OrderCode)
+	}
 	v.Penalty, v.Received, v.Current = b.Penalty(now, c), b.Received(), b.Outstanding(now, c)
 	v.LateSince = b.LateSince()
 	if reason := b.NotPayableAt(now); reason != "" {

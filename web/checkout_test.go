@@ -594,7 +594,7 @@ func TestCheckoutExpiredPixOfALapsedBill(t *testing.T) {
 	if !b.clock.Now().After(bill.DueDate) {
 		t.Fatalf("the Pix expires at %s, before the bill is due %s", p.ExpiresAt, bill.DueDate)
 	}
-	body := html.UnescapeString(b.get(t, paymentTarget(bill.ID, bill.AuthenticationCode, p.ID, "pagamento")).body)
+	body := html.UnescapeString(b.get(t, paymentTarget(bill.ID, bill.AuthenticationCode, p.ID, "", "pagamento")).body)
 	if !strings.Contains(body, "O prazo para pagar esta cobrança acabou") || !strings.Contains(body, "Pagamento expirado") {
 		t.Fatalf("checkout of a lapsed bill:\n%s", body)
 	}
@@ -610,7 +610,7 @@ func TestCheckoutExpiredBoletoOfAPayableBill(t *testing.T) {
 	b := setup(t)
 	second, boleto := b.firstInstallmentBoleto(t)
 	b.clock.Set(boleto.ExpiresAt.Add(time.Minute))
-	body := html.UnescapeString(b.get(t, paymentTarget(second.ID, second.AuthenticationCode, boleto.ID, "pagamento")).body)
+	body := html.UnescapeString(b.get(t, paymentTarget(second.ID, second.AuthenticationCode, boleto.ID, "", "pagamento")).body)
 	if !strings.Contains(body, "Pagamento expirado") || !strings.Contains(body, "Este código expirou. Gere um novo abaixo.") ||
 		!strings.Contains(body, "Pagar com boleto") {
 		t.Fatalf("checkout of a payable bill whose boleto expired:\n%s", body)

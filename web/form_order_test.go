@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"html"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -120,5 +122,52 @@ func TestRacingPostsOfOneFormOnTwoInstancesMakeOneOrder(t *testing.T) {
 				t.Fatalf("a %s purchase sent to %s", option, locations[0])
 			}
 		})
+	}
+}
+
+// A card buyer has the link to their order that a Pix or boleto buyer
+// lands on: the card form links to it, keeps it through a refusal, and an
+// approval goes to the order's page, where before the card form never
+// named the order and an approval stayed on the bill's checkout. A code
+// that does not open the order links nothing.
+func TestCardBuyerGetsTheirOrdersPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	o := b.onlyOrder(t)
+	orderURL := (parcela.Links{}).OrderURL(o.ID, o.AccessCode)
+	link := `<a href="` + html.EscapeString(orderURL) + `">Ver meu pedido</a>`
+	page := b.get(t, checkout)
+	if !strings.Contains(page.body, link) {
+		t.Fatalf("the card form lacks the order's link\n%s", page.body)
+	}
+	bill := o.Billings[0].Bills[0]
+	forged := strings.Replace(checkout, "order_code="+url.QueryEscape(o.AccessCode), "order_code=forged", 1)
+	if body := b.get(t, forged).body; strings.Contains(body, "Ver meu pedido") || strings.Contains(body, `name="order_code"`) {
+		t.Fatal("a code that does not open the order is linked")
+	}
+	if body := b.get(t, (parcela.Links{}).CheckoutURL(bill.ID, bill.AuthenticationCode)).body; strings.Contains(body, "Ver meu pedido") {
+		t.Fatal("the bill's own link names the order")
+	}
+	card := func(page, number string) url.Values {
+		return tokens(t, page, url.Values{"code": {bill.AuthenticationCode}, "order_code": {hiddenValue(page, "order_code")},
+			"card_number": {number}, "card_name": {"MARIA DA SILVA"}, "card_month": {"12"}, "card_year": {"2030"}, "card_cvv": {"123"},
+			"card_installments": {"1"}, "card_amount": {hiddenValue(page, "card_amount")}})
+	}
+	action := "/checkout/bills/" + bill.ID + "/card"
+	res := b.post(t, action, card(page.body, "4000 0000 0000 0002"))
+	if res.status != http.StatusSeeOther || !strings.Contains(res.header.Get("Location"), "order_code=") {
+		t.Fatalf("refused: status %d, sent to %s", res.status, res.header.Get("Location"))
+	}
+	refused := b.get(t, res.header.Get("Location"))
+	if !strings.Contains(refused.body, "Cartão recusado") || !strings.Contains(refused.body, link) {
+		t.Fatal("the refusal's page lost the order's link")
+	}
+	res = b.post(t, action, card(refused.body, "4111 1111 1111 1111"))
+	if res.status != http.StatusSeeOther || res.header.Get("Location") != orderURL {
+		t.Fatalf("approved: status %d, sent to %s, want %s", res.status, res.header.Get("Location"), orderURL)
+	}
+	if body := b.get(t, orderURL).body; !strings.Contains(body, "Pagamento confirmado!") {
+		t.Fatal("the order's page does not confirm the payment")
 	}
 }

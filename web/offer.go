@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -251,7 +252,9 @@ func (h *Handler) purchase(ctx context.Context, offer *parcela.Offer, key string
 // boleto, or else the order's page.
 func purchaseTarget(o *parcela.Order) string {
 	if first := firstBill(o); first != nil && o.Status == parcela.OrderInProgress && first.Status == parcela.BillPending && len(first.Payments) == 0 {
-		return parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode) + "#cartao"
+		// With the order's code: the card form links to the order's page,
+		// and an approved card goes there.
+		return parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode) + "&order_code=" + url.QueryEscape(o.AccessCode) + "#cartao"
 	}
 	return parcela.Links{}.OrderURL(o.ID, o.AccessCode)
 }

@@ -497,8 +497,9 @@ func TestBuyByCardGoesToTheCardForm(t *testing.T) {
 			if res.status != http.StatusSeeOther {
 				t.Fatalf("status %d\n%s", res.status, res.body)
 			}
-			first := b.store.orderList()[0].Billings[0].Bills[0]
-			if want := "/checkout/bills/" + first.ID + "?code=" + first.AuthenticationCode + "#cartao"; res.header.Get("Location") != want {
+			o := b.store.orderList()[0]
+			first := o.Billings[0].Bills[0]
+			if want := "/checkout/bills/" + first.ID + "?code=" + first.AuthenticationCode + "&order_code=" + url.QueryEscape(o.AccessCode) + "#cartao"; res.header.Get("Location") != want {
 				t.Fatalf("redirect %q, want %q", res.header.Get("Location"), want)
 			}
 			if len(first.Payments) != 0 {
