@@ -3,6 +3,7 @@ package parcela
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -202,13 +203,21 @@ func (s *Checkout) PayByCard(ctx context.Context, env Environment, billID, authe
 	if err != nil {
 		return nil, err
 	}
+	if until := bill.CardsRestUntil(now); !until.IsZero() {
+		return nil, CardsResting(until)
+	}
 	attempt := newCardAttempt(bill, summary, card.Installments, amount, now)
 	// The attempt is an intent, committed before the acquirer is asked:
 	// the change that records the attempt completes it, and one that a
 	// crash left is voided by the intents' recovery, at the acquirer too
-	// (VoidingCards).
-	if err := s.store.RecordIntent(ctx, &PaymentIntent{ID: attempt.ID, CompanyID: attempt.CompanyID, Environment: env, BillID: bill.ID,
-		Method: MethodCreditCard, AmountCents: attempt.AmountCents, State: IntentIssuing, CreatedAt: now, UpdatedAt: now}); err != nil {
+	// (VoidingCards). It is recorded only while the bill's refusals, those
+	// in flight counted, are under the limit: attempts sent at once, to
+	// any instance, do not pass it together.
+	err = s.store.RecordCardIntent(ctx, &PaymentIntent{ID: attempt.ID, CompanyID: attempt.CompanyID, Environment: env, BillID: bill.ID,
+		Method: MethodCreditCard, AmountCents: attempt.AmountCents, State: IntentIssuing, CreatedAt: now, UpdatedAt: now}, cardAttemptLimit(now))
+	if errors.Is(err, ErrCardAttemptsExhausted) {
+		return nil, CardsResting(time.Time{})
+	} else if err != nil {
 		return nil, err
 	}
 	call, cancel := context.WithTimeout(ctx, cardTimeout)

@@ -19,6 +19,11 @@ type cardStore struct {
 	applyErr error
 	applied  []*Change
 	intents  []string // id state, as recorded
+	// refused are the instants of the bill's refused card attempts;
+	// inFlight, attempts on it that other requests are making.
+	refused  []time.Time
+	inFlight int
+	limits   []CardAttemptLimit // as RecordCardIntent was given them
 }
 
 func (s *cardStore) BillKey(ctx context.Context, env Environment, id string) (PayerKey, error) {
@@ -36,7 +41,29 @@ func (s *cardStore) Order(ctx context.Context, a Auth, id string) (*Order, error
 	if s.split > 0 {
 		o.Billings[0].PaymentConfiguration.MaxDownPaymentInstallments = &s.split
 	}
+	bill := o.Billings[0].Bills[0]
+	for _, at := range s.refused {
+		reason := RefusedCardDeclined
+		bill.Payments = append(bill.Payments, &Payment{ID: NewID(), BillID: bill.ID, Method: MethodCreditCard, Status: PaymentRefused,
+			RefusedReason: &reason, CreatedAt: at, UpdatedAt: at})
+	}
 	return o, nil
+}
+
+// RecordCardIntent counts as the store does: the refusals since the
+// limit's start, and the attempts in flight.
+func (s *cardStore) RecordCardIntent(ctx context.Context, in *PaymentIntent, l CardAttemptLimit) error {
+	s.limits = append(s.limits, l)
+	n := s.inFlight
+	for _, at := range s.refused {
+		if at.After(l.Since) {
+			n++
+		}
+	}
+	if n >= l.Max {
+		return ErrCardAttemptsExhausted
+	}
+	return s.RecordIntent(ctx, in)
 }
 
 func (s *cardStore) RecordIntent(ctx context.Context, in *PaymentIntent) error {
@@ -161,5 +188,65 @@ func TestPayByCardSplitsNoInstallmentOfNothing(t *testing.T) {
 	visa.Installments = 1
 	if p, err := s.PayByCard(context.Background(), Sandbox, store.billID, "CODE", visa); err != nil || p.AmountCents != 1 || p.Status != PaymentPaid {
 		t.Fatalf("in one: %+v, %v", p, err)
+	}
+}
+
+// A bill whose cards were refused CardRefusalLimit times in the last
+// CardRefusalWindow takes no card until the oldest of them is that old:
+// the attempt is refused (rate_limited) before the acquirer is asked, and
+// records nothing, where a card tester could send a bill's checkout card
+// after card, each one to the acquirer. Attempts in flight on other
+// requests count, as the store counts them.
+func TestPayByCardRestsAfterTooManyRefusals(t *testing.T) {
+	t.Parallel()
+	now := moveNow.Add(-time.Hour)
+	visa := CardPayment{Number: "4111111111111111", HolderName: "MARIA", ExpiryMonth: 12, ExpiryYear: 2030, CVV: "123", Installments: 1}
+	ago := func(ds ...time.Duration) []time.Time {
+		var out []time.Time
+		for _, d := range ds {
+			out = append(out, now.Add(-d))
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		refused  []time.Time
+		inFlight int
+		rests    bool
+		until    time.Time
+	}{
+		{name: "four refusals", refused: ago(time.Minute, 2*time.Minute, 3*time.Minute, 4*time.Minute)},
+		{name: "five in a day", refused: ago(time.Minute, time.Hour, 2*time.Hour, 3*time.Hour, 23*time.Hour), rests: true,
+			until: now.Add(time.Hour)},
+		{name: "six in a day", refused: ago(time.Minute, time.Hour, 2*time.Hour, 3*time.Hour, 5*time.Hour, 23*time.Hour), rests: true,
+			until: now.Add(19 * time.Hour)},
+		{name: "the oldest a day old", refused: ago(time.Minute, time.Hour, 2*time.Hour, 3*time.Hour, 24*time.Hour)},
+		{name: "four, and one in flight", refused: ago(time.Minute, time.Hour, 2*time.Hour, 3*time.Hour), inFlight: 1, rests: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := &cardStore{billID: NewID(), refused: tt.refused, inFlight: tt.inFlight}
+			acq := &recordingAcquirer{}
+			acquirers := AcquirersByEnvironment{Sandbox: acq}
+			s := NewCheckout(store, VoidingCards(nil, acquirers), acquirers, NewTestClock(now), LinksByEnvironment{})
+			_, err := s.PayByCard(context.Background(), Sandbox, store.billID, "CODE", visa)
+			if !tt.rests {
+				if err != nil || len(acq.authorized) != 1 {
+					t.Fatalf("err %v, %d authorized", err, len(acq.authorized))
+				}
+				if l := store.limits[0]; l.Max != CardRefusalLimit || !l.Since.Equal(now.Add(-CardRefusalWindow)) {
+					t.Fatalf("recorded under %+v", l)
+				}
+				return
+			}
+			if ErrorCode(err) != ERATELIMITED || len(acq.authorized) != 0 || len(store.intents) != 0 || len(store.applied) != 0 {
+				t.Fatalf("err %v; authorized %d, intents %v, changes %d", err, len(acq.authorized), store.intents, len(store.applied))
+			}
+			o, _ := store.Order(context.Background(), Auth{}, "order")
+			if got := o.Billings[0].Bills[0].CardsRestUntil(now); !got.Equal(tt.until) {
+				t.Fatalf("rests until %v, want %v", got, tt.until)
+			}
+		})
 	}
 }

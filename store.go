@@ -148,6 +148,13 @@ type CheckoutStore interface {
 	// BillKey finds a bill of env: its owner, order, the order's offer and
 	// the bill's authentication code.
 	BillKey(ctx context.Context, env Environment, id string) (PayerKey, error)
+	// RecordCardIntent records a card attempt's intent as RecordIntent
+	// does, unless the intent's bill has had limit.Max refused card
+	// payments created after limit.Since, counting the card intents of the
+	// bill still issuing (attempts in flight): then it records nothing and
+	// returns ErrCardAttemptsExhausted. Attempts on one bill are counted
+	// one after the other, on every instance.
+	RecordCardIntent(ctx context.Context, in *PaymentIntent, limit CardAttemptLimit) error
 	// BillOffer finds a bill of env: its key, as BillKey, its order's offer
 	// with its product and company (not its configurations), and the
 	// configuration of the bill's billing, nil for none.

@@ -33,6 +33,51 @@ func (db *DB) RecordIntent(ctx context.Context, in *parcela.PaymentIntent) error
 	}))
 }
 
+// cardAttemptsLock is the class of the PostgreSQL advisory locks that
+// count one bill's card attempts in turn (RecordCardIntent).
+const cardAttemptsLock = 7031
+
+// RecordCardIntent stores a card attempt's intent if its bill's refused
+// card payments since limit.Since, with its card intents still issuing,
+// are fewer than limit.Max. The count and the insert are one transaction,
+// run in turn for one bill: on PostgreSQL under a transaction advisory
+// lock of the bill (not its row, which the bill's changes lock), on SQLite
+// by its one writer. A refused attempt is stored in the change that
+// deletes its intent, so an attempt is counted in flight or refused, never
+// neither.
+func (db *DB) RecordCardIntent(ctx context.Context, in *parcela.PaymentIntent, limit parcela.CardAttemptLimit) error {
+	const count = `SELECT (SELECT count(*) FROM payments WHERE bill_id = ? AND payment_method = ? AND status = ? AND created_at > ?)
+		+ (SELECT count(*) FROM payment_intents WHERE bill_id = ? AND payment_method = ? AND state = ?)`
+	const insert = `INSERT INTO payment_intents (id, company_id, environment, bill_id, payment_method, amount_cents, nosso_numero,
+		state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	exhausted := false
+	err := db.inTx(ctx, func(tx *Tx) error {
+		if db.dialect == Postgres {
+			if _, err := tx.r.exec(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, cardAttemptsLock, in.BillID); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := tx.r.queryRow(ctx, count, in.BillID, parcela.MethodCreditCard, parcela.PaymentRefused, ms64(limit.Since),
+			in.BillID, parcela.MethodCreditCard, parcela.IntentIssuing).Scan(&n); err != nil {
+			return err
+		}
+		if exhausted = n >= limit.Max; exhausted {
+			return nil
+		}
+		_, err := tx.r.exec(ctx, insert, in.ID, in.CompanyID, string(in.Environment), in.BillID, in.Method, in.AmountCents, in.NossoNumero,
+			in.State, ms64(in.CreatedAt), ms64(in.UpdatedAt))
+		return err
+	})
+	if err != nil {
+		return failed("record card intent", err)
+	}
+	if exhausted {
+		return parcela.ErrCardAttemptsExhausted
+	}
+	return nil
+}
+
 // StartVoid claims an issuing (or already voiding) intent for voiding.
 func (db *DB) StartVoid(ctx context.Context, id string, at time.Time) error {
 	return failed("void payment intent", db.inTx(ctx, func(tx *Tx) error {

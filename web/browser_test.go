@@ -508,3 +508,40 @@ func TestBrowserPartlyPaidPix(t *testing.T) {
 	}
 	tb.Shots("checkout-pix-partly-paid")
 }
+
+// A card tester's fifth refused card on one bill turns its card form into
+// why it rests and until when, beside the Pix and boleto still offered.
+func TestBrowserCardsRestAfterTooManyRefusals(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(checkout)
+	for i := range parcela.CardRefusalLimit {
+		tb.PayByCard("4000 0000 0000 0002", "123", "1")
+		// The page of this attempt, not the last one's (PayByCard waits
+		// for any attempt's).
+		var last string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if ps := b.onlyOrder(t).Billings[0].Bills[0].Payments; len(ps) == i+1 {
+				last = ps[i].ID
+				break
+			}
+		}
+		if last == "" {
+			t.Fatalf("attempt %d was not made", i+1)
+		}
+		tb.WaitFor(`location.search.includes("` + last + `") && document.readyState === "complete" && document.body.innerText.includes("Cartão recusado")`)
+		b.clock.Advance(time.Minute)
+		if i < parcela.CardRefusalLimit-1 && !tb.Is(`document.querySelector("#f-card_number") !== null`) {
+			t.Fatalf("no card form after %d refusals", i+1)
+		}
+	}
+	tb.WaitFor(`document.body.innerText.includes("não aceita cartão até")`)
+	if tb.Is(`document.querySelector("#f-card_number") !== null`) || !tb.Is(`document.querySelector("form.way[action$='/pix']") !== null`) {
+		t.Fatal("the resting bill still offers a card, or no Pix")
+	}
+	if n := len(b.onlyOrder(t).Billings[0].Bills[0].Payments); n != parcela.CardRefusalLimit {
+		t.Fatalf("%d payments", n)
+	}
+	tb.Shots("checkout-cards-rest")
+}

@@ -40,6 +40,9 @@ type checkoutPage struct {
 	// was opened from its purchase (the offer page's card form): a card
 	// buyer has the link to their order a Pix or boleto buyer lands on.
 	OrderURL, OrderCode string
+	// Why the card form is not offered: the bill's cards rest after too
+	// many refusals (parcela.CardRefusalLimit); "" when it is.
+	CardsRest string
 }
 
 // outcome is the fate of one payment: a card approved or refused, or an
@@ -220,6 +223,17 @@ func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target st
 			notice = "Esta forma de pagamento não está disponível para esta cobrança."
 		}
 		h.renderCheckout(w, r, http.StatusUnprocessableEntity, b, offer, code, "", form, notice)
+	case parcela.ERATELIMITED:
+		// The bill's cards rest (too many refusals): shown as it is now,
+		// with why and until when, and the other ways to pay.
+		if fresh, fo, lerr := h.loadBill(r, code); lerr == nil {
+			b, offer = fresh, fo
+		}
+		notice := "O cartão não foi cobrado: houve muitas tentativas com cartão nesta cobrança ao mesmo tempo. Aguarde um instante e tente de novo, ou pague com Pix ou boleto."
+		if !b.CardsRestUntil(h.d.Clock.Now()).IsZero() {
+			notice = "O cartão não foi cobrado."
+		}
+		h.renderCheckout(w, r, http.StatusTooManyRequests, b, offer, code, "", form, notice)
 	case parcela.EINVALIDSTATE, parcela.ECONFLICT:
 		// The bill moved (paid, canceled) since the page was shown: show it as it is now.
 		if fresh, fo, lerr := h.loadBill(r, code); lerr == nil {
@@ -280,9 +294,14 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			pc = b.Billing.PaymentConfiguration
 			v.Methods = pc.BillMethods(b)
 		}
+		cardsRest := b.CardsRestUntil(now)
 		v.Methods = slices.DeleteFunc(slices.Clone(v.Methods), func(m string) bool {
 			if m == parcela.MethodCreditCard {
-				return h.d.CardCharges == nil // no acquirer serves this listener's environment
+				if h.d.CardCharges != nil && !cardsRest.IsZero() {
+					v.CardsRest = "Por segurança, esta cobrança não aceita cartão até " + dateTime(cardsRest) + ": houve " +
+						strconv.Itoa(parcela.CardRefusalLimit) + " tentativas com cartão recusadas em 24 horas."
+				}
+				return h.d.CardCharges == nil || !cardsRest.IsZero() // no acquirer serves this listener's environment, or its cards rest
 			}
 			// One past its time (a first bill's Pix in its boleto's
 			// settlement grace) would be refused.
@@ -290,6 +309,11 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		})
 		for _, m := range v.Methods {
 			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + methodPaths[m]
+		}
+		if v.CardsRest != "" && len(v.Methods) > 0 {
+			v.CardsRest += " Você pode pagar agora com Pix ou boleto."
+		} else if v.CardsRest != "" {
+			v.CardsRest += " Tente de novo depois disso ou fale com o vendedor."
 		}
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
@@ -305,6 +329,11 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	if v.Outcome != nil && v.Outcome.Heading == expiredHeading && v.NotPayable == "" {
 		v.Outcome.Message += " Gere um novo abaixo."
 	}
+	if v.Outcome != nil && v.Outcome.Heading == refusedHeading && v.CardsRest != "" {
+		// Its reason alone: another card is what the bill no longer takes.
+		v.Outcome.Message, _, _ = strings.Cut(v.Outcome.Message, ". ")
+		v.Outcome.Message = strings.TrimSuffix(v.Outcome.Message, ".") + "."
+	}
 	p := page{Title: v.Label + " — " + c.Name, Company: c, Content: v, State: b.Status}
 	if len(v.Pay) > 0 && r.Method == http.MethodGet {
 		// A Pix or boleto shown is paid elsewhere (the bank's app): the page
@@ -315,7 +344,10 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	h.render(w, r, status, "checkout", p)
 }
 
-const expiredHeading = "Pagamento expirado"
+const (
+	expiredHeading = "Pagamento expirado"
+	refusedHeading = "Cartão recusado"
+)
 
 // paymentOutcome says what became of the payment the page was opened on.
 func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
@@ -328,7 +360,7 @@ func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
 		}
 		switch {
 		case p.Status == parcela.PaymentRefused:
-			return &outcome{Tone: "late", Heading: "Cartão recusado", Message: refusalMessage(p.RefusedReason)}
+			return &outcome{Tone: "late", Heading: refusedHeading, Message: refusalMessage(p.RefusedReason)}
 		case p.Status == parcela.PaymentPaid && p.Method == parcela.MethodCreditCard:
 			return &outcome{Tone: "ok", Heading: "Pagamento aprovado!", Message: "O pagamento no cartão foi aprovado. Obrigado!"}
 		case p.Status == parcela.PaymentPaid:

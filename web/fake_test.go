@@ -208,6 +208,9 @@ func (s *fakeStore) PayByCard(ctx context.Context, env parcela.Environment, id, 
 	if _, err := card.Check(now, parcela.CardInstallmentLimit(b, pc, c, b.Outstanding(now, c))); err != nil {
 		return nil, err
 	}
+	if until := b.CardsRestUntil(now); !until.IsZero() {
+		return nil, parcela.CardsResting(until)
+	}
 	p := &parcela.Payment{ID: s.id(), CompanyID: b.CompanyID, Environment: b.Environment, BillID: b.ID, Method: parcela.MethodCreditCard,
 		Status: parcela.PaymentUnpaid, AmountCents: b.Outstanding(now, c), ExpiresAt: now, Installments: card.Installments, CreatedAt: now}
 	d, err := s.acquirer.Authorize(ctx, parcela.CardAuthorization{PaymentID: p.ID, AmountCents: p.AmountCents, Installments: card.Installments, Card: card, MerchantName: c.Name})
