@@ -50,6 +50,11 @@ func (s *Orders) CreateFormOrder(ctx context.Context, a Auth, formKey string, re
 	return o, err
 }
 
+// FormOrder reads the order formKey created.
+func (s *Orders) FormOrder(ctx context.Context, a Auth, formKey string) (*Order, error) {
+	return s.store.OrderOfForm(ctx, a, formKey)
+}
+
 func (s *Orders) createOrder(ctx context.Context, a Auth, req OrderRequest, formKey string) (*Order, error) {
 	now := s.clock.Now()
 	o, err := BuildOrder(req, now)

@@ -46,6 +46,8 @@ type FormOrderService interface {
 	// CreateFormOrder creates an order once per formKey, a key the page
 	// makes of its form; the same key again answers the same order.
 	CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (*Order, error)
+	// FormOrder reads the order formKey created: not_found when none.
+	FormOrder(ctx context.Context, a Auth, formKey string) (*Order, error)
 }
 
 // BillingService reads and cancels billings.

@@ -271,6 +271,18 @@ func (s *fakeStore) CreateFormOrder(ctx context.Context, a parcela.Auth, formKey
 	return s.createOrder(a, req, formKey)
 }
 
+// FormOrder finds the order of formKey.
+func (s *fakeStore) FormOrder(ctx context.Context, a parcela.Auth, formKey string) (*parcela.Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.orders {
+		if o.FormKey == formKey && o.CompanyID == a.CompanyID && o.Environment == a.Environment {
+			return s.orderCopy(o), nil
+		}
+	}
+	return nil, parcela.NotFound("order")
+}
+
 func (s *fakeStore) createOrder(a parcela.Auth, req parcela.OrderRequest, formKey string) (*parcela.Order, error) {
 	now := s.clock.Now()
 	o, err := parcela.BuildOrder(req, now)

@@ -2,10 +2,11 @@ package web
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,11 +137,17 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	}
 	key := formKey(nonce, orderReq)
 	target, _, err := h.submissions.do(r.Context(), submissionKey(r, key), func() (string, error) {
-		return h.purchase(r.Context(), offer, key, orderReq, charge)
+		return h.purchase(r, offer, key, orderReq, charge)
 	})
+	var limited ordersLimited
 	switch code := parcela.ErrorCode(err); {
 	case err == nil:
 		http.Redirect(w, r, target, http.StatusSeeOther)
+	case errors.As(err, &limited):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(limited.until.Sub(h.d.Clock.Now()).Seconds()))))
+		h.renderOffer(w, r, http.StatusTooManyRequests, offer, c, f, nil, []string{"Foram feitos muitos pedidos a partir da sua conexão " +
+			"na última hora. Por segurança, um novo pedido poderá ser feito a partir de " + dateTime(limited.until) +
+			". Se você já fez um pedido, confira o e-mail ou fale com o vendedor."}, "")
 	case code == parcela.EINVALID && notSellable(err):
 		// The offer stopped selling after this post read it (disabled,
 		// expired, sold out): shown as a GET would now show it.
@@ -220,9 +227,21 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 // page, or the first bill's card form. An order an earlier post charged
 // already (on any instance) is not charged again: the customer goes where
 // that post sent them.
-func (h *Handler) purchase(ctx context.Context, offer *parcela.Offer, key string, orderReq parcela.OrderRequest, charge parcela.ChargeRequest) (string, error) {
+func (h *Handler) purchase(r *http.Request, offer *parcela.Offer, key string, orderReq parcela.OrderRequest, charge parcela.ChargeRequest) (string, error) {
+	ctx := r.Context()
 	a := parcela.Auth{CompanyID: offer.CompanyID, Environment: h.d.Environment}
-	order, err := h.d.Orders.CreateFormOrder(ctx, a, key, orderReq)
+	order, err := h.d.Orders.FormOrder(ctx, a, key)
+	if parcela.ErrorCode(err) == parcela.ENOTFOUND {
+		// A new order: counted against the address's orders of the hour.
+		until, ok, lerr := h.orders.take(ctx, h.clientAddr(r))
+		if lerr != nil {
+			h.logger(r).Warn("count a page order", "error", lerr.Error())
+		}
+		if !ok {
+			return "", ordersLimited{until}
+		}
+		order, err = h.d.Orders.CreateFormOrder(ctx, a, key, orderReq)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -245,6 +264,14 @@ func (h *Handler) purchase(ctx context.Context, offer *parcela.Offer, key string
 		return "", err
 	}
 	return purchaseTarget(charged), nil
+}
+
+// ordersLimited refuses an order: the client's address made its orders of
+// the hour (orderLimits), until then.
+type ordersLimited struct{ until time.Time }
+
+func (ordersLimited) Error() string {
+	return "this address created its orders of the hour from the offer pages"
 }
 
 // purchaseTarget is where a purchase sends the customer: the card form of

@@ -44,6 +44,13 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	// PostsPerMinute bounds the POSTs of one client address (default 30).
 	PostsPerMinute int
+	// OrdersPerHour bounds the orders one client address (an IPv6 /64)
+	// creates from the offer pages in a clock hour (default 10; negative:
+	// no limit). A form sent again for the order it created is not another.
+	OrdersPerHour int
+	// OrderCounter counts them for every instance on the database; nil
+	// counts in this process.
+	OrderCounter RateCounter
 	// PageRateLimit bounds the GETs of one client address, in requests per
 	// second (the assets aside); 0: no limit.
 	PageRateLimit float64
@@ -63,6 +70,7 @@ type Handler struct {
 	limits      *postLimits
 	reads       *pageLimits // the GETs'
 	submissions *submissions
+	orders      *orderLimits // the orders each address creates
 	mux         *http.ServeMux
 	served      http.Handler // mux behind the pages' protections
 }
@@ -90,6 +98,7 @@ func New(d Deps) *Handler {
 		limits:      newPostLimits(d.PostsPerMinute),
 		reads:       newPageLimits(d.PageRateLimit),
 		submissions: newSubmissions(10000, time.Hour),
+		orders:      newOrderLimits(d.OrdersPerHour, d.Environment, d.Clock, d.OrderCounter),
 		mux:         http.NewServeMux(),
 	}
 	h.pages, h.frags = parsePages(h.assets)

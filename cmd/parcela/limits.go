@@ -14,6 +14,7 @@ import (
 type serveLimits struct {
 	unauthenticatedRate, imageRate float64
 	pageRate                       float64 // the payer pages' GETs per client address
+	pageOrdersPerHour              int     // the orders a client address creates from the offer pages in an hour; -1: no limit
 	trustedProxies                 []netip.Prefix
 	imageCacheBytes                int64
 	listener                       server.ListenerLimits
@@ -34,6 +35,15 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 	// address is held to 20 database reads and renders a second.
 	if l.pageRate, err = envFloat(getenv, "PARCELA_PAGE_RATE_LIMIT", 20); err != nil {
 		return l, err
+	}
+	l.pageOrdersPerHour = 10
+	if s := getenv("PARCELA_PAGE_ORDERS_PER_HOUR"); s != "" {
+		if l.pageOrdersPerHour, err = strconv.Atoi(s); err != nil || l.pageOrdersPerHour < 0 || l.pageOrdersPerHour > 1000000000 {
+			return l, fmt.Errorf("PARCELA_PAGE_ORDERS_PER_HOUR: %q is not a number of orders an hour: 0 (no limit) to 1000000000", s)
+		}
+		if l.pageOrdersPerHour == 0 {
+			l.pageOrdersPerHour = -1 // no limit
+		}
 	}
 	if l.trustedProxies, err = server.ParseTrustedProxies(getenv("PARCELA_TRUSTED_PROXIES")); err != nil {
 		return l, fmt.Errorf("PARCELA_TRUSTED_PROXIES: %w", err)

@@ -49,22 +49,25 @@ func TestServeLimitsFromEnvironment(t *testing.T) {
 		"PARCELA_READ_HEADER_TIMEOUT": "2s", "PARCELA_READ_TIMEOUT": "10s", "PARCELA_WRITE_TIMEOUT": "90s", "PARCELA_IDLE_TIMEOUT": "1m",
 		"PARCELA_MAX_CONNECTIONS": "300", "PARCELA_UNAUTHENTICATED_RATE_LIMIT": "2", "PARCELA_IMAGE_RATE_LIMIT": "0",
 		"PARCELA_PAGE_RATE_LIMIT": "0.5", "PARCELA_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.1/32", "PARCELA_IMAGE_CACHE_BYTES": "0",
+		"PARCELA_PAGE_ORDERS_PER_HOUR": "0",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.listener.ReadHeaderTimeout != 2*time.Second || l.listener.ReadTimeout != 10*time.Second || l.listener.WriteTimeout != 90*time.Second ||
 		l.listener.IdleTimeout != time.Minute || l.listener.MaxConnections != 300 || l.unauthenticatedRate != 2 || l.imageRate != 0 || l.pageRate != 0.5 ||
-		len(l.trustedProxies) != 2 || l.imageCacheBytes != -1 {
+		len(l.trustedProxies) != 2 || l.imageCacheBytes != -1 || l.pageOrdersPerHour != -1 {
 		t.Fatalf("%+v", l)
 	}
 	defaults, err := readServeLimits(env(nil))
-	if err != nil || defaults.listener.WriteTimeout != time.Minute || defaults.unauthenticatedRate != 10 || defaults.imageRate != 20 || defaults.pageRate != 20 || defaults.imageCacheBytes <= 0 {
+	if err != nil || defaults.listener.WriteTimeout != time.Minute || defaults.unauthenticatedRate != 10 || defaults.imageRate != 20 || defaults.pageRate != 20 || defaults.imageCacheBytes <= 0 ||
+		defaults.pageOrdersPerHour != 10 {
 		t.Fatalf("defaults %+v %v", defaults, err)
 	}
 	for name, value := range map[string]string{
 		"PARCELA_READ_TIMEOUT": "soon", "PARCELA_IDLE_TIMEOUT": "-1s", "PARCELA_MAX_CONNECTIONS": "0",
 		"PARCELA_UNAUTHENTICATED_RATE_LIMIT": "-3", "PARCELA_PAGE_RATE_LIMIT": "fast", "PARCELA_TRUSTED_PROXIES": "10.0.0.0/33", "PARCELA_IMAGE_CACHE_BYTES": "lots",
+		"PARCELA_PAGE_ORDERS_PER_HOUR": "-1",
 	} {
 		if _, err := readServeLimits(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v", name, value, err)

@@ -40,17 +40,29 @@ func readPagesConfig(getenv func(string) string) (pagesConfig, error) {
 
 // withPages serves the payer's pages of env under /pay/ and /checkout/ and
 // the API (with its docs) everywhere else. lim holds the proxies whose
-// X-Forwarded-For names the customer (PARCELA_TRUSTED_PROXIES) and the
-// pages' rate per client address (PARCELA_PAGE_RATE_LIMIT).
+// X-Forwarded-For names the customer (PARCELA_TRUSTED_PROXIES), the
+// pages' rate per client address (PARCELA_PAGE_RATE_LIMIT) and the orders
+// each address creates in an hour in production (PARCELA_PAGE_ORDERS_PER_HOUR), counted
+// by counter when instances share one (PostgreSQL), nil otherwise.
 func withPages(api http.Handler, app *parcela.Services, env parcela.Environment, links parcela.Links, clock parcela.Clock,
-	cfg pagesConfig, lim serveLimits, log *slog.Logger, metrics *server.Metrics) http.Handler {
+	cfg pagesConfig, lim serveLimits, counter server.RateCounter, log *slog.Logger, metrics *server.Metrics) http.Handler {
 	var cards parcela.CardChargeService // nil: the environment takes no card
 	if app.Checkout.TakesCards(env) {
 		cards = app.Orders
 	}
+	ordersPerHour := lim.pageOrdersPerHour
+	if env == parcela.Sandbox {
+		// Sandbox boletos cost nothing, and a seller testing its offer
+		// page (its CI too) makes many orders from one address.
+		ordersPerHour = -1
+	}
+	var orderCounter web.RateCounter // nil: counted in this process
+	if counter != nil {
+		orderCounter = counter // instances on one database share the addresses' order counts
+	}
 	pages := web.New(web.Deps{Checkout: app.Checkout, Orders: app.Orders, CardCharges: cards, Payments: app.Payments, Clock: clock,
 		Environment: env, Links: links, Logger: log.With("component", "pages"), Secret: cfg.secret, TrustedProxies: lim.trustedProxies,
-		PageRateLimit: lim.pageRate, Observe: func(route string, status int, d time.Duration) { metrics.Observe(env, route, status, d) }})
+		PageRateLimit: lim.pageRate, OrdersPerHour: ordersPerHour, OrderCounter: orderCounter, Observe: func(route string, status int, d time.Duration) { metrics.Observe(env, route, status, d) }})
 	mux := http.NewServeMux()
 	mux.Handle("/pay/", pages)
 	mux.Handle("/checkout/", pages)

@@ -294,7 +294,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	listener := func(env parcela.Environment, rate float64, publicURL string) *http.Server {
 		apiHandler := server.New(svc, listenerConfig(env, rate, publicURL))
-		return server.NewHTTPServer(withPages(apiHandler, app, env, links.Links(env), clock, cfg.pages, lim, log, metrics), lim.listener, log)
+		return server.NewHTTPServer(withPages(apiHandler, app, env, links.Links(env), clock, cfg.pages, lim, svc.RateCounter, log, metrics), lim.listener, log)
 	}
 	prod := listener(parcela.Production, cfg.rateLimit, cfg.publicURL)
 	sandbox := listener(parcela.Sandbox, cfg.sandboxLimit, cfg.sandboxURL)

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/netip"
+	"sync"
+	"time"
+
+	"parcela"
+	"parcela/forwarded"
+)
+
+// RateCounter counts in fixed windows for every instance that shares it:
+// the store's rate windows (sqldb.DB.AddHits).
+type RateCounter interface {
+	// AddHits adds n hits to bucket's window [start, end) and returns the
+	// hits counted in it so far, n included.
+	AddHits(ctx context.Context, bucket string, start, end time.Time, n int64) (int64, error)
+}
+
+// defaultOrdersPerHour is how many orders one client address creates from
+// the offer pages in a clock hour unless Deps.OrdersPerHour says otherwise.
+const defaultOrdersPerHour = 10
+
+// orderLimits bounds the orders each client address (an IPv4 address, an
+// IPv6 /64) creates from the offer pages in each clock hour of the
+// injected clock. Every order charged by boleto is a boleto the seller's
+// bank may bill for, and anyone can post the form: a script posting
+// orders by the thousand cost the seller a fee each, and filled their
+// orders with people who never paid. The count is shared through the
+// store when it serves several instances, and kept in this process
+// otherwise.
+type orderLimits struct {
+	max     int64
+	env     parcela.Environment
+	clock   parcela.Clock
+	counter RateCounter
+}
+
+func newOrderLimits(perHour int, env parcela.Environment, clock parcela.Clock, counter RateCounter) *orderLimits {
+	if perHour < 0 {
+		return nil // no limit
+	}
+	if perHour == 0 {
+		perHour = defaultOrdersPerHour
+	}
+	if counter == nil {
+		counter = &memoryCounter{hits: map[string]int64{}}
+	}
+	return &orderLimits{max: int64(perHour), env: env, clock: clock, counter: counter}
+}
+
+// take counts a new order of the client at addr, or tells when its hour
+// ends if it made its orders of the hour already. A counter that fails
+// lets the order through: the purchase is worth more than the guard.
+func (l *orderLimits) take(ctx context.Context, addr netip.Addr) (until time.Time, ok bool, err error) {
+	if l == nil {
+		return time.Time{}, true, nil
+	}
+	now := l.clock.Now()
+	start := now.Truncate(time.Hour)
+	end := start.Add(time.Hour)
+	sum := sha256.Sum256([]byte(forwarded.Network(addr).String()))
+	bucket := "pages:orders:" + string(l.env) + ":" + hex.EncodeToString(sum[:12]) // the address is not stored
+	hits, err := l.counter.AddHits(ctx, bucket, start, end, 1)
+	if err != nil {
+		return time.Time{}, true, err
+	}
+	return end, hits <= l.max, nil
+}
+
+// memoryCounter is a RateCounter of one process: the current window's
+// counts, the older ones dropped.
+type memoryCounter struct {
+	mu    sync.Mutex
+	start time.Time
+	hits  map[string]int64
+}
+
+func (c *memoryCounter) AddHits(_ context.Context, bucket string, start, _ time.Time, n int64) (int64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if start.After(c.start) {
+		c.start = start
+		clear(c.hits)
+	} else if start.Before(c.start) {
+		return n, nil // a window already over
+	}
+	c.hits[bucket] += n
+	return c.hits[bucket], nil
+}
