@@ -545,3 +545,23 @@ func TestBrowserCardsRestAfterTooManyRefusals(t *testing.T) {
 	}
 	tb.Shots("checkout-cards-rest")
 }
+
+// A purchase whose charge failed shows the form again; sent again, it
+// charges the order the first post created: one order, on its page.
+func TestBrowserBuyAgainAfterAFailedCharge(t *testing.T) {
+	b := setup(t, func(d *Deps) {
+		d.Orders = &chargeFailing{fakeStore: d.Orders.(*fakeStore), err: parcela.Errorf(parcela.ECONFLICT, "billing changed"), left: 1}
+	})
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(b.offerPath())
+	tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + testUpfront + `:pix"]`)))
+	tb.FillCustomer(browsertest.Maria)
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`document.querySelector(".error-summary") !== null && document.body.innerText.includes("Não foi possível concluir a compra agora")`)
+	tb.Shots("offer-charge-failed")
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.readyState === "complete"`)
+	if o := b.onlyOrder(t); o.Status != parcela.OrderInProgress {
+		t.Fatalf("order %s", o.Status)
+	}
+}
