@@ -63,7 +63,7 @@ func TestBrowserBuyFinancedPixWithTheKeyboard(t *testing.T) {
 	o := b.onlyOrder(t)
 	var created []string
 	for _, bill := range o.Billings[0].Bills {
-		created = append(created, brl(bill.AmountCents))
+		created = append(created, brlCell(bill.AmountCents))
 	}
 	if strings.Join(created, "|") != preview {
 		t.Fatalf("the charge created %v, the page showed %s", created, preview)

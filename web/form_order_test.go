@@ -171,3 +171,18 @@ func TestCardBuyerGetsTheirOrdersPage(t *testing.T) {
 		t.Fatal("the order's page does not confirm the payment")
 	}
 }
+
+// An offer of one cent offers a card in one installment, as its checkout
+// will: it said "or split", which no checkout can do with one cent.
+func TestOneCentOfferCardIsOneInstallment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.mu.Lock()
+	b.offer.AmountCents, b.offer.Product.FullAmountCents = 1, 1
+	b.store.mu.Unlock()
+	body := html.UnescapeString(b.get(t, b.offerPath()).body)
+	if !strings.Contains(body, "Cartão de crédito — R$\u00a00,01") || !strings.Contains(body, "Em 1 vez no cartão, na próxima tela.") ||
+		strings.Contains(body, "parcelado sem juros") {
+		t.Fatalf("the one-cent card choice:\n%s", body)
+	}
+}

@@ -21,6 +21,11 @@ func brl(cents int64) string {
 	return string(append(b, ',', byte('0'+cents%100/10), byte('0'+cents%10)))
 }
 
+// brlCell is brl for a table's amount column: "R$" and the number may go
+// on two lines there, where a narrow phone has no room for a large amount
+// on one (the cell's class keeps it on one line where there is room).
+func brlCell(cents int64) string { return strings.Replace(brl(cents), "\u00a0", " ", 1) }
+
 func groupThousands(n int64) string { return string(appendThousands(nil, n)) }
 
 // appendThousands appends n ≥ 0 with a dot between each group of three

@@ -237,13 +237,13 @@ func TestPreviewIsWhatTheChargeCreates(t *testing.T) {
 	var created []string
 	var total int64
 	for _, bill := range billing.Bills {
-		created = append(created, brl(bill.AmountCents))
+		created = append(created, brlCell(bill.AmountCents))
 		total += bill.AmountCents
 	}
 	if strings.Join(created, "|") != strings.Join(shown, "|") {
 		t.Fatalf("charge created %v, page showed %v", created, shown)
 	}
-	if !strings.Contains(updated.body, "Total a pagar</th><td class=\"num\">"+brl(total)) {
+	if !strings.Contains(updated.body, "Total a pagar</th><td class=\"date-column\"></td><td class=\"num\">"+brlCell(total)) {
 		t.Errorf("total %s not shown", brl(total))
 	}
 	if billing.DueDay != 20 || billing.Installments != 5 || billing.Bills[0].Payments[0].Method != parcela.MethodPix {
@@ -639,7 +639,7 @@ func TestPlanDisclosesItsCost(t *testing.T) {
 		t.Fatal("the domain gave no CET")
 	}
 	body := html.UnescapeString(page.body)
-	for _, want := range []string{"CET de " + percent(*s.CETAnnualRate) + " ao ano", brl(s.TotalInterestCents) + " no total", "Total a pagar</th><td class=\"num\">" + brl(s.TotalCents)} {
+	for _, want := range []string{"CET de " + percent(*s.CETAnnualRate) + " ao ano", brl(s.TotalInterestCents) + " no total", "Total a pagar</th><td class=\"date-column\"></td><td class=\"num\">" + brlCell(s.TotalCents)} {
 		if !strings.Contains(body, want) {
 			t.Errorf("plan lacks %q", want)
 		}

@@ -125,7 +125,7 @@ func optionGroups(offer *parcela.Offer, c *parcela.Company, f offerForm, sig sig
 				if err != nil {
 					continue
 				}
-				g.Choices = append(g.Choices, upfrontChoice(pc, m, p))
+				g.Choices = append(g.Choices, upfrontChoice(pc, c, m, p))
 				g.Digest = planDigest(p.Schedule)
 			}
 		} else {
@@ -139,7 +139,7 @@ func optionGroups(offer *parcela.Offer, c *parcela.Company, f offerForm, sig sig
 	return groups
 }
 
-func upfrontChoice(pc *parcela.PaymentConfiguration, method string, p *parcela.ChargePlan) choice {
+func upfrontChoice(pc *parcela.PaymentConfiguration, c *parcela.Company, method string, p *parcela.ChargePlan) choice {
 	ch := choice{Value: pc.ID + ":" + method, Label: "À vista no " + methodNames[method] + " — " + brl(p.Schedule.TotalCents)}
 	switch method {
 	case parcela.MethodPix:
@@ -151,6 +151,10 @@ func upfrontChoice(pc *parcela.PaymentConfiguration, method string, p *parcela.C
 	case parcela.MethodCreditCard:
 		ch.Label = "Cartão de crédito — " + brl(p.Schedule.TotalCents)
 		ch.Detail = "Em 1 vez ou parcelado sem juros no cartão, na próxima tela."
+		if p.Schedule.TotalCents < 2 || (c != nil && min(c.MaxInstallments, parcela.MaxCardInstallments) < 2) {
+			// Not split: one installment is all the checkout will offer.
+			ch.Detail = "Em 1 vez no cartão, na próxima tela."
+		}
 	}
 	if p.Schedule.RegistrationFeeCents > 0 {
 		ch.Detail += " Inclui taxa de matrícula de " + brl(p.Schedule.RegistrationFeeCents) + "."
