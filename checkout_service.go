@@ -65,6 +65,23 @@ func (s *Checkout) OrderForPayer(ctx context.Context, env Environment, orderID, 
 	return s.store.Order(ctx, k.Auth, orderID)
 }
 
+// CheckOrderCode tells whether accessCode opens the order's page, as
+// OrderForPayer would, without reading the order: a bill's checkout opened
+// from its purchase links to the order's page only when the code opens it.
+func (s *Checkout) CheckOrderCode(ctx context.Context, env Environment, orderID, accessCode string) error {
+	if !IsUUID(orderID) || accessCode == "" {
+		return NotFound("order")
+	}
+	k, err := s.store.OrderKey(ctx, env, orderID)
+	if err != nil {
+		return err
+	}
+	if !k.opens(accessCode) {
+		return NotFound("order")
+	}
+	return nil
+}
+
 // payerBill reads the order of a bill the code opens, with every billing,
 // bill and payment, and returns the bill in it, its Billing set.
 func (s *Checkout) payerBill(ctx context.Context, env Environment, billID, code string) (Auth, *Order, *Bill, error) {

@@ -115,6 +115,9 @@ type CheckoutService interface {
 	PublicOffer(ctx context.Context, env Environment, companySlug, offerID string) (*Offer, error)
 	// OrderForPayer reads an order with its billing, bills and payments.
 	OrderForPayer(ctx context.Context, env Environment, orderID, accessCode string) (*Order, error)
+	// CheckOrderCode tells whether accessCode opens the order's page
+	// (not_found when it does not), reading only the order's key.
+	CheckOrderCode(ctx context.Context, env Environment, orderID, accessCode string) error
 	// BillForPayer reads a bill with its payments and billing (with its
 	// configuration), and the offer that sold it, with its product and
 	// company (not its configurations).

@@ -162,6 +162,11 @@ func TestPayerLookups(t *testing.T) {
 		} {
 			_, err := b.app.Checkout.OrderForPayer(b.ctx, parcela.Environment(args[0]), args[1], args[2])
 			wantCode(t, "order with "+what, err, parcela.ENOTFOUND)
+			// The checkout's check of an order's code, for its link, agrees.
+			wantCode(t, "order code check with "+what, b.app.Checkout.CheckOrderCode(b.ctx, parcela.Environment(args[0]), args[1], args[2]), parcela.ENOTFOUND)
+		}
+		if err := b.app.Checkout.CheckOrderCode(b.ctx, parcela.Sandbox, o.ID, o.AccessCode); err != nil {
+			t.Fatalf("the order's own code: %v", err)
 		}
 
 		first := o.Billings[0].Bills[0]

@@ -266,7 +266,7 @@ func (h *Handler) orderCode(r *http.Request, b *parcela.Bill) string {
 	if code == "" || len(code) > 64 {
 		return ""
 	}
-	if _, err := h.d.Checkout.OrderForPayer(r.Context(), h.d.Environment, b.OrderID, code); err != nil {
+	if err := h.d.Checkout.CheckOrderCode(r.Context(), h.d.Environment, b.OrderID, code); err != nil {
 		return ""
 	}
 	return code

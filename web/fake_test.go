@@ -85,6 +85,11 @@ func (s *fakeStore) OrderForPayer(ctx context.Context, env parcela.Environment, 
 	return s.orderCopy(o), nil
 }
 
+func (s *fakeStore) CheckOrderCode(ctx context.Context, env parcela.Environment, id, code string) error {
+	_, err := s.OrderForPayer(ctx, env, id, code)
+	return err
+}
+
 func (s *fakeStore) orderCopy(o *parcela.Order) *parcela.Order {
 	c := *o
 	c.Offer = s.offerCopy(s.offers[o.OfferID])
