@@ -147,7 +147,7 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(limited.until.Sub(h.d.Clock.Now()).Seconds()))))
 		h.renderOffer(w, r, http.StatusTooManyRequests, offer, c, f, nil, []string{"Foram feitos muitos pedidos a partir da sua conexão " +
 			"na última hora. Por segurança, um novo pedido poderá ser feito a partir de " + dateTime(limited.until) +
-			". Se você já fez um pedido, confira o e-mail ou fale com o vendedor."}, "")
+			". Se você já fez o seu, fale com o vendedor."}, "")
 	case code == parcela.EINVALID && notSellable(err):
 		// The offer stopped selling after this post read it (disabled,
 		// expired, sold out): shown as a GET would now show it.
