@@ -565,3 +565,27 @@ func TestBrowserBuyAgainAfterAFailedCharge(t *testing.T) {
 		t.Fatalf("order %s", o.Status)
 	}
 }
+
+// An address past its orders of the hour gets its form back as typed,
+// saying from when another order may be made.
+func TestBrowserOrdersLimitedPerAddress(t *testing.T) {
+	b := setup(t, func(d *Deps) { d.OrdersPerHour = 1 })
+	b.buy(t, testUpfront+":boleto")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(b.offerPath())
+	tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + testUpfront + `:boleto"]`)))
+	tb.FillCustomer(browsertest.Maria)
+	tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+	tb.WaitFor(`document.querySelector(".error-summary") !== null && document.body.innerText.includes("um novo pedido poderá ser feito a partir de 05/03/2026 às 11:00")`)
+	// No field is in error: the summary says what went wrong, not to check them.
+	if got := tb.Eval(`document.querySelector(".error-summary h2").textContent`); got != "Não foi possível concluir a compra" {
+		t.Fatalf("the summary is headed %q", got)
+	}
+	if got := tb.Eval(`document.getElementById("f-name").value`); got != browsertest.Maria["name"] {
+		t.Fatalf("the name came back as %q", got)
+	}
+	if n := len(b.store.orderList()); n != 1 {
+		t.Fatalf("%d orders", n)
+	}
+	tb.Shots("offer-orders-limited")
+}
