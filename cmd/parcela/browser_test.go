@@ -78,6 +78,23 @@ func TestBrowserBuyOnTheRealServer(t *testing.T) {
 			s.api("POST", "/sandbox/payments/"+boleto["id"].(string)+"/pay", "", 200)
 			tb.WaitFor(`document.body.innerText.includes("Pagamento confirmado!")`)
 
+			// Upfront by card: the card form links to the order's page, and
+			// an approved card lands there, as a Pix or boleto buyer does.
+			tb.Open(path(t, s.offerURL))
+			tb.Do(chromedp.Click(chromedp.CSS(`input[value="` + s.upfront + `:credit_card"]`)))
+			tb.FillCustomer(browsertest.Maria)
+			tb.Do(chromedp.Click(chromedp.CSS("button.primary")))
+			tb.WaitFor(`location.pathname.startsWith("/checkout/bills/") && document.readyState === "complete" && document.querySelector("#f-card_number") !== null`)
+			link := tb.Eval(`(a => a ? a.getAttribute("href") : "")(document.querySelector(".order-link a"))`)
+			if !strings.HasPrefix(link, "/pay/orders/") {
+				t.Fatalf("the card form links to the order at %q", link)
+			}
+			tb.PayByCard("4111 1111 1111 1111", "123", "1")
+			tb.WaitFor(`location.pathname.startsWith("/pay/orders/") && document.body.innerText.includes("Pagamento confirmado!")`)
+			if got := tb.Eval(`location.pathname + location.search`); got != link {
+				t.Fatalf("approved, the buyer is at %s, the link was %s", got, link)
+			}
+
 			// Errors shown by their fields, with every value kept.
 			tb.Open(path(t, s.offerURL))
 			tb.FillCustomer(map[string]string{"name": "Maria da Silva", "cpf": "111.111.111-12", "email": "maria@", "street": "Avenida Paulista"})

@@ -303,12 +303,15 @@ var MariaTyped = map[string]string{"name": "Maria da Silva", "cpf": "529.982.247
 	"state": "SP", "city": "3550308"}
 
 // PayByCard fills the checkout's card form and submits it, then waits for
-// the page the attempt lands on.
+// the page the attempt lands on: the checkout on the attempt, or (an
+// approval on a purchase's card form) the order's page. A page at another
+// address than the form's, since the attempt's page is at its own.
 func (tb *Tab) PayByCard(number, cvv, installments string) {
 	tb.T.Helper()
+	before := tb.Eval(`location.href`)
 	tb.Do(chromedp.SendKeys(chromedp.ID("f-card_number"), number), chromedp.SendKeys(chromedp.ID("f-card_name"), "MARIA DA SILVA"),
 		chromedp.SetValue(chromedp.ID("f-card_month"), "12"), chromedp.SetValue(chromedp.ID("f-card_year"), strconv.Itoa(time.Now().Year()+3)),
 		chromedp.SendKeys(chromedp.ID("f-card_cvv"), cvv), chromedp.SetValue(chromedp.ID("f-card_installments"), installments))
 	tb.Do(chromedp.Click(chromedp.CSS(".card-form button.primary")))
-	tb.WaitFor(`location.search.includes("payment=") && document.readyState === "complete"`)
+	tb.WaitFor(`location.href !== ` + strconv.Quote(before) + ` && (location.search.includes("payment=") || location.pathname.startsWith("/pay/orders/")) && document.readyState === "complete"`)
 }
