@@ -256,8 +256,8 @@ func (h *Handler) purchase(r *http.Request, offer *parcela.Offer, key string, or
 	}
 	if code := parcela.ErrorCode(err); code == parcela.EINVALIDSTATE || code == parcela.ECONFLICT {
 		// Another post of this form charged it meanwhile.
-		if now, rerr := h.d.Orders.Order(ctx, a, order.ID); rerr == nil && now.Status != parcela.OrderPending {
-			return purchaseTarget(now), nil
+		if fresh, rerr := h.d.Orders.Order(ctx, a, order.ID); rerr == nil && fresh.Status != parcela.OrderPending {
+			return purchaseTarget(fresh), nil
 		}
 	}
 	if err != nil {
