@@ -22,7 +22,7 @@ type RateCounter interface {
 
 // defaultOrdersPerHour is how many orders one client address creates from
 // the offer pages in a clock hour unless Deps.OrdersPerHour says otherwise.
-const defaultOrdersPerHour = 10
+const defaultOrdersPerHour = 60
 
 // orderLimits bounds the orders each client address (an IPv4 address, an
 // IPv6 /64) creates from the offer pages in each clock hour of the

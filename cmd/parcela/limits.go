@@ -36,7 +36,7 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 	if l.pageRate, err = envFloat(getenv, "PARCELA_PAGE_RATE_LIMIT", 20); err != nil {
 		return l, err
 	}
-	l.pageOrdersPerHour = 10
+	l.pageOrdersPerHour = 60
 	if s := getenv("PARCELA_PAGE_ORDERS_PER_HOUR"); s != "" {
 		if l.pageOrdersPerHour, err = strconv.Atoi(s); err != nil || l.pageOrdersPerHour < 0 || l.pageOrdersPerHour > 1000000000 {
 			return l, fmt.Errorf("PARCELA_PAGE_ORDERS_PER_HOUR: %q is not a number of orders an hour: 0 (no limit) to 1000000000", s)

@@ -61,7 +61,7 @@ func TestServeLimitsFromEnvironment(t *testing.T) {
 	}
 	defaults, err := readServeLimits(env(nil))
 	if err != nil || defaults.listener.WriteTimeout != time.Minute || defaults.unauthenticatedRate != 10 || defaults.imageRate != 20 || defaults.pageRate != 20 || defaults.imageCacheBytes <= 0 ||
-		defaults.pageOrdersPerHour != 10 {
+		defaults.pageOrdersPerHour != 60 {
 		t.Fatalf("defaults %+v %v", defaults, err)
 	}
 	for name, value := range map[string]string{
