@@ -30,6 +30,25 @@ func TestEveryOperationDeclaresTheCommonErrors(t *testing.T) {
 	})
 }
 
+// A 429 and a 503 always carry Retry-After (server/auth.go tooMany,
+// server/problem.go writeError), so every operation's declares it
+// required: optional, a generated client reads it as maybe absent.
+func TestRetryAfterIsRequired(t *testing.T) {
+	t.Parallel()
+	forEachOperation(mustContract(t).Doc(), func(key string, op *openapi3.Operation) {
+		for _, status := range []int{429, 503} {
+			r := op.Responses.Status(status)
+			if r == nil {
+				continue
+			}
+			h := r.Value.Headers["Retry-After"]
+			if h == nil || !h.Value.Required {
+				t.Errorf("%s: its %d's Retry-After is not declared required", key, status)
+			}
+		}
+	})
+}
+
 // Every POST, PATCH and DELETE takes Idempotency-Key with its length
 // limit, no GET does, and no two operations show the same example key.
 func TestIdempotencyKeys(t *testing.T) {
