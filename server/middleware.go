@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -59,7 +60,11 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 		start := time.Now()
 		id := parcela.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
+		clean := cleanPath(r.URL.EscapedPath())
 		_, pattern := mux.Handler(r)
+		if !clean {
+			pattern = "" // the cleaned path's, which this request does not take
+		}
 		log := s.log.With("request_id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
 		ctx = context.WithValue(ctx, loggerKey{}, log)
@@ -92,6 +97,13 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 			log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 			s.metrics.observe(s.env, pattern, rec.status, time.Since(start))
 		}()
+		if !clean {
+			// The mux would redirect it (307) to its cleaned path, and a
+			// client following that sent its POST again to a path it never
+			// named: no route of the API has such a path.
+			writeError(rec, r, parcela.Errorf(parcela.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+			return
+		}
 		if pattern == "" {
 			s.noRoute(mux, rec, r)
 			return
@@ -117,4 +129,17 @@ func (s *Server) noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Requ
 		return
 	}
 	writeError(w, r, parcela.Errorf(parcela.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
+}
+
+// cleanPath tells whether p is as ServeMux cleans a path: rooted, without
+// a doubled slash or a dot segment (a trailing slash is kept).
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	urlpath "path"
+	"strings"
 	"time"
 
 	"parcela"
@@ -63,9 +65,22 @@ func withPages(api http.Handler, app *parcela.Services, env parcela.Environment,
 	pages := web.New(web.Deps{Checkout: app.Checkout, Orders: app.Orders, CardCharges: cards, Payments: app.Payments, Clock: clock,
 		Environment: env, Links: links, Logger: log.With("component", "pages"), Secret: cfg.secret, TrustedProxies: lim.trustedProxies,
 		PageRateLimit: lim.pageRate, OrdersPerHour: ordersPerHour, OrderCounter: orderCounter, Observe: func(route string, status int, d time.Duration) { metrics.Observe(env, route, status, d) }})
-	mux := http.NewServeMux()
-	mux.Handle("/pay/", pages)
-	mux.Handle("/checkout/", pages)
-	mux.Handle("/", api)
-	return mux
+	return byPrefix(pages, api)
+}
+
+// byPrefix sends the pages' paths to pages and every other to api, as
+// written: a ServeMux would first redirect (307) a path it cleans
+// (//external_api/v1/orders, /pay/../external_api/v1/orders) to the
+// cleaned one, and a client following it sent its POST again to a path
+// it never named. A path that is not clean goes to api, whose answer is
+// its 404 problem.
+func byPrefix(pages, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		if (strings.HasPrefix(p, "/pay/") || strings.HasPrefix(p, "/checkout/")) && urlpath.Clean(p) == strings.TrimSuffix(p, "/") {
+			pages.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }
