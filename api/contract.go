@@ -309,3 +309,21 @@ func properties(s *openapi3.Schema, v map[string]any) (props map[string]*openapi
 	add(s)
 	return props, len(props) == 0
 }
+
+// ResponseSchema is the schema of the body the operation req matches
+// declares for status in contentType, or nil when it declares none.
+func (c *Contract) ResponseSchema(req *http.Request, status int, contentType string) *openapi3.Schema {
+	route, _, err := c.router.FindRoute(req)
+	if err != nil {
+		return nil
+	}
+	resp := route.Operation.Responses.Status(status)
+	if resp == nil || resp.Value == nil {
+		return nil
+	}
+	media := resp.Value.Content.Get(contentType)
+	if media == nil || media.Schema == nil {
+		return nil
+	}
+	return media.Schema.Value
+}

@@ -885,8 +885,8 @@ type BillingOrder struct {
 	// CetAnnualRate Extension. The plan's CET (custo efetivo total), its annual effective cost as a fraction, a JSON number like the other rates (`0.512799` is 51.2799 % a year).
 	//
 	// Example: 0.512799
-	CetAnnualRate *json.Number `json:"cet_annual_rate,omitempty"`
-	CreatedAt     time.Time    `json:"created_at"`
+	CetAnnualRate json.Number `json:"cet_annual_rate"`
+	CreatedAt     time.Time   `json:"created_at"`
 
 	// DueDay Day of the month of the installment bills.
 	DueDay int `json:"due_day"`
@@ -903,10 +903,10 @@ type BillingOrder struct {
 	Status               BillingStatus             `json:"status"`
 
 	// TotalInterestCents Extension. The interest part of `total_payable_cents`.
-	TotalInterestCents *int64 `json:"total_interest_cents,omitempty"`
+	TotalInterestCents int64 `json:"total_interest_cents"`
 
 	// TotalPayableCents Extension. What the customer pays over the whole plan if every bill is paid on time (the down payment, the registration fee and interest included).
-	TotalPayableCents *int64    `json:"total_payable_cents,omitempty"`
+	TotalPayableCents int64     `json:"total_payable_cents"`
 	UpdatedAt         time.Time `json:"updated_at"`
 }
 

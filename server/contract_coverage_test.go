@@ -3,7 +3,9 @@ package server_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +63,9 @@ const inFlightOnly = "idempotency_in_flight only"
 // whole package ran (a -run, -skip or -short run leaves tests out, a
 // -list run runs none).
 func checkAnswered() error {
+	if os.Getenv("PARCELA_PRESENCE_REPORT") != "" {
+		fmt.Fprintf(os.Stderr, "always present, not required:\n\t%s\n", strings.Join(alwaysPresentOptional(), "\n\t"))
+	}
 	for _, name := range []string{"test.run", "test.skip", "test.fuzz", "test.list"} {
 		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
 			return nil
@@ -68,6 +73,11 @@ func checkAnswered() error {
 	}
 	if testing.Short() || contract == nil {
 		return nil
+	}
+	var errs []error
+	if found := alwaysPresentOptional(); len(found) > 0 {
+		errs = append(errs, errors.New("every answer the tests received held these properties, which api/openapi.yaml does not mark required "+
+			"(mark them, or list them in optionalByDesign with the answers that leave them out):\n\t"+strings.Join(found, "\n\t")))
 	}
 	var missing []string
 	for path, item := range contract.Doc().Paths.Map() {
@@ -81,9 +91,9 @@ func checkAnswered() error {
 			}
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		errs = append(errs, errors.New("no test answers these statuses that api/openapi.yaml declares:\n\t"+strings.Join(missing, "\n\t")))
 	}
-	slices.Sort(missing)
-	return errors.New("no test answers these statuses that api/openapi.yaml declares:\n\t" + strings.Join(missing, "\n\t"))
+	return errors.Join(errs...)
 }

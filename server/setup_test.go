@@ -160,6 +160,7 @@ func (b *bundle) send(base, token, method, path string, body any, header map[str
 		vreq, _ := http.NewRequest(method, "http://contract"+path, bytes.NewReader(raw))
 		vreq.Header = req.Header.Clone()
 		recordAnswer(vreq, res.StatusCode)
+		observePresence(vreq, res.StatusCode, res.Header, out)
 		if err := b.contract.ValidateResponse(vreq, res.StatusCode, res.Header, out); err != nil {
 			b.t.Errorf("%s %s → %d does not match api/openapi.yaml: %v\n%s", method, path, res.StatusCode, err, out)
 		}
