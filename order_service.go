@@ -24,8 +24,11 @@ func NewOrders(store OrderStore, provider PaymentProvider, clock Clock, links Pu
 var _ OrderService = (*Orders)(nil)
 
 // CreateOrder stores a pending order of a sellable offer of the caller.
-// Orders take no seat, so an offer that sells out after this check is
-// caught by the charge.
+// The store checks at commit that the offer and its product still sell
+// (a PATCH that stopped them since the offer was read is a conflict, and
+// the offer is read and checked again), so no order is created after the
+// PATCH that stopped sales answered. Orders take no seat, so an offer
+// that sells out after this check is caught by the charge.
 func (s *Orders) CreateOrder(ctx context.Context, a Auth, req OrderRequest) (*Order, error) {
 	return s.createOrder(ctx, a, req, "")
 }
@@ -61,32 +64,38 @@ func (s *Orders) createOrder(ctx context.Context, a Auth, req OrderRequest, form
 	if err != nil {
 		return nil, err
 	}
-	offer, err := s.store.Offer(ctx, a, o.OfferID)
-	if ErrorCode(err) == ENOTFOUND {
-		return nil, &Error{Code: EINVALID, Message: "order.offer_id is not an offer of this company and environment",
-			Fields: []FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company and environment"}}}
-	} else if err != nil {
-		return nil, err
-	}
-	if err := offer.Sellable(now); err != nil {
-		return nil, &Error{Code: EINVALID, Message: "order.offer_id: " + ErrorMessage(err),
-			Fields: []FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: ErrorMessage(err)}}}
-	}
-	city, err := s.store.City(ctx, o.Address.City.IBGECode)
-	if ErrorCode(err) == ENOTFOUND {
-		return nil, &Error{Code: EINVALID, Message: "order.address.city_ibge_code is not a known IBGE municipality",
-			Fields: []FieldError{{Field: "order.address.city_ibge_code", Code: "not_found", Message: "is not a known IBGE municipality"}}}
-	} else if err != nil {
-		return nil, err
-	}
-	o.Address.ID, o.Address.City, o.Address.CreatedAt, o.Address.UpdatedAt = NewID(), *city, now, now
-	if err := CheckZipcodeState("order.address.zipcode", &o.Address); err != nil {
-		return nil, err
-	}
-	o.ID, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.CompanyID, a.Environment, now, now
-	o.AccessCode, o.FormKey = accessCode(), formKey
-	o.Offer, o.Billings = offer, []*Billing{}
-	if err := s.store.CreateOrder(answering(ctx, o), o); err != nil {
+	var city *City
+	err = decideAndApply("offer", func() error {
+		offer, err := s.store.Offer(ctx, a, o.OfferID)
+		if ErrorCode(err) == ENOTFOUND {
+			return &Error{Code: EINVALID, Message: "order.offer_id is not an offer of this company and environment",
+				Fields: []FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company and environment"}}}
+		} else if err != nil {
+			return err
+		}
+		if err := offer.Sellable(now); err != nil {
+			return &Error{Code: EINVALID, Message: "order.offer_id: " + ErrorMessage(err),
+				Fields: []FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: ErrorMessage(err)}}}
+		}
+		if city == nil {
+			city, err = s.store.City(ctx, o.Address.City.IBGECode)
+			if ErrorCode(err) == ENOTFOUND {
+				return &Error{Code: EINVALID, Message: "order.address.city_ibge_code is not a known IBGE municipality",
+					Fields: []FieldError{{Field: "order.address.city_ibge_code", Code: "not_found", Message: "is not a known IBGE municipality"}}}
+			} else if err != nil {
+				return err
+			}
+			o.Address.ID, o.Address.City, o.Address.CreatedAt, o.Address.UpdatedAt = NewID(), *city, now, now
+			if err := CheckZipcodeState("order.address.zipcode", &o.Address); err != nil {
+				return err
+			}
+			o.ID, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.CompanyID, a.Environment, now, now
+			o.AccessCode, o.FormKey = accessCode(), formKey
+		}
+		o.Offer, o.Billings = offer, []*Billing{}
+		return s.store.CreateOrder(answering(ctx, o), o)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return o, nil

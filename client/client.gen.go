@@ -2561,7 +2561,9 @@ type ClientInterface interface {
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// `the offer is disabled`, `the product is disabled`, …), when the
+	// order is stored too: no order is created after a `PATCH` that
+	// disabled the offer or its product has answered. Then charge it
 	// with `POST /orders/{id}/charge`.
 	//
 	// Takes any type of body and a specified content type.
@@ -2579,7 +2581,9 @@ type ClientInterface interface {
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// `the offer is disabled`, `the product is disabled`, …), when the
+	// order is stored too: no order is created after a `PATCH` that
+	// disabled the offer or its product has answered. Then charge it
 	// with `POST /orders/{id}/charge`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -3362,7 +3366,9 @@ func (c *RawClient) UpdateOffer(ctx context.Context, id OfferId, params *UpdateO
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// `the offer is disabled`, `the product is disabled`, …), when the
+// order is stored too: no order is created after a `PATCH` that
+// disabled the offer or its product has answered. Then charge it
 // with `POST /orders/{id}/charge`.
 //
 // Takes any type of body and a specified content type.
@@ -3390,7 +3396,9 @@ func (c *RawClient) CreateOrderWithBody(ctx context.Context, params *CreateOrder
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// `the offer is disabled`, `the product is disabled`, …), when the
+// order is stored too: no order is created after a `PATCH` that
+// disabled the offer or its product has answered. Then charge it
 // with `POST /orders/{id}/charge`.
 //
 // Takes a body of the `application/json` content type.
@@ -6078,7 +6086,9 @@ type ClientWithResponsesInterface interface {
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// `the offer is disabled`, `the product is disabled`, …), when the
+	// order is stored too: no order is created after a `PATCH` that
+	// disabled the offer or its product has answered. Then charge it
 	// with `POST /orders/{id}/charge`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6096,7 +6106,9 @@ type ClientWithResponsesInterface interface {
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-	// `the offer is disabled`, `the product is disabled`, …). Then charge it
+	// `the offer is disabled`, `the product is disabled`, …), when the
+	// order is stored too: no order is created after a `PATCH` that
+	// disabled the offer or its product has answered. Then charge it
 	// with `POST /orders/{id}/charge`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -11969,7 +11981,9 @@ func (c *ClientWithResponses) UpdateOfferWithResponse(ctx context.Context, id Of
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// `the offer is disabled`, `the product is disabled`, …), when the
+// order is stored too: no order is created after a `PATCH` that
+// disabled the offer or its product has answered. Then charge it
 // with `POST /orders/{id}/charge`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -11993,7 +12007,9 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
-// `the offer is disabled`, `the product is disabled`, …). Then charge it
+// `the offer is disabled`, `the product is disabled`, …), when the
+// order is stored too: no order is created after a `PATCH` that
+// disabled the offer or its product has answered. Then charge it
 // with `POST /orders/{id}/charge`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

@@ -30,7 +30,12 @@ func scanOrder(row rowScanner) (*parcela.Order, error) {
 }
 
 // CreateOrder stores a new order with its address, in one round trip on
-// PostgreSQL.
+// PostgreSQL. The offer must still sell as the order was decided: a PATCH
+// that disabled it or its product, or moved its expiry before the order,
+// since it was read makes a conflict, so no order commits after the PATCH
+// that stopped sales answered. The offer's and the product's rows are
+// share-locked, as a charge's are (takeSeat): a PATCH in flight, which
+// locks its row first, is waited for and then read as it committed.
 func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 	return failed("create order", db.inTx(ctx, func(tx *Tx) error {
 		p := tx.pipeline()
@@ -45,6 +50,24 @@ func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 			email, phone, address_id, access_code, form_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			o.ID, o.CompanyID, string(o.Environment), o.OfferID, o.Status, o.CustomerName, o.CustomerBirthdate, o.CustomerDocument,
 			o.Email, o.Phone, o.Address.ID, o.AccessCode, formKey, ms64(o.CreatedAt), ms64(o.UpdatedAt))
+		if err != nil {
+			return err
+		}
+		err = p.queryRow(ctx, func(row rowScanner) error {
+			var expires sql.NullInt64
+			var availability, product string
+			if err := row.Scan(&availability, &expires, &product); err != nil {
+				return err
+			}
+			if availability != "enabled" || (expires.Valid && expires.Int64 <= ms64(o.CreatedAt)) {
+				return &parcela.Conflict{Entity: "offer", ID: o.OfferID}
+			}
+			if product != "enabled" {
+				return &parcela.Conflict{Entity: "product", ID: o.Offer.ProductID}
+			}
+			return nil
+		}, `SELECT o.availability, o.expires_at, p.availability FROM offers o JOIN products p ON p.id = o.product_id
+			WHERE o.id = ?`+db.lockRows("SHARE"), o.OfferID)
 		if err != nil {
 			return err
 		}

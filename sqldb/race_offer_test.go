@@ -320,7 +320,8 @@ func TestRaceTwoProductPatches(t *testing.T) {
 // another request's change commits between a request's read and its write.
 type interposedStore struct {
 	*sqldb.DB
-	before func()
+	before  func()
+	created []string // the ids of the orders CreateOrder was given
 }
 
 func (s *interposedStore) interpose() {
@@ -348,4 +349,55 @@ func (s *interposedStore) CreateOffer(ctx context.Context, o *parcela.Offer) err
 func (s *interposedStore) UpdateProduct(ctx context.Context, p *parcela.Product) error {
 	s.interpose()
 	return s.DB.UpdateProduct(ctx, p)
+}
+
+func (s *interposedStore) CreateOrder(ctx context.Context, o *parcela.Order) error {
+	s.interpose()
+	s.created = append(s.created, o.ID)
+	return s.DB.CreateOrder(ctx, o)
+}
+
+// An offer or its product disabled while an order of the offer is being
+// decided (read, checked, not yet stored) gets no order after the PATCH
+// that disabled it answered: the order's commit finds the offer no longer
+// sells, reads it again and is refused 422 not_sellable, as a charge is.
+func TestRaceCreateOrderAndDisable(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 3, true)
+		offer := r.order.Offer
+		disable := map[string]func() error{
+			"the offer is disabled": func() error { return r.patchOffer(offer.ID, `{"availability": "disabled"}`) },
+			"the product is disabled": func() error {
+				_, err := r.app.Catalog.UpdateProduct(r.ctx, r.a, offer.ProductID, fromJSON[parcela.ProductInput](t, `{"availability": "disabled"}`))
+				return err
+			},
+		}
+		for why, stop := range disable {
+			var patched error
+			store := &interposedStore{DB: db, before: func() { patched = stop() }}
+			app := parcela.NewServices(store, r.app.Provider, nil, r.clock, sqldbtest.Links)
+			_, err := app.Orders.CreateOrder(r.ctx, r.a, fromJSON[parcela.OrderRequest](t, `{"order": {"offer_id": "`+offer.ID+`",
+				"customer_name": "Maria da Silva", "customer_birthdate": "1990-05-17", "customer_document": "52998224725",
+				"email": "maria@example.com", "phone": "11987654321", "address": {"zipcode": "01310100", "street": "Avenida Paulista",
+				"number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`))
+			if patched != nil {
+				t.Fatal(patched)
+			}
+			if parcela.ErrorCode(err) != parcela.EINVALID || !strings.Contains(err.Error(), why) {
+				t.Fatalf("an order created after %s: %v, want 422 saying so", strings.TrimPrefix(why, "the "), err)
+			}
+			for _, id := range store.created {
+				if _, err := db.Order(r.ctx, r.a, id); parcela.ErrorCode(err) != parcela.ENOTFOUND {
+					t.Fatalf("%s, yet order %s was stored: %v", why, id, err)
+				}
+			}
+			// Enabled again, for the next case.
+			if err := r.patchOffer(offer.ID, `{"availability": "enabled"}`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.app.Catalog.UpdateProduct(r.ctx, r.a, offer.ProductID, fromJSON[parcela.ProductInput](t, `{"availability": "enabled"}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
