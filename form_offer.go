@@ -115,10 +115,13 @@ type OfferOrderForm struct {
 	PaymentConfigurations []PaymentConfigurationOrderForm `json:"payment_configurations"`
 }
 
-// NewOfferOrderForm renders an offer in order form.
+// NewOfferOrderForm renders an offer in order form. It is enabled while
+// it and its product both are: a disabled product's offer sells nothing,
+// and the order form shows no availability of the product.
 func NewOfferOrderForm(o *Offer) OfferOrderForm {
+	enabled := o.Availability == "enabled" && (o.Product == nil || o.Product.Availability == "enabled")
 	f := OfferOrderForm{
-		ID: o.ID, AmountCents: o.AmountCents, Enabled: o.Availability == "enabled", CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
+		ID: o.ID, AmountCents: o.AmountCents, Enabled: enabled, CreatedAt: ts(o.CreatedAt), UpdatedAt: ts(o.UpdatedAt),
 		Product:               NewProductOrderForm(o.Product),
 		PaymentConfigurations: make([]PaymentConfigurationOrderForm, 0, len(o.PaymentConfigurations)),
 	}

@@ -1240,7 +1240,7 @@ type OfferOrder struct {
 	AmountCents int64     `json:"amount_cents"`
 	CreatedAt   time.Time `json:"created_at"`
 
-	// Enabled `availability` is `enabled`.
+	// Enabled Whether the seller lets the offer sell: `true` while the offer's `availability` and its product's are both `enabled`, `false` for a disabled offer and for any offer of a disabled product (which sells nothing, whatever the offer's own `availability`). An offer that expired or sold out stays `true`: its `expires_at`, `seats` and `seats_taken` are on `GET /offers/{id}`.
 	Enabled               bool                        `json:"enabled"`
 	Id                    string                      `json:"id"`
 	PaymentConfigurations []PaymentConfigurationOrder `json:"payment_configurations"`

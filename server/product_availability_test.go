@@ -56,3 +56,39 @@ func TestDisabledProductSellsNothing(t *testing.T) {
 		b.call("POST", "/external_api/v1/orders", orderBody(prepared["id"].(string))).want(t, 201)
 	})
 }
+
+// An order's offer is `enabled` only while it and its product both are:
+// an integrator reading the order of a disabled product's offer is not
+// told the offer is enabled, when it sells nothing.
+func TestOrdersOfferEnabledFollowsItsProduct(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		offerID, orderID := offer["id"].(string), order["id"].(string)
+		pid := offer["product"].(map[string]any)["id"].(string)
+		enabled := func() any {
+			t.Helper()
+			return b.call("GET", "/external_api/v1/orders/"+orderID, nil).want(t, 200).JSON(t)["offer"].(map[string]any)["enabled"]
+		}
+		patch := func(path, key, availability string) {
+			t.Helper()
+			b.call("PATCH", path, map[string]any{key: map[string]any{"availability": availability}}).want(t, 200)
+		}
+		if got := enabled(); got != true {
+			t.Fatalf("enabled offer of an enabled product: offer.enabled %v", got)
+		}
+		patch("/external_api/v1/products/"+pid, "product", "disabled")
+		if got := enabled(); got != false {
+			t.Fatalf("offer of a disabled product: offer.enabled %v", got)
+		}
+		patch("/external_api/v1/products/"+pid, "product", "enabled")
+		patch("/external_api/v1/offers/"+offerID, "offer", "disabled")
+		if got := enabled(); got != false {
+			t.Fatalf("disabled offer: offer.enabled %v", got)
+		}
+		patch("/external_api/v1/offers/"+offerID, "offer", "enabled")
+		if got := enabled(); got != true {
+			t.Fatalf("offer and product enabled again: offer.enabled %v", got)
+		}
+	})
+}
