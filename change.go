@@ -26,6 +26,9 @@ type Change struct {
 	// the change's transaction): a boleto or Pix canceled here stays
 	// payable at the bank until then.
 	Voids []CancelRequest
+	// Notice is the bank's notice the change applies, stored under its
+	// id in the same transaction: a second of the same id is a conflict.
+	Notice *SettlementNotice
 }
 
 // OrderMove writes Order's status, cancelation reason and update time if

@@ -25,7 +25,19 @@ var _ PaymentService = (*Payments)(nil)
 // finishes an upfront one; the last bill finishes both). A settlement below
 // the payment's amount is recorded on it and pays nothing (mover.pay).
 // Paying a paid payment again changes nothing and writes no event.
+//
+// A notice with the bank's id (NoticeID) is applied once: the same id
+// again, for the same settlement, changes nothing and answers the bill as
+// it stands (a partial settlement delivered twice was counted twice); for
+// another settlement it is refused. A new notice of a payment already
+// paid is refused too, not taken for a replay: its money reaches no open
+// payment.
 func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Settlement) (*Bill, *Company, error) {
+	if settle.NoticeID != "" {
+		if err := checkNoticeID(settle.NoticeID); err != nil {
+			return nil, nil, err
+		}
+	}
 	var paid PricedBill
 	err := decideAndApply("payment", func() error {
 		o, err := s.store.OrderOfPayment(ctx, a, id)
@@ -38,8 +50,21 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 			return &Conflict{Entity: "payment", ID: id}
 		}
 		paid = PricedBill{Bill: bill, Company: o.Offer.Product.Company}
+		if settle.NoticeID != "" {
+			// Read after the order: a notice committed since is seen, or
+			// the change it made moves the billing this one is guarded by.
+			n, err := s.store.SettlementNotice(ctx, a, settle.NoticeID)
+			if err == nil {
+				return n.replays(id, settle)
+			} else if ErrorCode(err) != ENOTFOUND {
+				return err
+			}
+		}
 		switch p.Status {
 		case PaymentPaid:
+			if settle.NoticeID != "" {
+				return Errorf(EINVALIDSTATE, "payment is paid; notice %s is another settlement, whose money reaches no open payment", settle.NoticeID)
+			}
 			return nil
 		case PaymentUnpaid:
 		default:
@@ -49,10 +74,16 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 			return Errorf(EINVALIDSTATE, "bill is %s; it cannot be paid", bill.Status)
 		}
 		m := newMover(a, s.clock.Now(), s.links.Links(a.Environment))
+		received := p.PaidAmountCents
 		if err := m.pay(o, b, bill, p, o.Offer.Product.Company, settle); err != nil {
 			return err
 		}
-		return s.store.Apply(answering(ctx, paid), m.change())
+		c := m.change()
+		if settle.NoticeID != "" {
+			c.Notice = &SettlementNotice{ID: settle.NoticeID, CompanyID: a.CompanyID, Environment: a.Environment, PaymentID: p.ID,
+				PaidAmountCents: p.PaidAmountCents - received, PaidAt: *p.PaidAt, CreatedAt: c.At}
+		}
+		return s.store.Apply(answering(ctx, paid), c)
 	})
 	if err != nil {
 		return nil, nil, err

@@ -77,6 +77,11 @@ type BillService interface {
 type Settlement struct {
 	PaidAt          *time.Time // default: now; never before the payment was issued, nor in the future
 	PaidAmountCents *int64     // default: what is still due (mover.pay)
+	// NoticeID is the bank's id of the notice (a Pix's end-to-end id): a
+	// notice is applied once per company and environment, and delivered
+	// again changes nothing. Empty: a notice without an id, applied as
+	// often as it is sent.
+	NoticeID string
 }
 
 // PaymentService moves payments as the bank reports them (the sandbox plays

@@ -131,6 +131,9 @@ type PaymentStore interface {
 	OrderStore
 	BillStore
 	PublicPayment(ctx context.Context, env Environment, id string) (*Payment, error)
+	// SettlementNotice finds a notice the caller's bank applied, by the
+	// bank's id of it (not_found when none).
+	SettlementNotice(ctx context.Context, a Auth, noticeID string) (*SettlementNotice, error)
 }
 
 // CheckoutStore is what the payer's pages read and write. The payer has

@@ -1880,6 +1880,11 @@ type ProductUpdateRequest struct {
 
 // SandboxPayRequest defines model for SandboxPayRequest.
 type SandboxPayRequest struct {
+	// NoticeId The bank's id of this notice (a Pix's end-to-end id, `E…`, 32 characters), single-line text. A notice is applied once per company and environment; see the operation. Without it, every request is a notice of its own.
+	//
+	// Example: E00000000202611181502ab12cd34ef5
+	NoticeId *string `json:"notice_id,omitempty"`
+
 	// PaidAmountCents Amount received; below what the payment still needs, a partial settlement. Default what is still due (see the operation).
 	PaidAmountCents *int64 `json:"paid_amount_cents,omitempty"`
 
@@ -2840,9 +2845,18 @@ type ClientInterface interface {
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
 	//
-	// Paying a payment that is already `paid` answers 200 with its bill and
-	// changes nothing (no second settlement, no event), so a retry is
-	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+	// A notice with a `notice_id` is applied once: sent again with the
+	// same `notice_id` (the bank delivering it twice), it answers 200 with
+	// the bill as it stands and changes nothing, though it was a partial
+	// settlement; the same `notice_id` with another payment,
+	// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+	// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+	// it is another payment of money, which reaches no open payment.
+	//
+	// Paying a payment that is already `paid` without a `notice_id`
+	// answers 200 with its bill and changes nothing (no second
+	// settlement, no event), so a retry is harmless. An `expired`,
+	// `canceled` or `refused` payment, or one whose
 	// bill is no longer open, is 409 `invalid_state`; so is one past its
 	// `expires_at` paid without a `paid_at`, even before the expiry job
 	// has moved it to `expired`.
@@ -2881,9 +2895,18 @@ type ClientInterface interface {
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
 	//
-	// Paying a payment that is already `paid` answers 200 with its bill and
-	// changes nothing (no second settlement, no event), so a retry is
-	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+	// A notice with a `notice_id` is applied once: sent again with the
+	// same `notice_id` (the bank delivering it twice), it answers 200 with
+	// the bill as it stands and changes nothing, though it was a partial
+	// settlement; the same `notice_id` with another payment,
+	// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+	// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+	// it is another payment of money, which reaches no open payment.
+	//
+	// Paying a payment that is already `paid` without a `notice_id`
+	// answers 200 with its bill and changes nothing (no second
+	// settlement, no event), so a retry is harmless. An `expired`,
+	// `canceled` or `refused` payment, or one whose
 	// bill is no longer open, is 409 `invalid_state`; so is one past its
 	// `expires_at` paid without a `paid_at`, even before the expiry job
 	// has moved it to `expired`.
@@ -3805,9 +3828,18 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
 //
-// Paying a payment that is already `paid` answers 200 with its bill and
-// changes nothing (no second settlement, no event), so a retry is
-// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+// A notice with a `notice_id` is applied once: sent again with the
+// same `notice_id` (the bank delivering it twice), it answers 200 with
+// the bill as it stands and changes nothing, though it was a partial
+// settlement; the same `notice_id` with another payment,
+// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+// it is another payment of money, which reaches no open payment.
+//
+// Paying a payment that is already `paid` without a `notice_id`
+// answers 200 with its bill and changes nothing (no second
+// settlement, no event), so a retry is harmless. An `expired`,
+// `canceled` or `refused` payment, or one whose
 // bill is no longer open, is 409 `invalid_state`; so is one past its
 // `expires_at` paid without a `paid_at`, even before the expiry job
 // has moved it to `expired`.
@@ -3856,9 +3888,18 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
 //
-// Paying a payment that is already `paid` answers 200 with its bill and
-// changes nothing (no second settlement, no event), so a retry is
-// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+// A notice with a `notice_id` is applied once: sent again with the
+// same `notice_id` (the bank delivering it twice), it answers 200 with
+// the bill as it stands and changes nothing, though it was a partial
+// settlement; the same `notice_id` with another payment,
+// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+// it is another payment of money, which reaches no open payment.
+//
+// Paying a payment that is already `paid` without a `notice_id`
+// answers 200 with its bill and changes nothing (no second
+// settlement, no event), so a retry is harmless. An `expired`,
+// `canceled` or `refused` payment, or one whose
 // bill is no longer open, is 409 `invalid_state`; so is one past its
 // `expires_at` paid without a `paid_at`, even before the expiry job
 // has moved it to `expired`.
@@ -6377,9 +6418,18 @@ type ClientWithResponsesInterface interface {
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
 	//
-	// Paying a payment that is already `paid` answers 200 with its bill and
-	// changes nothing (no second settlement, no event), so a retry is
-	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+	// A notice with a `notice_id` is applied once: sent again with the
+	// same `notice_id` (the bank delivering it twice), it answers 200 with
+	// the bill as it stands and changes nothing, though it was a partial
+	// settlement; the same `notice_id` with another payment,
+	// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+	// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+	// it is another payment of money, which reaches no open payment.
+	//
+	// Paying a payment that is already `paid` without a `notice_id`
+	// answers 200 with its bill and changes nothing (no second
+	// settlement, no event), so a retry is harmless. An `expired`,
+	// `canceled` or `refused` payment, or one whose
 	// bill is no longer open, is 409 `invalid_state`; so is one past its
 	// `expires_at` paid without a `paid_at`, even before the expiry job
 	// has moved it to `expired`.
@@ -6418,9 +6468,18 @@ type ClientWithResponsesInterface interface {
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
 	//
-	// Paying a payment that is already `paid` answers 200 with its bill and
-	// changes nothing (no second settlement, no event), so a retry is
-	// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+	// A notice with a `notice_id` is applied once: sent again with the
+	// same `notice_id` (the bank delivering it twice), it answers 200 with
+	// the bill as it stands and changes nothing, though it was a partial
+	// settlement; the same `notice_id` with another payment,
+	// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+	// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+	// it is another payment of money, which reaches no open payment.
+	//
+	// Paying a payment that is already `paid` without a `notice_id`
+	// answers 200 with its bill and changes nothing (no second
+	// settlement, no event), so a retry is harmless. An `expired`,
+	// `canceled` or `refused` payment, or one whose
 	// bill is no longer open, is 409 `invalid_state`; so is one past its
 	// `expires_at` paid without a `paid_at`, even before the expiry job
 	// has moved it to `expired`.
@@ -12368,9 +12427,18 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
 //
-// Paying a payment that is already `paid` answers 200 with its bill and
-// changes nothing (no second settlement, no event), so a retry is
-// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+// A notice with a `notice_id` is applied once: sent again with the
+// same `notice_id` (the bank delivering it twice), it answers 200 with
+// the bill as it stands and changes nothing, though it was a partial
+// settlement; the same `notice_id` with another payment,
+// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+// it is another payment of money, which reaches no open payment.
+//
+// Paying a payment that is already `paid` without a `notice_id`
+// answers 200 with its bill and changes nothing (no second
+// settlement, no event), so a retry is harmless. An `expired`,
+// `canceled` or `refused` payment, or one whose
 // bill is no longer open, is 409 `invalid_state`; so is one past its
 // `expires_at` paid without a `paid_at`, even before the expiry job
 // has moved it to `expired`.
@@ -12415,9 +12483,18 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
 //
-// Paying a payment that is already `paid` answers 200 with its bill and
-// changes nothing (no second settlement, no event), so a retry is
-// harmless. An `expired`, `canceled` or `refused` payment, or one whose
+// A notice with a `notice_id` is applied once: sent again with the
+// same `notice_id` (the bank delivering it twice), it answers 200 with
+// the bill as it stands and changes nothing, though it was a partial
+// settlement; the same `notice_id` with another payment,
+// `paid_amount_cents` or `paid_at` is 422 on `notice_id`. A new
+// `notice_id` for a payment already `paid` is 409 `invalid_state`:
+// it is another payment of money, which reaches no open payment.
+//
+// Paying a payment that is already `paid` without a `notice_id`
+// answers 200 with its bill and changes nothing (no second
+// settlement, no event), so a retry is harmless. An `expired`,
+// `canceled` or `refused` payment, or one whose
 // bill is no longer open, is 409 `invalid_state`; so is one past its
 // `expires_at` paid without a `paid_at`, even before the expiry job
 // has moved it to `expired`.

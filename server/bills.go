@@ -99,12 +99,20 @@ func (s *Server) handleSandboxPay(r *http.Request, body []byte) (int, any, error
 	var req struct {
 		PaidAt          *time.Time `json:"paid_at"`
 		PaidAmountCents *int64     `json:"paid_amount_cents"`
+		NoticeID        *string    `json:"notice_id"`
 	}
 	if err := decode(body, &req, true); err != nil {
 		return 0, nil, err
 	}
+	settle := parcela.Settlement{PaidAt: req.PaidAt, PaidAmountCents: req.PaidAmountCents}
+	if req.NoticeID != nil {
+		if *req.NoticeID == "" {
+			return 0, nil, fieldErr("notice_id", "required", "must not be empty (leave it out for a notice without an id)")
+		}
+		settle.NoticeID = *req.NoticeID
+	}
 	return answer(r, http.StatusOK, s.billForm, func() (parcela.PricedBill, error) {
-		return pricedBill(s.svc.Payments.PayPayment(r.Context(), authOf(r), pathID(r), parcela.Settlement{PaidAt: req.PaidAt, PaidAmountCents: req.PaidAmountCents}))
+		return pricedBill(s.svc.Payments.PayPayment(r.Context(), authOf(r), pathID(r), settle))
 	})
 }
 

@@ -62,6 +62,11 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 		if err := insertPayments(ctx, p, c.NewPayments); err != nil {
 			return err
 		}
+		if c.Notice != nil {
+			if err := insertNotice(ctx, p, c.Notice); err != nil {
+				return err
+			}
+		}
 		if c.SeatOf != nil {
 			if err := takeSeat(ctx, p, tx.db, c.SeatOf, c.At); err != nil {
 				return err

@@ -78,3 +78,24 @@ func (db *DB) PublicPayment(ctx context.Context, env parcela.Environment, id str
 	p, err := scanPayment(db.reader.queryRow(ctx, paymentSelect+` WHERE p.id = ? AND p.environment = ?`, id, string(env)))
 	return p, failed("read payment", notFound(err, "payment"))
 }
+
+// SettlementNotice finds a notice the caller's bank applied, by its id.
+func (db *DB) SettlementNotice(ctx context.Context, a parcela.Auth, noticeID string) (*parcela.SettlementNotice, error) {
+	n := parcela.SettlementNotice{ID: noticeID, CompanyID: a.CompanyID, Environment: a.Environment}
+	var paidAt, created int64
+	err := db.reader.queryRow(ctx, `SELECT payment_id, paid_amount_cents, paid_at, created_at FROM settlement_notices
+		WHERE company_id = ? AND environment = ? AND notice_id = ?`, a.CompanyID, string(a.Environment), noticeID).Scan(&n.PaymentID, &n.PaidAmountCents, &paidAt, &created)
+	if err != nil {
+		return nil, failed("read settlement notice", notFound(err, "settlement notice"))
+	}
+	n.PaidAt, n.CreatedAt = fromMS(paidAt), fromMS(created)
+	return &n, nil
+}
+
+// insertNotice stores the bank's notice a change applies; one already
+// stored under its id is a unique violation, which the store reports as a
+// conflict: the use case reads again and finds it applied.
+func insertNotice(ctx context.Context, p *pipeline, n *parcela.SettlementNotice) error {
+	return p.exec(ctx, nil, `INSERT INTO settlement_notices (company_id, environment, notice_id, payment_id, paid_amount_cents, paid_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, n.CompanyID, string(n.Environment), n.ID, n.PaymentID, n.PaidAmountCents, ms64(n.PaidAt), ms64(n.CreatedAt))
+}
