@@ -88,18 +88,6 @@ func (b *BillingSummaryForm) appendJSON(dst []byte) ([]byte, error) {
 	dst = b.billingBase.appendFields(append(dst, '{'))
 	dst = appendJSONString(append(dst, `,"order_id":`...), b.OrderID)
 	dst = appendJSONStringPtr(append(dst, `,"origin_billing_id":`...), b.OriginBillingID)
-	if b.TotalPayableCents != nil {
-		dst = strconv.AppendInt(append(dst, `,"total_payable_cents":`...), *b.TotalPayableCents, 10)
-	}
-	if b.TotalInterestCents != nil {
-		dst = strconv.AppendInt(append(dst, `,"total_interest_cents":`...), *b.TotalInterestCents, 10)
-	}
-	if b.CETAnnualRate != nil {
-		var err error
-		if dst, err = appendJSONRate(append(dst, `,"cet_annual_rate":`...), *b.CETAnnualRate, reflect.TypeFor[*Rate]()); err != nil {
-			return nil, err
-		}
-	}
 	return append(dst, '}'), nil
 }
 

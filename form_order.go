@@ -139,28 +139,17 @@ func NewBillingOrderForm(b *Billing, l Links) BillingOrderForm {
 	return f
 }
 
-// BillingSummaryForm is spec 2.6 as the summary inside a bill. Without its
-// bills, it carries the cost disclosure only when the billing has it
-// (Billing.Disclosed).
+// BillingSummaryForm is spec 2.6 as the summary inside a bill: without its
+// bills, and without the cost disclosure, which the billing's own form
+// carries (a bill's reads would derive it from bills they do not read).
 type BillingSummaryForm struct {
 	billingBase
-	OrderID            string  `json:"order_id"`
-	OriginBillingID    *string `json:"origin_billing_id"`
-	TotalPayableCents  *int64  `json:"total_payable_cents,omitempty"`
-	TotalInterestCents *int64  `json:"total_interest_cents,omitempty"`
-	CETAnnualRate      *Rate   `json:"cet_annual_rate,omitempty"`
+	OrderID         string  `json:"order_id"`
+	OriginBillingID *string `json:"origin_billing_id"`
 }
 
 func newBillingSummaryForm(b *Billing) BillingSummaryForm {
-	f := BillingSummaryForm{billingBase: newBillingBase(b), OrderID: b.OrderID, OriginBillingID: b.OriginBillingID}
-	if d := b.Disclosed; d != nil {
-		cet := Rate{}
-		if d.CETAnnualRate != nil {
-			cet = *d.CETAnnualRate
-		}
-		f.TotalPayableCents, f.TotalInterestCents, f.CETAnnualRate = &d.TotalPayableCents, &d.TotalInterestCents, &cet
-	}
-	return f
+	return BillingSummaryForm{billingBase: newBillingBase(b), OrderID: b.OrderID, OriginBillingID: b.OriginBillingID}
 }
 
 // BillEndpointForm is spec 2.7 on the bill endpoints.

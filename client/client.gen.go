@@ -766,7 +766,7 @@ type BillEndpoint struct {
 	BillDetails BillDetails `json:"bill_details"`
 	BillType    BillType    `json:"bill_type"`
 
-	// Billing A billing as summarized inside a bill (no payment configuration, no bills). The bill endpoints and `bill` events leave out its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`); read it on the billing (`GET /billings/{id}`, the order).
+	// Billing A billing as summarized inside a bill (no payment configuration, no bills, no cost disclosure). Its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`) is the billing's (`GET /billings/{id}`, the order).
 	Billing BillingSummary `json:"billing"`
 
 	// CheckoutUrl Link to the bill's hosted checkout page, `{public address}/checkout/bills/{id}?code={authentication_code}`, where the customer sees the bill's payment and can also pay by card (a page for customers, not an API operation).
@@ -916,35 +916,24 @@ type BillingOrderAmountCurrency string
 // BillingStatus defines model for BillingStatus.
 type BillingStatus string
 
-// BillingSummary A billing as summarized inside a bill (no payment configuration, no bills). The bill endpoints and `bill` events leave out its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`); read it on the billing (`GET /billings/{id}`, the order).
+// BillingSummary A billing as summarized inside a bill (no payment configuration, no bills, no cost disclosure). Its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`) is the billing's (`GET /billings/{id}`, the order).
 type BillingSummary struct {
 	AmountCents    int64                        `json:"amount_cents"`
 	AmountCurrency BillingSummaryAmountCurrency `json:"amount_currency"`
 
 	// CancelationReason Why the billing was canceled; `null` unless `canceled`.
 	CancelationReason *CancelationReason `json:"cancelation_reason"`
-
-	// CetAnnualRate Extension. The plan's CET (custo efetivo total), its annual effective cost as a fraction, a JSON number like the other rates (`0.512799` is 51.2799 % a year).
-	//
-	// Example: 0.512799
-	CetAnnualRate *json.Number `json:"cet_annual_rate,omitempty"`
-	CreatedAt     time.Time    `json:"created_at"`
-	DueDay        int          `json:"due_day"`
-	FinishedAt    *time.Time   `json:"finished_at"`
-	Id            string       `json:"id"`
-	Installments  int          `json:"installments"`
-	OrderId       string       `json:"order_id"`
+	CreatedAt         time.Time          `json:"created_at"`
+	DueDay            int                `json:"due_day"`
+	FinishedAt        *time.Time         `json:"finished_at"`
+	Id                string             `json:"id"`
+	Installments      int                `json:"installments"`
+	OrderId           string             `json:"order_id"`
 
 	// OriginBillingId The billing this one replaced (renegotiation); `null` otherwise.
 	OriginBillingId *string       `json:"origin_billing_id"`
 	Status          BillingStatus `json:"status"`
-
-	// TotalInterestCents Extension. The interest part of `total_payable_cents`.
-	TotalInterestCents *int64 `json:"total_interest_cents,omitempty"`
-
-	// TotalPayableCents Extension. What the customer pays over the whole plan if every bill is paid on time (the down payment, the registration fee and interest included).
-	TotalPayableCents *int64    `json:"total_payable_cents,omitempty"`
-	UpdatedAt         time.Time `json:"updated_at"`
+	UpdatedAt       time.Time     `json:"updated_at"`
 }
 
 // BillingSummaryAmountCurrency defines model for BillingSummary.AmountCurrency.

@@ -79,6 +79,10 @@ func checkAnswered() error {
 		errs = append(errs, errors.New("every answer the tests received held these properties, which api/openapi.yaml does not mark required "+
 			"(mark them, or list them in optionalByDesign with the answers that leave them out):\n\t"+strings.Join(found, "\n\t")))
 	}
+	if found := neverPresent(); len(found) > 0 {
+		errs = append(errs, errors.New("no answer the tests received held these properties, which api/openapi.yaml declares "+
+			"(drop them, provoke an answer that holds them, or list them in neverSentByDesign):\n\t"+strings.Join(found, "\n\t")))
+	}
 	var missing []string
 	for path, item := range contract.Doc().Paths.Map() {
 		for method, op := range item.Operations() {

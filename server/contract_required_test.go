@@ -32,6 +32,10 @@ type seenObjects struct {
 // of the package receives one without them.
 var optionalByDesign = map[string]string{}
 
+// neverSentByDesign are properties the document declares that no answer
+// of the package's tests holds, with why.
+var neverSentByDesign = map[string]string{}
+
 // observePresence walks a JSON answer beside the schema of its operation.
 func observePresence(req *http.Request, status int, header http.Header, body []byte) {
 	if contract == nil || !strings.Contains(header.Get("Content-Type"), "json") {
@@ -154,6 +158,25 @@ func alwaysPresentOptional() []string {
 			key := name + "." + prop
 			if n == seen.count && optionalByDesign[key] == "" {
 				found = append(found, fmt.Sprintf("%s (in all %d)", key, n))
+			}
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+// neverPresent lists the optional properties the document declares on an
+// object schema the tests received, that none of its objects held: a
+// property the document promises and no answer carries (a billing
+// summary's cost disclosure was declared, and never sent).
+func neverPresent() []string {
+	presenceMu.Lock()
+	defer presenceMu.Unlock()
+	var found []string
+	for name, seen := range presence {
+		for prop, n := range seen.optional {
+			if key := name + "." + prop; n == 0 && neverSentByDesign[key] == "" {
+				found = append(found, fmt.Sprintf("%s (in none of %d)", key, seen.count))
 			}
 		}
 	}
