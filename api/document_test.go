@@ -49,6 +49,32 @@ func TestRetryAfterIsRequired(t *testing.T) {
 	})
 }
 
+// The other headers the server always sends with a status are declared
+// required there: Allow on a 405 (server/middleware.go noRoute), and a
+// payment image's Cache-Control and ETag on its 200 and 304
+// (server/images.go).
+func TestAlwaysSentHeadersAreRequired(t *testing.T) {
+	t.Parallel()
+	forEachOperation(mustContract(t).Doc(), func(key string, op *openapi3.Operation) {
+		want := map[int][]string{405: {"Allow"}}
+		if strings.HasSuffix(key, ".png") {
+			want[200] = []string{"Cache-Control", "ETag"}
+			want[304] = []string{"Cache-Control", "ETag"}
+		}
+		for status, names := range want {
+			r := op.Responses.Status(status)
+			if r == nil {
+				continue
+			}
+			for _, name := range names {
+				if h := r.Value.Headers[name]; h == nil || !h.Value.Required {
+					t.Errorf("%s: its %d's %s is not declared required", key, status, name)
+				}
+			}
+		}
+	})
+}
+
 // Every POST, PATCH and DELETE takes Idempotency-Key with its length
 // limit, no GET does, and no two operations show the same example key.
 func TestIdempotencyKeys(t *testing.T) {

@@ -6656,7 +6656,7 @@ type GetBillingResponse404Headers struct {
 
 // GetBillingResponse405Headers the declared response headers of an HTTP 405 response for GetBilling
 type GetBillingResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -6797,7 +6797,7 @@ type CancelBillingResponse404Headers struct {
 
 // CancelBillingResponse405Headers the declared response headers of an HTTP 405 response for CancelBilling
 type CancelBillingResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -6997,7 +6997,7 @@ type ListBillsResponse401Headers struct {
 
 // ListBillsResponse405Headers the declared response headers of an HTTP 405 response for ListBills
 type ListBillsResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -7146,7 +7146,7 @@ type GetBillResponse404Headers struct {
 
 // GetBillResponse405Headers the declared response headers of an HTTP 405 response for GetBill
 type GetBillResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -7287,7 +7287,7 @@ type UpdateBillResponse404Headers struct {
 
 // UpdateBillResponse405Headers the declared response headers of an HTTP 405 response for UpdateBill
 type UpdateBillResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -7487,7 +7487,7 @@ type ListOffersResponse401Headers struct {
 
 // ListOffersResponse405Headers the declared response headers of an HTTP 405 response for ListOffers
 type ListOffersResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -7637,7 +7637,7 @@ type CreateOfferResponse401Headers struct {
 
 // CreateOfferResponse405Headers the declared response headers of an HTTP 405 response for CreateOffer
 type CreateOfferResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -7828,7 +7828,7 @@ type GetOfferResponse404Headers struct {
 
 // GetOfferResponse405Headers the declared response headers of an HTTP 405 response for GetOffer
 type GetOfferResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -7969,7 +7969,7 @@ type UpdateOfferResponse404Headers struct {
 
 // UpdateOfferResponse405Headers the declared response headers of an HTTP 405 response for UpdateOffer
 type UpdateOfferResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -8170,7 +8170,7 @@ type CreateOrderResponse401Headers struct {
 
 // CreateOrderResponse405Headers the declared response headers of an HTTP 405 response for CreateOrder
 type CreateOrderResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -8361,7 +8361,7 @@ type GetOrderResponse404Headers struct {
 
 // GetOrderResponse405Headers the declared response headers of an HTTP 405 response for GetOrder
 type GetOrderResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -8502,7 +8502,7 @@ type CancelOrderResponse404Headers struct {
 
 // CancelOrderResponse405Headers the declared response headers of an HTTP 405 response for CancelOrder
 type CancelOrderResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -8708,7 +8708,7 @@ type ChargeOrderResponse404Headers struct {
 
 // ChargeOrderResponse405Headers the declared response headers of an HTTP 405 response for ChargeOrder
 type ChargeOrderResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -8893,15 +8893,15 @@ func (r ChargeOrderResponse) ContentType() string {
 
 // GetPaymentBarcodeResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentBarcode
 type GetPaymentBarcodeResponse200Headers struct {
-	CacheControl *string
-	ETag         *string
+	CacheControl string
+	ETag         string
 	XRequestId   string
 }
 
 // GetPaymentBarcodeResponse304Headers the declared response headers of an HTTP 304 response for GetPaymentBarcode
 type GetPaymentBarcodeResponse304Headers struct {
-	CacheControl *string
-	ETag         *string
+	CacheControl string
+	ETag         string
 	XRequestId   string
 }
 
@@ -8912,7 +8912,7 @@ type GetPaymentBarcodeResponse404Headers struct {
 
 // GetPaymentBarcodeResponse405Headers the declared response headers of an HTTP 405 response for GetPaymentBarcode
 type GetPaymentBarcodeResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -9018,15 +9018,15 @@ func (r GetPaymentBarcodeResponse) ContentType() string {
 
 // GetPaymentPixQRCodeResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentPixQRCode
 type GetPaymentPixQRCodeResponse200Headers struct {
-	CacheControl *string
-	ETag         *string
+	CacheControl string
+	ETag         string
 	XRequestId   string
 }
 
 // GetPaymentPixQRCodeResponse304Headers the declared response headers of an HTTP 304 response for GetPaymentPixQRCode
 type GetPaymentPixQRCodeResponse304Headers struct {
-	CacheControl *string
-	ETag         *string
+	CacheControl string
+	ETag         string
 	XRequestId   string
 }
 
@@ -9037,7 +9037,7 @@ type GetPaymentPixQRCodeResponse404Headers struct {
 
 // GetPaymentPixQRCodeResponse405Headers the declared response headers of an HTTP 405 response for GetPaymentPixQRCode
 type GetPaymentPixQRCodeResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -9158,7 +9158,7 @@ type ListProductsResponse401Headers struct {
 
 // ListProductsResponse405Headers the declared response headers of an HTTP 405 response for ListProducts
 type ListProductsResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -9308,7 +9308,7 @@ type CreateProductResponse401Headers struct {
 
 // CreateProductResponse405Headers the declared response headers of an HTTP 405 response for CreateProduct
 type CreateProductResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -9499,7 +9499,7 @@ type GetProductResponse404Headers struct {
 
 // GetProductResponse405Headers the declared response headers of an HTTP 405 response for GetProduct
 type GetProductResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -9640,7 +9640,7 @@ type UpdateProductResponse404Headers struct {
 
 // UpdateProductResponse405Headers the declared response headers of an HTTP 405 response for UpdateProduct
 type UpdateProductResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -9841,7 +9841,7 @@ type SandboxExpirePaymentResponse404Headers struct {
 
 // SandboxExpirePaymentResponse405Headers the declared response headers of an HTTP 405 response for SandboxExpirePayment
 type SandboxExpirePaymentResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -10010,7 +10010,7 @@ type SandboxPayPaymentResponse404Headers struct {
 
 // SandboxPayPaymentResponse405Headers the declared response headers of an HTTP 405 response for SandboxPayPayment
 type SandboxPayPaymentResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -10215,7 +10215,7 @@ type ListWebhookDeliveriesResponse404Headers struct {
 
 // ListWebhookDeliveriesResponse405Headers the declared response headers of an HTTP 405 response for ListWebhookDeliveries
 type ListWebhookDeliveriesResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -10374,7 +10374,7 @@ type RetryWebhookDeliveryResponse404Headers struct {
 
 // RetryWebhookDeliveryResponse405Headers the declared response headers of an HTTP 405 response for RetryWebhookDelivery
 type RetryWebhookDeliveryResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -10532,7 +10532,7 @@ type ListWebhooksResponse401Headers struct {
 
 // ListWebhooksResponse405Headers the declared response headers of an HTTP 405 response for ListWebhooks
 type ListWebhooksResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -10659,7 +10659,7 @@ type CreateWebhookResponse401Headers struct {
 
 // CreateWebhookResponse405Headers the declared response headers of an HTTP 405 response for CreateWebhook
 type CreateWebhookResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -10851,7 +10851,7 @@ type DeleteWebhookResponse404Headers struct {
 
 // DeleteWebhookResponse405Headers the declared response headers of an HTTP 405 response for DeleteWebhook
 type DeleteWebhookResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -11007,7 +11007,7 @@ type GetWebhookResponse404Headers struct {
 
 // GetWebhookResponse405Headers the declared response headers of an HTTP 405 response for GetWebhook
 type GetWebhookResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -11148,7 +11148,7 @@ type UpdateWebhookResponse404Headers struct {
 
 // UpdateWebhookResponse405Headers the declared response headers of an HTTP 405 response for UpdateWebhook
 type UpdateWebhookResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -11349,7 +11349,7 @@ type RotateWebhookSecretResponse404Headers struct {
 
 // RotateWebhookSecretResponse405Headers the declared response headers of an HTTP 405 response for RotateWebhookSecret
 type RotateWebhookSecretResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -11502,7 +11502,7 @@ type GetHealthzResponse200Headers struct {
 
 // GetHealthzResponse405Headers the declared response headers of an HTTP 405 response for GetHealthz
 type GetHealthzResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -11579,7 +11579,7 @@ type GetOpenAPIResponse200Headers struct {
 
 // GetOpenAPIResponse405Headers the declared response headers of an HTTP 405 response for GetOpenAPI
 type GetOpenAPIResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -11656,7 +11656,7 @@ type GetReadyzResponse200Headers struct {
 
 // GetReadyzResponse405Headers the declared response headers of an HTTP 405 response for GetReadyz
 type GetReadyzResponse405Headers struct {
-	Allow      *string
+	Allow      string
 	XRequestId string
 }
 
@@ -12837,10 +12837,10 @@ func ParseGetBillingResponse(rsp *http.Response) (*GetBillingResponse, error) {
 		var headers GetBillingResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13051,10 +13051,10 @@ func ParseCancelBillingResponse(rsp *http.Response) (*CancelBillingResponse, err
 		var headers CancelBillingResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13260,10 +13260,10 @@ func ParseListBillsResponse(rsp *http.Response) (*ListBillsResponse, error) {
 		var headers ListBillsResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13432,10 +13432,10 @@ func ParseGetBillResponse(rsp *http.Response) (*GetBillResponse, error) {
 		var headers GetBillResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13646,10 +13646,10 @@ func ParseUpdateBillResponse(rsp *http.Response) (*UpdateBillResponse, error) {
 		var headers UpdateBillResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -13855,10 +13855,10 @@ func ParseListOffersResponse(rsp *http.Response) (*ListOffersResponse, error) {
 		var headers ListOffersResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14062,10 +14062,10 @@ func ParseCreateOfferResponse(rsp *http.Response) (*CreateOfferResponse, error) 
 		var headers CreateOfferResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14264,10 +14264,10 @@ func ParseGetOfferResponse(rsp *http.Response) (*GetOfferResponse, error) {
 		var headers GetOfferResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14478,10 +14478,10 @@ func ParseUpdateOfferResponse(rsp *http.Response) (*UpdateOfferResponse, error) 
 		var headers UpdateOfferResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14715,10 +14715,10 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 		var headers CreateOrderResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -14917,10 +14917,10 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 		var headers GetOrderResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15131,10 +15131,10 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 		var headers CancelOrderResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15385,10 +15385,10 @@ func ParseChargeOrderResponse(rsp *http.Response) (*ChargeOrderResponse, error) 
 		var headers ChargeOrderResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15546,17 +15546,17 @@ func ParseGetPaymentBarcodeResponse(rsp *http.Response) (*GetPaymentBarcodeRespo
 		var headers GetPaymentBarcodeResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.CacheControl = &value
+			headers.CacheControl = value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ETag = &value
+			headers.ETag = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15570,17 +15570,17 @@ func ParseGetPaymentBarcodeResponse(rsp *http.Response) (*GetPaymentBarcodeRespo
 		var headers GetPaymentBarcodeResponse304Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.CacheControl = &value
+			headers.CacheControl = value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ETag = &value
+			headers.ETag = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15604,10 +15604,10 @@ func ParseGetPaymentBarcodeResponse(rsp *http.Response) (*GetPaymentBarcodeRespo
 		var headers GetPaymentBarcodeResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15725,17 +15725,17 @@ func ParseGetPaymentPixQRCodeResponse(rsp *http.Response) (*GetPaymentPixQRCodeR
 		var headers GetPaymentPixQRCodeResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.CacheControl = &value
+			headers.CacheControl = value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ETag = &value
+			headers.ETag = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15749,17 +15749,17 @@ func ParseGetPaymentPixQRCodeResponse(rsp *http.Response) (*GetPaymentPixQRCodeR
 		var headers GetPaymentPixQRCodeResponse304Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.CacheControl = &value
+			headers.CacheControl = value
 		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.ETag = &value
+			headers.ETag = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15783,10 +15783,10 @@ func ParseGetPaymentPixQRCodeResponse(rsp *http.Response) (*GetPaymentPixQRCodeR
 		var headers GetPaymentPixQRCodeResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -15952,10 +15952,10 @@ func ParseListProductsResponse(rsp *http.Response) (*ListProductsResponse, error
 		var headers ListProductsResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16159,10 +16159,10 @@ func ParseCreateProductResponse(rsp *http.Response) (*CreateProductResponse, err
 		var headers CreateProductResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16361,10 +16361,10 @@ func ParseGetProductResponse(rsp *http.Response) (*GetProductResponse, error) {
 		var headers GetProductResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16575,10 +16575,10 @@ func ParseUpdateProductResponse(rsp *http.Response) (*UpdateProductResponse, err
 		var headers UpdateProductResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -16798,10 +16798,10 @@ func ParseSandboxExpirePaymentResponse(rsp *http.Response) (*SandboxExpirePaymen
 		var headers SandboxExpirePaymentResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17032,10 +17032,10 @@ func ParseSandboxPayPaymentResponse(rsp *http.Response) (*SandboxPayPaymentRespo
 		var headers SandboxPayPaymentResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17258,10 +17258,10 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		var headers ListWebhookDeliveriesResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17451,10 +17451,10 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 		var headers RetryWebhookDeliveryResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17616,10 +17616,10 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		var headers ListWebhooksResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -17813,10 +17813,10 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		var headers CreateWebhookResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18032,10 +18032,10 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 		var headers DeleteWebhookResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18214,10 +18214,10 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		var headers GetWebhookResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18428,10 +18428,10 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 		var headers UpdateWebhookResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18651,10 +18651,10 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		var headers RotateWebhookSecretResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18785,10 +18785,10 @@ func ParseGetHealthzResponse(rsp *http.Response) (*GetHealthzResponse, error) {
 		var headers GetHealthzResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18865,10 +18865,10 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		var headers GetOpenAPIResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
@@ -18952,10 +18952,10 @@ func ParseGetReadyzResponse(rsp *http.Response) (*GetReadyzResponse, error) {
 		var headers GetReadyzResponse405Headers
 		if values := rsp.Header.Values("Allow"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Allow = &value
+			headers.Allow = value
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
