@@ -50,13 +50,14 @@ func TestRetryAfterIsRequired(t *testing.T) {
 }
 
 // The other headers the server always sends with a status are declared
-// required there: Allow on a 405 (server/middleware.go noRoute), and a
+// required there: WWW-Authenticate on a 401 (server/auth.go), Allow on a
+// 405 (server/middleware.go noRoute), and a
 // payment image's Cache-Control and ETag on its 200 and 304
 // (server/images.go).
 func TestAlwaysSentHeadersAreRequired(t *testing.T) {
 	t.Parallel()
 	forEachOperation(mustContract(t).Doc(), func(key string, op *openapi3.Operation) {
-		want := map[int][]string{405: {"Allow"}}
+		want := map[int][]string{401: {"WWW-Authenticate"}, 405: {"Allow"}}
 		if strings.HasSuffix(key, ".png") {
 			want[200] = []string{"Cache-Control", "ETag"}
 			want[304] = []string{"Cache-Control", "ETag"}

@@ -6646,7 +6646,8 @@ type GetBillingResponse200Headers struct {
 
 // GetBillingResponse401Headers the declared response headers of an HTTP 401 response for GetBilling
 type GetBillingResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // GetBillingResponse404Headers the declared response headers of an HTTP 404 response for GetBilling
@@ -6787,7 +6788,8 @@ type CancelBillingResponse400Headers struct {
 
 // CancelBillingResponse401Headers the declared response headers of an HTTP 401 response for CancelBilling
 type CancelBillingResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // CancelBillingResponse404Headers the declared response headers of an HTTP 404 response for CancelBilling
@@ -6992,7 +6994,8 @@ type ListBillsResponse400Headers struct {
 
 // ListBillsResponse401Headers the declared response headers of an HTTP 401 response for ListBills
 type ListBillsResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // ListBillsResponse405Headers the declared response headers of an HTTP 405 response for ListBills
@@ -7136,7 +7139,8 @@ type GetBillResponse200Headers struct {
 
 // GetBillResponse401Headers the declared response headers of an HTTP 401 response for GetBill
 type GetBillResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // GetBillResponse404Headers the declared response headers of an HTTP 404 response for GetBill
@@ -7277,7 +7281,8 @@ type UpdateBillResponse400Headers struct {
 
 // UpdateBillResponse401Headers the declared response headers of an HTTP 401 response for UpdateBill
 type UpdateBillResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // UpdateBillResponse404Headers the declared response headers of an HTTP 404 response for UpdateBill
@@ -7482,7 +7487,8 @@ type ListOffersResponse400Headers struct {
 
 // ListOffersResponse401Headers the declared response headers of an HTTP 401 response for ListOffers
 type ListOffersResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // ListOffersResponse405Headers the declared response headers of an HTTP 405 response for ListOffers
@@ -7632,7 +7638,8 @@ type CreateOfferResponse400Headers struct {
 
 // CreateOfferResponse401Headers the declared response headers of an HTTP 401 response for CreateOffer
 type CreateOfferResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // CreateOfferResponse405Headers the declared response headers of an HTTP 405 response for CreateOffer
@@ -7818,7 +7825,8 @@ type GetOfferResponse200Headers struct {
 
 // GetOfferResponse401Headers the declared response headers of an HTTP 401 response for GetOffer
 type GetOfferResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // GetOfferResponse404Headers the declared response headers of an HTTP 404 response for GetOffer
@@ -7959,7 +7967,8 @@ type UpdateOfferResponse400Headers struct {
 
 // UpdateOfferResponse401Headers the declared response headers of an HTTP 401 response for UpdateOffer
 type UpdateOfferResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // UpdateOfferResponse404Headers the declared response headers of an HTTP 404 response for UpdateOffer
@@ -8165,7 +8174,8 @@ type CreateOrderResponse400Headers struct {
 
 // CreateOrderResponse401Headers the declared response headers of an HTTP 401 response for CreateOrder
 type CreateOrderResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // CreateOrderResponse405Headers the declared response headers of an HTTP 405 response for CreateOrder
@@ -8351,7 +8361,8 @@ type GetOrderResponse200Headers struct {
 
 // GetOrderResponse401Headers the declared response headers of an HTTP 401 response for GetOrder
 type GetOrderResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // GetOrderResponse404Headers the declared response headers of an HTTP 404 response for GetOrder
@@ -8492,7 +8503,8 @@ type CancelOrderResponse400Headers struct {
 
 // CancelOrderResponse401Headers the declared response headers of an HTTP 401 response for CancelOrder
 type CancelOrderResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // CancelOrderResponse404Headers the declared response headers of an HTTP 404 response for CancelOrder
@@ -8698,7 +8710,8 @@ type ChargeOrderResponse400Headers struct {
 
 // ChargeOrderResponse401Headers the declared response headers of an HTTP 401 response for ChargeOrder
 type ChargeOrderResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // ChargeOrderResponse404Headers the declared response headers of an HTTP 404 response for ChargeOrder
@@ -9153,7 +9166,8 @@ type ListProductsResponse400Headers struct {
 
 // ListProductsResponse401Headers the declared response headers of an HTTP 401 response for ListProducts
 type ListProductsResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // ListProductsResponse405Headers the declared response headers of an HTTP 405 response for ListProducts
@@ -9303,7 +9317,8 @@ type CreateProductResponse400Headers struct {
 
 // CreateProductResponse401Headers the declared response headers of an HTTP 401 response for CreateProduct
 type CreateProductResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // CreateProductResponse405Headers the declared response headers of an HTTP 405 response for CreateProduct
@@ -9489,7 +9504,8 @@ type GetProductResponse200Headers struct {
 
 // GetProductResponse401Headers the declared response headers of an HTTP 401 response for GetProduct
 type GetProductResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // GetProductResponse404Headers the declared response headers of an HTTP 404 response for GetProduct
@@ -9630,7 +9646,8 @@ type UpdateProductResponse400Headers struct {
 
 // UpdateProductResponse401Headers the declared response headers of an HTTP 401 response for UpdateProduct
 type UpdateProductResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // UpdateProductResponse404Headers the declared response headers of an HTTP 404 response for UpdateProduct
@@ -9831,7 +9848,8 @@ type SandboxExpirePaymentResponse200Headers struct {
 
 // SandboxExpirePaymentResponse401Headers the declared response headers of an HTTP 401 response for SandboxExpirePayment
 type SandboxExpirePaymentResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // SandboxExpirePaymentResponse404Headers the declared response headers of an HTTP 404 response for SandboxExpirePayment
@@ -10000,7 +10018,8 @@ type SandboxPayPaymentResponse400Headers struct {
 
 // SandboxPayPaymentResponse401Headers the declared response headers of an HTTP 401 response for SandboxPayPayment
 type SandboxPayPaymentResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // SandboxPayPaymentResponse404Headers the declared response headers of an HTTP 404 response for SandboxPayPayment
@@ -10205,7 +10224,8 @@ type ListWebhookDeliveriesResponse400Headers struct {
 
 // ListWebhookDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for ListWebhookDeliveries
 type ListWebhookDeliveriesResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // ListWebhookDeliveriesResponse404Headers the declared response headers of an HTTP 404 response for ListWebhookDeliveries
@@ -10364,7 +10384,8 @@ type RetryWebhookDeliveryResponse200Headers struct {
 
 // RetryWebhookDeliveryResponse401Headers the declared response headers of an HTTP 401 response for RetryWebhookDelivery
 type RetryWebhookDeliveryResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // RetryWebhookDeliveryResponse404Headers the declared response headers of an HTTP 404 response for RetryWebhookDelivery
@@ -10527,7 +10548,8 @@ type ListWebhooksResponse200Headers struct {
 
 // ListWebhooksResponse401Headers the declared response headers of an HTTP 401 response for ListWebhooks
 type ListWebhooksResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // ListWebhooksResponse405Headers the declared response headers of an HTTP 405 response for ListWebhooks
@@ -10654,7 +10676,8 @@ type CreateWebhookResponse400Headers struct {
 
 // CreateWebhookResponse401Headers the declared response headers of an HTTP 401 response for CreateWebhook
 type CreateWebhookResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // CreateWebhookResponse405Headers the declared response headers of an HTTP 405 response for CreateWebhook
@@ -10841,7 +10864,8 @@ type DeleteWebhookResponse204Headers struct {
 
 // DeleteWebhookResponse401Headers the declared response headers of an HTTP 401 response for DeleteWebhook
 type DeleteWebhookResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // DeleteWebhookResponse404Headers the declared response headers of an HTTP 404 response for DeleteWebhook
@@ -10997,7 +11021,8 @@ type GetWebhookResponse200Headers struct {
 
 // GetWebhookResponse401Headers the declared response headers of an HTTP 401 response for GetWebhook
 type GetWebhookResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // GetWebhookResponse404Headers the declared response headers of an HTTP 404 response for GetWebhook
@@ -11138,7 +11163,8 @@ type UpdateWebhookResponse400Headers struct {
 
 // UpdateWebhookResponse401Headers the declared response headers of an HTTP 401 response for UpdateWebhook
 type UpdateWebhookResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // UpdateWebhookResponse404Headers the declared response headers of an HTTP 404 response for UpdateWebhook
@@ -11339,7 +11365,8 @@ type RotateWebhookSecretResponse200Headers struct {
 
 // RotateWebhookSecretResponse401Headers the declared response headers of an HTTP 401 response for RotateWebhookSecret
 type RotateWebhookSecretResponse401Headers struct {
-	XRequestId string
+	WWWAuthenticate string
+	XRequestId      string
 }
 
 // RotateWebhookSecretResponse404Headers the declared response headers of an HTTP 404 response for RotateWebhookSecret
@@ -12815,6 +12842,13 @@ func ParseGetBillingResponse(rsp *http.Response) (*GetBillingResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetBillingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13029,6 +13063,13 @@ func ParseCancelBillingResponse(rsp *http.Response) (*CancelBillingResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CancelBillingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13248,6 +13289,13 @@ func ParseListBillsResponse(rsp *http.Response) (*ListBillsResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListBillsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13410,6 +13458,13 @@ func ParseGetBillResponse(rsp *http.Response) (*GetBillResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetBillResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13624,6 +13679,13 @@ func ParseUpdateBillResponse(rsp *http.Response) (*UpdateBillResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateBillResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13843,6 +13905,13 @@ func ParseListOffersResponse(rsp *http.Response) (*ListOffersResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListOffersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14050,6 +14119,13 @@ func ParseCreateOfferResponse(rsp *http.Response) (*CreateOfferResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateOfferResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14242,6 +14318,13 @@ func ParseGetOfferResponse(rsp *http.Response) (*GetOfferResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetOfferResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14456,6 +14539,13 @@ func ParseUpdateOfferResponse(rsp *http.Response) (*UpdateOfferResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateOfferResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14703,6 +14793,13 @@ func ParseCreateOrderResponse(rsp *http.Response) (*CreateOrderResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateOrderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -14895,6 +14992,13 @@ func ParseGetOrderResponse(rsp *http.Response) (*GetOrderResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetOrderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15109,6 +15213,13 @@ func ParseCancelOrderResponse(rsp *http.Response) (*CancelOrderResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CancelOrderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15363,6 +15474,13 @@ func ParseChargeOrderResponse(rsp *http.Response) (*ChargeOrderResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ChargeOrderResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15940,6 +16058,13 @@ func ParseListProductsResponse(rsp *http.Response) (*ListProductsResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListProductsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16147,6 +16272,13 @@ func ParseCreateProductResponse(rsp *http.Response) (*CreateProductResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateProductResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16339,6 +16471,13 @@ func ParseGetProductResponse(rsp *http.Response) (*GetProductResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetProductResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16553,6 +16692,13 @@ func ParseUpdateProductResponse(rsp *http.Response) (*UpdateProductResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateProductResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -16776,6 +16922,13 @@ func ParseSandboxExpirePaymentResponse(rsp *http.Response) (*SandboxExpirePaymen
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers SandboxExpirePaymentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17010,6 +17163,13 @@ func ParseSandboxPayPaymentResponse(rsp *http.Response) (*SandboxPayPaymentRespo
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SandboxPayPaymentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17236,6 +17396,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhookDeliveriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17429,6 +17596,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers RetryWebhookDeliveryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17604,6 +17778,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhooksResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -17801,6 +17982,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateWebhookResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18010,6 +18198,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 		response.Headers204 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeleteWebhookResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18192,6 +18387,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetWebhookResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18406,6 +18608,13 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UpdateWebhookResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -18629,6 +18838,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers RotateWebhookSecretResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
