@@ -3,6 +3,7 @@ package parcela
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"slices"
 	"time"
 )
@@ -47,11 +48,14 @@ func (s *Orders) CreateFormOrder(ctx context.Context, a Auth, formKey string, re
 		return o, err
 	}
 	o, err := s.createOrder(ctx, a, req, formKey)
-	if IsConflict(err) {
+	if IsConflict(err) || errors.Is(err, errFormOrdered) {
 		return s.store.OrderOfForm(ctx, a, formKey)
 	}
 	return o, err
 }
+
+// errFormOrdered says that another post of a form created its order.
+var errFormOrdered = errors.New("the form's order was created by another post")
 
 // FormOrder reads the order formKey created.
 func (s *Orders) FormOrder(ctx context.Context, a Auth, formKey string) (*Order, error) {
@@ -93,7 +97,15 @@ func (s *Orders) createOrder(ctx context.Context, a Auth, req OrderRequest, form
 			o.AccessCode, o.FormKey = accessCode(), formKey
 		}
 		o.Offer, o.Billings = offer, []*Billing{}
-		return s.store.CreateOrder(answering(ctx, o), o)
+		err = s.store.CreateOrder(answering(ctx, o), o)
+		if formKey != "" && IsConflict(err) {
+			// Another post of the form took its key: not a change to decide
+			// again on, but the order to answer.
+			if _, ferr := s.store.OrderOfForm(ctx, a, formKey); ferr == nil {
+				return errFormOrdered
+			}
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
