@@ -39,10 +39,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 			var err error
 			if t, err = s.tokens.lookup(r.Context(), token); err != nil {
-				if parcela.ErrorCode(err) == parcela.EUNAUTHORIZED && s.refuseAddress(w, r, addrKey()) {
-					return
+				if parcela.ErrorCode(err) == parcela.EUNAUTHORIZED {
+					if s.refuseAddress(w, r, addrKey()) {
+						return
+					}
+					// Only a refused token is challenged: a lookup that
+					// failed (503) says nothing of the token.
+					w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
 				}
-				w.Header().Set("WWW-Authenticate", `Bearer realm="parcela", error="invalid_token"`)
 				writeError(w, r, err)
 				return
 			}

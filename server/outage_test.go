@@ -250,3 +250,31 @@ func TestAccessLogNamesTheCompany(t *testing.T) {
 		t.Fatalf("a request without a token: %v", lines[1])
 	}
 }
+
+// tokensDown fails every token lookup as a database that cannot answer.
+type tokensDown struct{}
+
+func (tokensDown) Authenticate(context.Context, string) (*parcela.Token, error) {
+	return nil, &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database cannot take requests right now; retry later"}
+}
+
+// A token that could not be looked up is a 503, and a 503 challenges for
+// no token: WWW-Authenticate with error="invalid_token" told the client
+// its good token was refused, and a client that drops a refused token
+// dropped it over an outage.
+func TestTokenLookupDownIsNoChallenge(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(server.New(server.Services{Tokens: tokensDown{}}, server.Config{Environment: parcela.Sandbox,
+		Clock: parcela.NewTestClock(start), Logger: slog.New(slog.NewJSONHandler(&logBuffer{}, nil)), Metrics: server.NewMetrics(prometheus.NewRegistry())}))
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest("GET", srv.URL+"/external_api/v1/bills", nil)
+	req.Header.Set("Authorization", "Bearer sandbox_fake")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("WWW-Authenticate") != "" || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("%d, WWW-Authenticate %q, Retry-After %q", res.StatusCode, res.Header.Get("WWW-Authenticate"), res.Header.Get("Retry-After"))
+	}
+}
