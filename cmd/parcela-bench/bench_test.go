@@ -76,6 +76,13 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("%s: no peak RSS", name)
 		}
 		checkCPU(t, name, *s)
+		// A smoke run's window can be shorter than a clock tick of the
+		// baseline's CPU, which leaves it no ratio.
+		if base := rep.cpuBaseline(s.Connections); base > 0 && s.ServerCPUPerOpUS > 0 {
+			if want := s.ServerCPUPerOpUS / base; s.CPUVsBaseline != want {
+				t.Errorf("%s: CPU vs baseline %v, want %v (%v µs over %v µs)", name, s.CPUVsBaseline, want, s.ServerCPUPerOpUS, base)
+			}
+		}
 		switch {
 		case !writes[name] && s.Writer != nil:
 			t.Errorf("%s: a writer share for a scenario that does not write", name)
@@ -123,7 +130,7 @@ func TestSmoke(t *testing.T) {
 	// The markdown report renders from the same numbers.
 	var md bytes.Buffer
 	rep.writeMarkdown(&md)
-	for _, want := range []string{"| scenario |", "server CPU µs/op", "SQLite writer busy %", scGet, scList, scCharge, scOfferPage,
+	for _, want := range []string{"| scenario |", "server CPU µs/op", "CPU/op × baseline's", "SQLite writer busy %", scGet, scList, scCharge, scOfferPage,
 		"the listing's cost", "CPU µs/bill", "per order + charge", "the write-ahead log under sustained charges", "## Targets"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)

@@ -81,7 +81,12 @@ type Result struct {
 	// that write.
 	Writer     *WriterShare `json:"sqlite_writer,omitempty"`
 	VsBaseline float64      `json:"vs_baseline,omitempty"`
-	FirstError string       `json:"first_error,omitempty"`
+	// CPUVsBaseline is ServerCPUPerOpUS in units of the bare baseline's
+	// CPU per request in the same run: the machine's speed moves by a
+	// factor of two between runs, and this ratio mostly does not, so it
+	// tells a change of code from a change of phase.
+	CPUVsBaseline float64 `json:"cpu_vs_baseline,omitempty"`
+	FirstError    string  `json:"first_error,omitempty"`
 	// WAL is the wal scenario's log sizes.
 	WAL *WALSizes `json:"sqlite_wal,omitempty"`
 	// Extra holds scenario-specific numbers (order creation latency, full

@@ -101,6 +101,26 @@ func (r *Report) baselineAt(conns int) *Result {
 	return nil
 }
 
+// cpuBaseline is the bare baseline's server CPU per request at conns
+// connections, or at the fewest it was run with (a scenario on one
+// connection has no baseline of its own; a request's CPU moves little
+// with the connections).
+func (r *Report) cpuBaseline(conns int) float64 {
+	if b := r.baselineAt(conns); b != nil {
+		return b.ServerCPUPerOpUS
+	}
+	var fewest *Result
+	for i := range r.Baseline {
+		if fewest == nil || r.Baseline[i].Connections < fewest.Connections {
+			fewest = &r.Baseline[i]
+		}
+	}
+	if fewest == nil {
+		return 0
+	}
+	return fewest.ServerCPUPerOpUS
+}
+
 func (e *EngineReport) scenario(name string) *Result {
 	for i := range e.Scenarios {
 		if e.Scenarios[i].Name == name {
@@ -117,6 +137,9 @@ func (r *Report) evaluate() {
 			s := &e.Scenarios[i]
 			if b := r.baselineAt(s.Connections); b != nil && b.RPS > 0 && s.Available && !strings.HasPrefix(s.Name, "webhook") {
 				s.VsBaseline = s.RPS / b.RPS
+			}
+			if b := r.cpuBaseline(s.Connections); b > 0 && s.Available {
+				s.CPUVsBaseline = s.ServerCPUPerOpUS / b
 			}
 		}
 		for i := range e.Growth {
@@ -173,29 +196,33 @@ func (r *Report) writeMarkdown(w io.Writer) {
 			fmt.Fprintf(w, "Seeded %s bills, %s payments, %s billings and orders, %d companies (%s bills in the benchmarked one) in **%.1f s** (%s rows/s).\n\n",
 				thousands(s.Bills), thousands(s.Payments), thousands(s.Billings), s.Companies, thousands(s.BenchmarkBills), s.Seconds, thousands(int(s.RowsPerSecond)))
 		}
-		fmt.Fprintln(w, "| scenario | conns | req/s | p50 ms | p99 ms | errors | server CPU % | server CPU µs/op | SQLite writer busy % | server peak RSS MB | req/s vs baseline |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| scenario | conns | req/s | p50 ms | p99 ms | errors | server CPU % | server CPU µs/op | CPU/op × baseline's | SQLite writer busy % | server peak RSS MB | req/s vs baseline |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		shown := map[int]bool{}
 		for _, sc := range e.Scenarios {
 			if b := r.baselineAt(sc.Connections); b != nil && !shown[b.Connections] && sc.Available {
 				shown[b.Connections] = true
-				fmt.Fprintf(w, "| baseline: bare net/http, %.0f-byte bill JSON | %d | %.0f | %.2f | %.2f | %d | %.0f | %.0f | — | %.0f | 100%% |\n",
+				fmt.Fprintf(w, "| baseline: bare net/http, %.0f-byte bill JSON | %d | %.0f | %.2f | %.2f | %d | %.0f | %.0f | 1 | — | %.0f | 100%% |\n",
 					b.Extra["body_bytes"], b.Connections, b.RPS, b.P50ms, b.P99ms, b.Errors, b.ServerCPU, b.ServerCPUPerOpUS, b.PeakRSSMB)
 			}
 			if !sc.Available {
-				fmt.Fprintf(w, "| %s | | | | | | | | | | %s |\n", sc.Name, sc.Note)
+				fmt.Fprintf(w, "| %s | | | | | | | | | | | %s |\n", sc.Name, sc.Note)
 				continue
 			}
 			ratio := "—"
 			if sc.VsBaseline > 0 {
 				ratio = fmt.Sprintf("%.1f%%", 100*sc.VsBaseline)
 			}
+			cpuRatio := "—"
+			if sc.CPUVsBaseline > 0 {
+				cpuRatio = fmt.Sprintf("%.1f", sc.CPUVsBaseline)
+			}
 			writer := "—"
 			if sc.Writer != nil {
 				writer = fmt.Sprintf("%.0f", sc.Writer.BusyPercent)
 			}
-			fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.2f | %d | %.0f | %.0f | %s | %.0f | %s |\n",
-				sc.Name, sc.Connections, sc.RPS, sc.P50ms, sc.P99ms, sc.Errors, sc.ServerCPU, sc.ServerCPUPerOpUS, writer, sc.PeakRSSMB, ratio)
+			fmt.Fprintf(w, "| %s | %d | %.0f | %.2f | %.2f | %d | %.0f | %.0f | %s | %s | %.0f | %s |\n",
+				sc.Name, sc.Connections, sc.RPS, sc.P50ms, sc.P99ms, sc.Errors, sc.ServerCPU, sc.ServerCPUPerOpUS, cpuRatio, writer, sc.PeakRSSMB, ratio)
 		}
 		fmt.Fprintln(w)
 		e.writeNotes(w)
