@@ -8,13 +8,15 @@ import (
 	"time"
 )
 
-// `serve --demo` started several times at once on one new database (the
-// README's first command, run in two terminals) starts every time: one
-// sets up the demo and prints its token, the others find it there, where
-// all but one stopped with "a company with slug demo already exists".
+// `serve --demo` started several times at once on one new PostgreSQL
+// database (instances of one deployment) starts every time: one sets up
+// the demo and prints its token, the others find it there, where all but
+// one stopped with "a company with slug demo already exists". (A SQLite
+// file is served by one process: TestSecondServeOnOneSQLiteFileIsRefused.)
 //
 // Not parallel: it sets demoCounted, which every start in the process reads.
 func TestServeDemoStartedTwiceAtOnce(t *testing.T) {
+	dsn := freshPostgres(t)
 	const n = 3
 	var mu sync.Mutex
 	arrived := 0
@@ -29,7 +31,7 @@ func TestServeDemoStartedTwiceAtOnce(t *testing.T) {
 		<-all
 	}
 	t.Cleanup(func() { demoCounted = nil })
-	vars := env(map[string]string{"PARCELA_DATABASE_URL": tempDSN(t), "PARCELA_ADDR": "127.0.0.1:0",
+	vars := env(map[string]string{"PARCELA_DATABASE_URL": dsn, "PARCELA_ADDR": "127.0.0.1:0",
 		"PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"})
 	ctx, cancel := context.WithCancel(context.Background())
 	outs := make([]*syncBuffer, n)

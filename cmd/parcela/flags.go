@@ -35,8 +35,8 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// openDB opens and migrates the database named by --database or the environment.
-func openDB(ctx context.Context, flagValue string, getenv func(string) string, cfg sqldb.Config) (*sqldb.DB, error) {
+// databaseAddress is the database named by --database or the environment.
+func databaseAddress(flagValue string, getenv func(string) string) (string, error) {
 	dsn := flagValue
 	if dsn == "" {
 		dsn = getenv("PARCELA_DATABASE_URL")
@@ -45,10 +45,19 @@ func openDB(ctx context.Context, flagValue string, getenv func(string) string, c
 		// Set, but to nothing: a deployment whose secret did not reach it
 		// (PARCELA_DATABASE_URL=$DATABASE_URL), which parcela.db would have
 		// served on a new, empty database in the working directory.
-		return nil, usageError{"PARCELA_DATABASE_URL is set but empty: give the database, or unset it for parcela.db"}
+		return "", usageError{"PARCELA_DATABASE_URL is set but empty: give the database, or unset it for parcela.db"}
 	}
 	if dsn == "" {
 		dsn = "parcela.db"
+	}
+	return dsn, nil
+}
+
+// openDB opens and migrates the database named by --database or the environment.
+func openDB(ctx context.Context, flagValue string, getenv func(string) string, cfg sqldb.Config) (*sqldb.DB, error) {
+	dsn, err := databaseAddress(flagValue, getenv)
+	if err != nil {
+		return nil, err
 	}
 	db, err := sqldb.Open(ctx, dsn, cfg)
 	if err != nil {

@@ -190,6 +190,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	// One process serves a SQLite file (PostgreSQL's instances share their
+	// limits through it): taken first, so a second start on the file says
+	// so rather than that its ports are in use, and held until the return.
+	dsn, err := databaseAddress(*dbFlag, getenv)
+	if err != nil {
+		return err
+	}
+	release, err := sqldb.LockServe(dsn)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Listen first so port 0 resolves before URLs are derived from it, and
 	// so that an address refused (malformed, or in use) stops the start
 	// before the database is migrated. Connections wait in the backlog
@@ -210,7 +222,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer lnOps.Close()
 
-	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault})
+	db, err := openDB(ctx, dsn, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault})
 	if err != nil {
 		return err
 	}
