@@ -1085,7 +1085,7 @@ type DeliveryAttempt struct {
 	AttemptedAt time.Time `json:"attempted_at"`
 	DurationMs  int       `json:"duration_ms"`
 
-	// Error Why the attempt failed: the receiver's answer that is not a 2xx (`receiver answered 503 Service Unavailable`, a redirect with its `Location`), or what kept it from answering (a time-out, a refused address…); `null` when it answered 2xx.
+	// Error Why the attempt failed: the receiver's answer that is not a 2xx (`receiver answered 503 Service Unavailable`, a redirect with its `Location`), or what kept it from answering, naming only the URL's host (`name not found: hooks.example.com has no address in DNS`, `connection refused by hooks.example.com`, `refused to connect to hooks.example.com: it resolves to a private address, where webhooks may not be delivered`, a time-out); never the address a name resolved to or the resolver asked; `null` when it answered 2xx.
 	Error *string `json:"error"`
 
 	// ResponseBody Start of the receiver's body, at most 4 KiB.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,7 @@ type deliverWorker struct {
 	slots      environmentSlots
 	// startBudget is batchStartBudget (tests shorten it).
 	startBudget time.Duration
+	log         *slog.Logger // nil: none
 }
 
 // Timeout bounds one attempt: the sender's 15 s plus bookkeeping. A job
@@ -310,6 +312,11 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 	}
 	if res.Error != "" {
 		r.Error = &res.Error
+	}
+	if res.Detail != "" && w.log != nil {
+		// The company's log says why in its words; what Go said (the
+		// address dialled, the resolver) is the operator's, by ids only.
+		w.log.Debug("webhook attempt failed", "delivery_id", d.ID, "webhook_id", work.Webhook.ID, "outcome", string(res.Outcome), "detail", res.Detail)
 	}
 	if res.ResponseBody != "" {
 		r.ResponseBody = &res.ResponseBody

@@ -129,7 +129,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	dw := &deliverWorker{deliveries: app.Deliveries, clock: cfg.Clock, sender: webhook.NewSender(policy, cfg.WebhookTimeout),
 		metrics: newDeliveryMetrics(cfg.Metrics, app.Deliveries), jitter: webhook.RandomJitter,
 		shares: newCompanyShares(cfg.DeliveriesPerCompany, cfg.DeliveryWorkers, !cfg.NoJitter), slots: newEnvironmentSlots(cfg.DeliveryWorkers),
-		startBudget: batchStartBudget}
+		startBudget: batchStartBudget, log: cfg.Logger}
 	if cfg.NoJitter {
 		dw.jitter = nil
 	}

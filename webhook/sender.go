@@ -3,6 +3,7 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -54,9 +56,12 @@ type Result struct {
 	Outcome      Outcome
 	StatusCode   int // 0 if no response arrived
 	Duration     time.Duration
-	ResponseBody string        // at most the first 4 KiB, as valid UTF-8
-	Error        string        // human-readable; empty on success
-	RetryAfter   time.Duration // from Retry-After on 429 and 503; 0 if none
+	ResponseBody string // at most the first 4 KiB, as valid UTF-8
+	Error        string // for the delivery log the company reads; empty on success
+	// Detail is the transport error as Go reported it (the address dialled,
+	// the resolver), for the operator's debug log only; never the URL.
+	Detail     string
+	RetryAfter time.Duration // from Retry-After on 429 and 503; 0 if none
 }
 
 // Sender delivers webhooks over HTTP. It is safe for concurrent use and
@@ -195,17 +200,66 @@ func (s *Sender) newRequest(ctx context.Context, r Request) (*http.Request, erro
 	return req, nil
 }
 
-// failure turns a transport error into a Result.
+// failure turns a transport error into a Result whose Error says what the
+// company can act on, naming only the URL's host: never the address a
+// name resolved to (an internal one is the operator's), the resolver, or
+// the URL (its query may hold a token).
 func (s *Sender) failure(host string, err error) Result {
-	var blocked *BlockedAddressError
-	if errors.As(err, &blocked) {
-		return Result{Outcome: OutcomeBlocked, Error: fmt.Sprintf("refused to connect to %s: %v", host, blocked)}
+	inner := err
+	if u, ok := errors.AsType[*url.Error](err); ok {
+		inner = u.Err
 	}
+	res := Result{Outcome: OutcomeRetry, Detail: inner.Error()}
 	var netErr net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
-		return Result{Outcome: OutcomeRetry, Error: fmt.Sprintf("timed out (limit %s): %v", s.timeout, err)}
+	if blocked, ok := errors.AsType[*BlockedAddressError](err); ok {
+		res.Outcome = OutcomeBlocked
+		res.Error = fmt.Sprintf("refused to connect to %s: it resolves to %s, where webhooks may not be delivered", host, publicReason(blocked.Reason))
+	} else if dns, ok := errors.AsType[*net.DNSError](err); ok {
+		switch {
+		case dns.IsNotFound:
+			res.Error = fmt.Sprintf("name not found: %s has no address in DNS", host)
+		case dns.IsTimeout:
+			res.Error = fmt.Sprintf("DNS lookup of %s timed out", host)
+		default:
+			res.Error = fmt.Sprintf("DNS lookup of %s failed", host)
+		}
+	} else if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		res.Error = fmt.Sprintf("timed out: %s did not answer within %s", host, s.timeout)
+	} else if errors.Is(err, syscall.ECONNREFUSED) {
+		res.Error = "connection refused by " + host
+	} else if errors.Is(err, syscall.ECONNRESET) {
+		res.Error = "connection reset by " + host
+	} else if errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		res.Error = host + " is unreachable"
+	} else if cert, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+		res.Error = fmt.Sprintf("the TLS certificate of %s is not valid: %v", host, cert.Err)
+	} else if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		res.Error = host + " closed the connection without answering"
+	} else if op, ok := errors.AsType[*net.OpError](err); ok {
+		// Its own text names the addresses; its cause does not.
+		res.Error = fmt.Sprintf("could not reach %s: %v", host, op.Err)
+	} else {
+		res.Error = fmt.Sprintf("the request to %s failed: %v", host, inner)
 	}
-	return Result{Outcome: OutcomeRetry, Error: err.Error()}
+	return res
+}
+
+// publicReason is a BlockedAddressError's reason without the IPv4 address
+// a NAT64 or 6to4 address embeds ("NAT64 of 10.0.0.1 (private)").
+func publicReason(reason string) string {
+	for _, kind := range []string{"NAT64", "6to4"} {
+		if rest, ok := strings.CutPrefix(reason, kind+" of "); ok {
+			if _, why, ok := strings.Cut(rest, " ("); ok {
+				return "a " + kind + " address of a " + strings.TrimSuffix(why, ")") + " IPv4 address"
+			}
+			return "a " + kind + " address of a refused IPv4 address"
+		}
+	}
+	switch reason {
+	case "private", "loopback", "link-local", "multicast", "broadcast", "reserved", "unspecified", "unique-local (private)":
+		return "a " + reason + " address"
+	}
+	return "an address that is " + reason
 }
 
 // readBody keeps the start of the response for the log, drains a bounded

@@ -5,11 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -239,8 +243,16 @@ func TestSendBlocksInternalAddresses(t *testing.T) {
 		if res.Outcome != OutcomeBlocked || res.StatusCode != 0 {
 			t.Errorf("%s: %+v", target, res)
 		}
-		if !strings.Contains(res.Error, "127.0.0.1") && !strings.Contains(res.Error, "::1") {
-			t.Errorf("%s: Error %q does not name the address", target, res.Error)
+		// The log the company reads says why, and of a name never which
+		// address it resolved to: internal names are the operator's.
+		if !strings.Contains(res.Error, "loopback") || !strings.Contains(res.Error, "refused") {
+			t.Errorf("%s: Error %q does not say why", target, res.Error)
+		}
+		if strings.Contains(target, "localhost") && (strings.Contains(res.Error, "127.0.0.1") || strings.Contains(res.Error, "::1")) {
+			t.Errorf("%s: Error %q names the resolved address", target, res.Error)
+		}
+		if !strings.Contains(res.Detail, "127.0.0.1") && !strings.Contains(res.Detail, "::1") {
+			t.Errorf("%s: Detail %q, for the operator, does not name the address", target, res.Detail)
 		}
 	}
 	if n := calls.Load(); n != 0 {
@@ -372,5 +384,44 @@ func TestSendEndlessBodyIsBounded(t *testing.T) {
 	res = localSender(t, 300*time.Millisecond).Send(context.Background(), request(stalled.URL, newSecret(t)))
 	if res.Outcome != OutcomeDelivered || res.ResponseBody != "ok" {
 		t.Fatalf("stalled body: %+v", res)
+	}
+}
+
+// A transport failure is recorded in words the company can act on, without
+// the resolver, the address dialled or the URL (which may carry a token):
+// "lookup x on 127.0.0.53:53: no such host" showed the company the
+// operator's resolver, and "dial tcp 10.1.2.3:443" an internal address.
+// Detail keeps the error for the operator's debug log.
+func TestSendFailuresNameNoInternalAddress(t *testing.T) {
+	s := NewSender(nil, time.Second)
+	host := "hooks.example.com"
+	dial := func(err error) error {
+		return &url.Error{Op: "Post", URL: "https://" + host + "/in?token=abc", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Addr: &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 443}, Err: err}}
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{dial(&net.DNSError{Err: "no such host", Name: host, Server: "127.0.0.53:53", IsNotFound: true}), "name not found"},
+		{dial(&net.DNSError{Err: "i/o timeout", Name: host, Server: "127.0.0.53:53", IsTimeout: true}), "DNS lookup of " + host + " timed out"},
+		{dial(&net.DNSError{Err: "server misbehaving", Name: host, Server: "127.0.0.53:53", IsTemporary: true}), "DNS lookup of " + host + " failed"},
+		{dial(&os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}), "connection refused by " + host},
+		{dial(&os.SyscallError{Syscall: "connect", Err: syscall.EHOSTUNREACH}), host + " is unreachable"},
+		{dial(&BlockedAddressError{Addr: netip.MustParseAddr("64:ff9b::a00:1"), Reason: "NAT64 of 10.0.0.1 (private)"}), "refused"},
+		{dial(&BlockedAddressError{Addr: netip.MustParseAddr("10.1.2.3"), Reason: "private"}), "resolves to a private address"},
+	} {
+		res := s.failure(host, c.err)
+		if !strings.Contains(res.Error, c.want) {
+			t.Errorf("%v: Error %q, want %q", c.err, res.Error, c.want)
+		}
+		for _, leak := range []string{"127.0.0.53", ":53", "10.1.2.3", "10.0.0.1", "64:ff9b", "token=abc", "dial tcp"} {
+			if strings.Contains(res.Error, leak) {
+				t.Errorf("%v: Error %q holds %q", c.err, res.Error, leak)
+			}
+		}
+		if res.Detail == "" || strings.Contains(res.Detail, "token=abc") {
+			t.Errorf("%v: Detail %q", c.err, res.Detail)
+		}
 	}
 }
