@@ -48,6 +48,11 @@ type Config struct {
 	// transaction that stores an idempotent response, where a test kills
 	// the process, panics or cancels the request.
 	Fault func(ctx context.Context, at FaultPoint)
+	// SQLiteSynchronous is how the SQLite writer syncs its commits: "" or
+	// "full" (every commit reaches the disk before it is answered), or
+	// "normal" (at checkpoints only: the last commits before a power loss
+	// of the machine can be lost, the file is never corrupted).
+	SQLiteSynchronous string
 }
 
 // FaultPoint is a step of a transaction that stores an idempotent response.
@@ -107,7 +112,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	} else if path == dsn && notAPath(dsn) != nil {
 		return nil, notAPath(dsn)
 	} else {
-		db, err = openSQLite(ctx, path)
+		db, err = openSQLite(ctx, path, cfg.SQLiteSynchronous)
 	}
 	if err != nil {
 		return nil, err
@@ -139,7 +144,15 @@ func notAPath(dsn string) error {
 // readerCacheKiB is each SQLite reader's page cache.
 const readerCacheKiB = 16000
 
-func openSQLite(ctx context.Context, path string) (*DB, error) {
+func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
+	switch synchronous {
+	case "", "full":
+		synchronous = "FULL"
+	case "normal":
+		synchronous = "NORMAL"
+	default:
+		return nil, fmt.Errorf("SQLite synchronous %q is not full or normal", synchronous)
+	}
 	if dir := filepath.Dir(path); dir != "." {
 		if _, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("database directory %s: %w", dir, err)
@@ -148,8 +161,8 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// synchronous(FULL): a commit flushes the log before its request is
 	// answered, so an acknowledged write survives a power loss, not only a
 	// crash of the process; the group commit shares one flush among its
-	// transactions.
-	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)"
+	// transactions. NORMAL only by the operator's choice.
+	base := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")&_pragma=foreign_keys(1)&_pragma=synchronous(" + synchronous + ")"
 	// temp_store(memory): a multi-row insert's statement journal (bills with
 	// their indexes and count trigger) outgrows 64 KB and would spill to a
 	// temporary file inside the writer's transaction.

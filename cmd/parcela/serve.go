@@ -40,6 +40,7 @@ type serveConfig struct {
 	allowedCIDRs               string
 	addresses                  *webhook.AddressPolicy // of allowedCIDRs
 	productionProvider         string                 // "" (none) or "simulated"
+	sqliteSynchronous          string                 // "full" or "normal"
 	limits                     serveLimits
 	pages                      pagesConfig
 }
@@ -89,6 +90,11 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 	case "", "simulated":
 	default:
 		return c, fmt.Errorf("PARCELA_PRODUCTION_PROVIDER: %q is not a known payment provider (the one built in is simulated)", c.productionProvider)
+	}
+	switch c.sqliteSynchronous = strings.ToLower(envOr(getenv, "PARCELA_SQLITE_SYNCHRONOUS", "full")); c.sqliteSynchronous {
+	case "full", "normal":
+	default:
+		return c, fmt.Errorf("PARCELA_SQLITE_SYNCHRONOUS: %q is not full or normal (off is not offered: a power loss could corrupt the database)", getenv("PARCELA_SQLITE_SYNCHRONOUS"))
 	}
 	if c.limits, err = readServeLimits(getenv); err != nil {
 		return c, err
@@ -222,11 +228,19 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer lnOps.Close()
 
-	db, err := openDB(ctx, dsn, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault})
+	db, err := openDB(ctx, dsn, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault, SQLiteSynchronous: cfg.sqliteSynchronous})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if cfg.sqliteSynchronous == "normal" {
+		if db.Dialect() == sqldb.SQLite {
+			log.Warn("PARCELA_SQLITE_SYNCHRONOUS=normal: SQLite syncs its log at checkpoints only, so writes answered 2xx in the last moments " +
+				"before a power loss of the machine (not a crash of the process) can be lost; the database is never corrupted")
+		} else {
+			log.Warn("PARCELA_SQLITE_SYNCHRONOUS has no effect on PostgreSQL (its synchronous_commit is the database's setting)")
+		}
+	}
 	unreachable := map[string]string{} // variable: the links it leaves naming the listener
 	if cfg.publicURL == "" {
 		cfg.publicURL = "http://" + lnProd.Addr().String()
