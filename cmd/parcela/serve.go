@@ -286,7 +286,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	registerCheckpointMetrics(reg, db)
 	registerReadGateMetrics(reg, db)
 	queue, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
-		jobs.Config{Logger: log.With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
+		jobs.Config{Logger: slog.New(newThrottledHandler(log.Handler(), 10*time.Second)).With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The job queue's warnings and errors repeat at each of its polls while
+// the database is down (River's producers fetch every 200 ms per queue:
+// 200 lines in 12 s of a PostgreSQL outage); each message is logged once
+// per 10 s, the next with the count of the repeats in between. Info
+// lines, and other messages, pass.
+func TestJobLogRepeatsAreThrottled(t *testing.T) {
+	var out bytes.Buffer
+	log := slog.New(newThrottledHandler(slog.NewJSONHandler(&out, nil), 10*time.Second)).With("component", "jobs")
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	logAt := func(level slog.Level, msg string, d time.Duration) {
+		r := slog.NewRecord(at.Add(d), level, msg, 0)
+		r.AddAttrs(slog.String("queue", "webhooks"))
+		if err := log.Handler().Handle(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 50 {
+		logAt(slog.LevelError, "producer: Error fetching jobs", time.Duration(i)*200*time.Millisecond)
+		logAt(slog.LevelInfo, "job done", time.Duration(i)*200*time.Millisecond)
+	}
+	logAt(slog.LevelWarn, "another", time.Second)
+	logAt(slog.LevelError, "producer: Error fetching jobs", 10*time.Second)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var fetch []string
+	for _, l := range lines {
+		if strings.Contains(l, "Error fetching jobs") {
+			fetch = append(fetch, l)
+		}
+	}
+	if len(fetch) != 2 || strings.Contains(fetch[0], "suppressed") || !strings.Contains(fetch[1], `"suppressed":49`) ||
+		!strings.Contains(fetch[1], `"component":"jobs"`) {
+		t.Errorf("the repeated error was logged:\n%s", strings.Join(fetch, "\n"))
+	}
+	if n := strings.Count(out.String(), "job done"); n != 50 {
+		t.Errorf("%d of 50 info lines logged", n)
+	}
+	if !strings.Contains(out.String(), `"msg":"another"`) {
+		t.Error("another message was held back")
+	}
+}
