@@ -225,6 +225,9 @@ func (s *Sender) failure(host string, err error) Result {
 		}
 	} else if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		res.Error = fmt.Sprintf("timed out: %s did not answer within %s", host, s.timeout)
+	} else if errors.Is(err, context.Canceled) {
+		// The worker's context: parcela stopping mid-attempt.
+		res.Error = fmt.Sprintf("canceled: parcela stopped while waiting for %s's answer; the delivery is retried", host)
 	} else if errors.Is(err, syscall.ECONNREFUSED) {
 		res.Error = "connection refused by " + host
 	} else if errors.Is(err, syscall.ECONNRESET) {

@@ -408,6 +408,7 @@ func TestSendFailuresNameNoInternalAddress(t *testing.T) {
 		{dial(&net.DNSError{Err: "server misbehaving", Name: host, Server: "127.0.0.53:53", IsTemporary: true}), "DNS lookup of " + host + " failed"},
 		{dial(&os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}), "connection refused by " + host},
 		{dial(&os.SyscallError{Syscall: "connect", Err: syscall.EHOSTUNREACH}), host + " is unreachable"},
+		{&url.Error{Op: "Post", URL: "https://" + host + "/in?token=abc", Err: context.Canceled}, "canceled: parcela stopped"},
 		{dial(&BlockedAddressError{Addr: netip.MustParseAddr("64:ff9b::a00:1"), Reason: "NAT64 of 10.0.0.1 (private)"}), "refused"},
 		{dial(&BlockedAddressError{Addr: netip.MustParseAddr("10.1.2.3"), Reason: "private"}), "resolves to a private address"},
 	} {
