@@ -91,6 +91,13 @@ func TestCardNeverLeaks(t *testing.T) {
 					}
 				}
 			}
+			// At debug too, the log holds none of the customer's data, the
+			// token or the webhook's secret.
+			for _, private := range []string{"52998224725", "maria@example.com", "11987654321", "1990-05-17", "Maria da Silva", s.token, secret} {
+				if strings.Contains(places["the log"], private) {
+					t.Errorf("the debug log holds %q", private)
+				}
+			}
 			if !strings.Contains(places["the database"], "\x000005\x00") || !strings.Contains(places["the database"], "\x00amex\x00") {
 				t.Fatal("the database scan did not see the card's brand and last four digits: it is not looking")
 			}
