@@ -88,10 +88,18 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 // releaseSeat gives back the seat of a charged order canceled (by the
 // company, or expired unpaid): seats_taken counts the orders charged and
 // not canceled, and a seat kept by every order left unpaid sold the offer
-// out to no one. An offer without a limit keeps no count, and its row is
-// not locked: the condition leaves it out.
+// out to no one. An offer without a limit keeps no count, but its row is
+// locked all the same: a PATCH giving it a limit locks the row and counts
+// the orders not canceled (UpdateOffer), so the cancelation waits for the
+// PATCH and then finds the limit it set and its order counted, or the
+// PATCH waits for it and counts without its order. Conditioned on the
+// limit, PostgreSQL skipped a row it read without one and never waited:
+// a PATCH in flight counted the canceled order, and its seat was taken
+// for ever. A cancelation is rare: it holds the charges of the offer up
+// for a moment only.
 func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
-	return p.exec(ctx, nil, `UPDATE offers SET seats_taken = seats_taken - 1 WHERE id = ? AND seats IS NOT NULL AND seats_taken > 0`, offerID)
+	return p.exec(ctx, nil, `UPDATE offers SET seats_taken = CASE WHEN seats IS NOT NULL AND seats_taken > 0 THEN seats_taken - 1 ELSE seats_taken END
+		WHERE id = ?`, offerID)
 }
 
 // takeSeat counts a sold seat on an offer with a seat limit; none left is a
