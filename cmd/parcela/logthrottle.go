@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -10,7 +11,8 @@ import (
 // throttledHandler logs each warning or error message at most once per
 // interval, the next one carrying how many were dropped ("suppressed"):
 // the job queue repeats its errors at every poll while the database is
-// down, many lines a second that bury the rest of the log.
+// down, many lines a second that bury the rest of the log. An error
+// logged under a canceled context is logged at info ("stopping").
 type throttledHandler struct {
 	slog.Handler
 	t *throttle
@@ -32,6 +34,16 @@ func newThrottledHandler(h slog.Handler, every time.Duration) slog.Handler {
 }
 
 func (h throttledHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError && ctx.Err() != nil && canceledError(r) {
+		// What parcela stopping cut off: the queue's services log it as
+		// an error as they stop, and a clean stop should write none.
+		r = r.Clone()
+		r.Level = slog.LevelInfo
+		r.AddAttrs(slog.Bool("stopping", true))
+		if !h.Handler.Enabled(ctx, r.Level) {
+			return nil
+		}
+	}
 	if r.Level < slog.LevelWarn {
 		return h.Handler.Handle(ctx, r)
 	}
@@ -52,6 +64,21 @@ func (h throttledHandler) Handle(ctx context.Context, r slog.Record) error {
 		r.AddAttrs(slog.Int("suppressed", seen.suppressed))
 	}
 	return h.Handler.Handle(ctx, r)
+}
+
+// canceledError tells whether r's error (River logs it as text) is a
+// canceled context's: only that, not every error logged while stopping
+// (a worker's panic among them), is what the stop cut off.
+func canceledError(r slog.Record) bool {
+	canceled := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "error" {
+			canceled = strings.HasSuffix(a.Value.String(), context.Canceled.Error())
+			return false
+		}
+		return true
+	})
+	return canceled
 }
 
 func (h throttledHandler) WithAttrs(as []slog.Attr) slog.Handler {

@@ -49,3 +49,31 @@ func TestJobLogRepeatsAreThrottled(t *testing.T) {
 		t.Error("another message was held back")
 	}
 }
+
+// An error the job queue logs with a context already canceled is what
+// parcela stopping cut off (River's maintenance services log "Error
+// starting transaction: context canceled" as they stop): it is logged at
+// info, so that a clean stop writes no ERROR line for an operator's alert.
+// The same error under a live context stays an error.
+func TestJobErrorsOfAStopAreInfo(t *testing.T) {
+	var out bytes.Buffer
+	h := newThrottledHandler(slog.NewJSONHandler(&out, nil), 10*time.Second)
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	slog.New(h).ErrorContext(stopped, "maintenance.PeriodicJobEnqueuer: Error starting transaction", "error", "context canceled")
+	slog.New(h).ErrorContext(context.Background(), "producer: Error fetching jobs", "error", "connection refused")
+	// A worker's panic while stopping is still an error.
+	slog.New(h).ErrorContext(stopped, "jobExecutor: panic recovery; possible bug with Worker", "panic_val", "nil map")
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"level":"INFO"`) || !strings.Contains(lines[0], `"stopping":true`) ||
+		!strings.Contains(lines[1], `"level":"ERROR"`) || !strings.Contains(lines[2], `"level":"ERROR"`) {
+		t.Fatalf("log:\n%s", out.String())
+	}
+	// Not written at all where info is not.
+	out.Reset()
+	quiet := newThrottledHandler(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelError}), 10*time.Second)
+	slog.New(quiet).ErrorContext(stopped, "maintenance.PeriodicJobEnqueuer: Error starting transaction", "error", "context canceled")
+	if out.Len() != 0 {
+		t.Fatalf("written above its level: %s", out.String())
+	}
+}
