@@ -17,7 +17,9 @@ import (
 func TestSaoPauloIsNotTheHostsZone(t *testing.T) {
 	if os.Getenv("ZONE_TEST_CHILD") != "" {
 		// In the child, under the stale database: print what it computes.
-		os.Stdout.WriteString("end of 20 November 2026: " + EndOfDay(time.Date(2026, time.November, 20, 12, 0, 0, 0, time.UTC)).UTC().Format(time.RFC3339Nano) + "\n")
+		if _, err := os.Stdout.WriteString("end of 20 November 2026: " + EndOfDay(time.Date(2026, time.November, 20, 12, 0, 0, 0, time.UTC)).UTC().Format(time.RFC3339Nano) + "\n"); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	t.Parallel()

@@ -24,7 +24,9 @@ func narrowShot(t *testing.T, tb *browsertest.Tab, name string) {
 		t.Fatalf("screenshot: %v", err)
 	}
 	if dir := browsertest.ScreenshotDir(); dir != "" {
-		os.WriteFile(filepath.Join(dir, name+"-320.png"), png, 0o644)
+		if err := os.WriteFile(filepath.Join(dir, name+"-320.png"), png, 0o644); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -41,7 +43,9 @@ func partShot(t *testing.T, tb *browsertest.Tab, sel, name string) {
 	if err != nil {
 		t.Fatalf("screenshot of %s: %v", sel, err)
 	}
-	os.WriteFile(filepath.Join(dir, name+"-320.png"), png, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, name+"-320.png"), png, 0o644); err != nil {
+		t.Error(err)
+	}
 }
 
 // overflowJS lists the elements wider than the screen or past its right

@@ -70,12 +70,16 @@ func runBriefly(t *testing.T, args []string, vars map[string]string, out *syncBu
 			return err
 		case <-deadline:
 			cancel()
-			<-done
+			if err := <-done; err != nil {
+				t.Logf("stopped: %v", err)
+			}
 			return nil
 		case <-time.After(10 * time.Millisecond):
 			if strings.Contains(out.String(), "operations http://") {
 				cancel()
-				<-done
+				if err := <-done; err != nil {
+					t.Logf("stopped: %v", err)
+				}
 				return nil
 			}
 		}
