@@ -261,8 +261,8 @@ func walkUndocumented(s *openapi3.Schema, v any, at string, found *[]string) {
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		props, open := properties(s, v)
-		if open {
+		props, _ := ObjectProperties(s, v)
+		if len(props) == 0 { // a free-form object
 			return
 		}
 		for k, child := range v {
@@ -286,15 +286,18 @@ func walkUndocumented(s *openapi3.Schema, v any, at string, found *[]string) {
 	}
 }
 
-// properties returns every property s declares for object v, through allOf
-// and through the oneOf/anyOf branch v matches; open is true when s
-// declares none (a free-form object).
-func properties(s *openapi3.Schema, v map[string]any) (props map[string]*openapi3.Schema, open bool) {
-	props = map[string]*openapi3.Schema{}
+// ObjectProperties returns every property s declares for object v, and
+// which of them it requires, through allOf and through the oneOf/anyOf
+// branch v matches.
+func ObjectProperties(s *openapi3.Schema, v map[string]any) (props map[string]*openapi3.Schema, required map[string]bool) {
+	props, required = map[string]*openapi3.Schema{}, map[string]bool{}
 	var add func(s *openapi3.Schema)
 	add = func(s *openapi3.Schema) {
 		for name, p := range s.Properties {
 			props[name] = p.Value
+		}
+		for _, name := range s.Required {
+			required[name] = true
 		}
 		for _, sub := range s.AllOf {
 			add(sub.Value)
@@ -307,7 +310,7 @@ func properties(s *openapi3.Schema, v map[string]any) (props map[string]*openapi
 		}
 	}
 	add(s)
-	return props, len(props) == 0
+	return props, required
 }
 
 // ResponseSchema is the schema of the body the operation req matches

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"parcela/api"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func walkPresence(s *openapi3.Schema, v any, names map[*openapi3.Schema]string, 
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		props, required := objectSchema(s, v)
+		props, required := api.ObjectProperties(s, v)
 		if len(props) == 0 {
 			return // free-form
 		}
@@ -119,32 +120,6 @@ func walkPresence(s *openapi3.Schema, v any, names map[*openapi3.Schema]string, 
 			walkPresence(items.Value, child, names, at+"[]")
 		}
 	}
-}
-
-// objectSchema merges what s declares for object v, through allOf and the
-// oneOf/anyOf branch v matches: its properties and which are required.
-func objectSchema(s *openapi3.Schema, v map[string]any) (map[string]*openapi3.Schema, map[string]bool) {
-	props, required := map[string]*openapi3.Schema{}, map[string]bool{}
-	var add func(s *openapi3.Schema)
-	add = func(s *openapi3.Schema) {
-		for name, p := range s.Properties {
-			props[name] = p.Value
-		}
-		for _, name := range s.Required {
-			required[name] = true
-		}
-		for _, sub := range s.AllOf {
-			add(sub.Value)
-		}
-		for _, sub := range append(slices.Clone(s.OneOf), s.AnyOf...) {
-			if sub.Value.IsMatchingJSONObject(v) {
-				add(sub.Value)
-				break
-			}
-		}
-	}
-	add(s)
-	return props, required
 }
 
 // alwaysPresentOptional lists the properties the document leaves optional
