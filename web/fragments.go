@@ -2,7 +2,7 @@ package web
 
 import (
 	"crypto/sha256"
-	"encoding/json"
+	"encoding/binary"
 	"html/template"
 	"slices"
 	"strings"
@@ -183,23 +183,78 @@ func dueDays() []int {
 // a group is rendered again exactly when something shown changes; its
 // keys are plans and choices, never a payer's data.
 func (f *fragments) optionGroup(g optionGroup) (template.HTML, error) {
-	key, err := groupKey(g)
-	if err != nil {
-		return "", err
-	}
-	return renderKept(f, &f.groups, key, "option-group", g)
+	return renderKept(f, &f.groups, groupKey(g), "option-group", g)
 }
 
 // groupKey digests the fields of g the "option-group" template reads: all
-// of them, with the configuration by its id (the only part of it shown).
-func groupKey(g optionGroup) ([sha256.Size]byte, error) {
-	id := g.Config.ID
-	g.Config = nil
-	b, err := json.Marshal(struct {
-		ConfigID string
-		Group    optionGroup
-	}{id, g})
-	return sha256.Sum256(b), err
+// of them, with the configuration by its id (the only part of it shown),
+// each written with its length, so two groups share a key only when every
+// field is equal. Written out field by field: encoding/json took a tenth
+// of the offer page's CPU. TestGroupKeyCoversEveryField changes each field
+// in turn and fails if the key does not change.
+func groupKey(g optionGroup) [sha256.Size]byte {
+	k := keyWriter{b: make([]byte, 0, 2048)} // most groups' fields fit
+	k.str(g.Config.ID)
+	k.bool(g.Financed)
+	k.str(g.Title)
+	k.int(int64(len(g.Choices)))
+	for _, c := range g.Choices {
+		k.str(c.Value)
+		k.str(c.Label)
+		k.str(c.Detail)
+		k.bool(c.Checked)
+	}
+	k.int(int64(len(g.Installments)))
+	for _, c := range g.Installments {
+		k.int(int64(c.Count))
+		k.str(c.Label)
+		k.bool(c.Selected)
+	}
+	k.int(int64(g.Chosen))
+	k.int(int64(g.DueDay))
+	k.bool(g.Plan != nil)
+	if p := g.Plan; p != nil {
+		k.int(int64(len(p.Bills)))
+		for _, b := range p.Bills {
+			k.str(b.Label)
+			k.str(b.DueDate)
+			k.int(b.AmountCents)
+			k.bool(b.First)
+		}
+		k.int(p.TotalCents)
+		k.int(p.InterestCents)
+		k.int(p.FeeCents)
+		k.str(p.InterestRate.String())
+		k.bool(p.CET != nil)
+		if p.CET != nil {
+			k.str(p.CET.String())
+		}
+	}
+	k.str(g.PlanURL)
+	k.str(g.Digest)
+	k.str(g.OptionError)
+	k.str(g.InstallmentsError)
+	k.str(g.DueDayError)
+	return sha256.Sum256(k.b)
+}
+
+// keyWriter writes a key's fields unambiguously: a number in 8 bytes, a
+// string after its length.
+type keyWriter struct{ b []byte }
+
+func (k *keyWriter) int(n int64) { k.b = binary.BigEndian.AppendUint64(k.b, uint64(n)) }
+
+func (k *keyWriter) str(s string) {
+	k.int(int64(len(s)))
+	k.b = append(k.b, s...)
+}
+
+func (k *keyWriter) bool(v bool) {
+	if v {
+		k.b = append(k.b, 1)
+	} else {
+		k.b = append(k.b, 0)
+	}
 }
 
 // cardMonthOptions are the <option>s of the card's expiry month, the one

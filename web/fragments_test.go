@@ -407,3 +407,85 @@ func TestPagesKeepNothingOfPostedForms(t *testing.T) {
 		t.Fatalf("%d fragments kept, %d nonces remembered", kept, len(b.pages.submissions.entries))
 	}
 }
+
+// TestGroupKeyCoversEveryField changes each field an option group holds,
+// one at a time, and checks that its key changes: a field the key left
+// out would let a kept group be shown for another.
+func TestGroupKeyCoversEveryField(t *testing.T) {
+	t.Parallel()
+	cet := parcela.MustRate("0.4")
+	sample := func() optionGroup {
+		return optionGroup{Config: &parcela.PaymentConfiguration{ID: "pc"}, Financed: true, Title: "t",
+			Choices:      []choice{{Value: "v", Label: "l", Detail: "d", Checked: true}},
+			Installments: []installmentChoice{{Count: 2, Label: "2×", Selected: true}}, Chosen: 2, DueDay: 10,
+			Plan: &planView{Bills: []planBill{{Label: "Entrada", DueDate: "01/01/2027", AmountCents: 100, First: true}},
+				TotalCents: 100, InterestCents: 1, FeeCents: 2, InterestRate: parcela.MustRate("0.0299"), CET: &cet},
+			PlanURL: "/p", Digest: "dg", OptionError: "oe", InstallmentsError: "ie", DueDayError: "de"}
+	}
+	base := groupKey(sample())
+	changed := 0
+	// change calls try with a sample whose field at path (a chain of
+	// field indexes and, for slices, their first element) was changed.
+	var change func(v reflect.Value, path string, try func(string))
+	change = func(v reflect.Value, path string, try func(string)) {
+		switch {
+		case v.Type() == reflect.TypeFor[parcela.Rate]():
+			v.Set(reflect.ValueOf(parcela.MustRate("0.5")))
+			try(path)
+		case v.Type() == reflect.TypeFor[*parcela.PaymentConfiguration](): // shown by its id alone
+			v.Elem().FieldByName("ID").SetString("other")
+			try(path + ".ID")
+		case v.Kind() == reflect.String:
+			v.SetString(v.String() + "x")
+			try(path)
+		case v.Kind() == reflect.Bool:
+			v.SetBool(!v.Bool())
+			try(path)
+		case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
+			v.SetInt(v.Int() + 1)
+			try(path)
+		default:
+			t.Fatalf("%s: a %s the test cannot change; teach groupKey and this test about it", path, v.Type())
+		}
+	}
+	// walk visits every leaf of a fresh sample, changing it alone; get
+	// finds the field in a sample.
+	var walk func(get func(*optionGroup) reflect.Value, typ reflect.Type, path string)
+	walk = func(get func(*optionGroup) reflect.Value, typ reflect.Type, path string) {
+		switch {
+		case typ.Kind() == reflect.Struct && typ != reflect.TypeFor[parcela.Rate]():
+			for i := range typ.NumField() {
+				walk(func(g *optionGroup) reflect.Value { return get(g).Field(i) }, typ.Field(i).Type, path+"."+typ.Field(i).Name)
+			}
+			return
+		case typ.Kind() == reflect.Slice:
+			// Its length, then its first element's fields.
+			g := sample()
+			s := get(&g)
+			s.Set(reflect.Append(s, s.Index(0)))
+			check(t, base, groupKey(g), path+" (length)", &changed)
+			walk(func(g *optionGroup) reflect.Value { return get(g).Index(0) }, typ.Elem(), path+"[0]")
+			return
+		case typ.Kind() == reflect.Pointer && typ != reflect.TypeFor[*parcela.PaymentConfiguration]():
+			g := sample()
+			get(&g).Set(reflect.Zero(typ))
+			check(t, base, groupKey(g), path+" (nil)", &changed)
+			walk(func(g *optionGroup) reflect.Value { return get(g).Elem() }, typ.Elem(), path)
+			return
+		}
+		g := sample()
+		change(get(&g), path, func(p string) { check(t, base, groupKey(g), p, &changed) })
+	}
+	walk(func(g *optionGroup) reflect.Value { return reflect.ValueOf(g).Elem() }, reflect.TypeFor[optionGroup](), "group")
+	if changed < 25 {
+		t.Errorf("only %d fields changed: the walk missed some", changed)
+	}
+}
+
+func check(t *testing.T, base, got [sha256.Size]byte, path string, changed *int) {
+	t.Helper()
+	*changed++
+	if got == base {
+		t.Errorf("changing %s left the option group's key as it was", path)
+	}
+}
