@@ -13,7 +13,8 @@ const billColumns = `b.id, b.company_id, b.environment, b.billing_id, b.order_id
 	b.effective_due_date, b.disable_penalties_until, b.paid_at, b.authentication_code, b.down_payment_cents, b.registration_fee_cents,
 	b.amortization_cents, b.interest_cents, b.created_at, b.updated_at`
 
-const billSelect = `SELECT ` + billColumns + ` FROM bills b`
+// billSelect reads bills, packed (see pack).
+const billSelect = `SELECT ` + packOpen + billColumns + `) FROM bills b`
 
 // billFields returns the scan destinations of billColumns and the step
 // that converts them once scanned, so a bill can share a row with other
@@ -200,10 +201,10 @@ func (l listing) pageQuery(d Dialect) string {
 		` + billPageJoins + ` ORDER BY b.due_date, b.id`
 	}
 	if !l.byStatus {
-		return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id
+		return `SELECT ` + pack(billColumns+`, `+billingColumns) + ` FROM bills b JOIN billings bl ON bl.id = b.billing_id
 			WHERE ` + l.where() + ` ORDER BY b.due_date, b.id LIMIT ? OFFSET ?`
 	}
-	return `SELECT ` + billColumns + `, ` + billingColumns + ` FROM (` + l.pageBills(d) + `) b
+	return `SELECT ` + pack(billColumns+`, `+billingColumns) + ` FROM (` + l.pageBills(d) + `) b
 		JOIN billings bl ON bl.id = b.billing_id ORDER BY b.due_date, b.id`
 }
 

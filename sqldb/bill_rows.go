@@ -16,10 +16,6 @@ import (
 // payment (or one row with NULL payment columns). On PostgreSQL that is one
 // round trip instead of two; on SQLite one statement fewer to run.
 
-// paymentColumns are paymentSelect's columns, so that the joined read
-// follows any change to a payment's columns and scanPayment reads them.
-var paymentColumns = strings.TrimSuffix(strings.TrimPrefix(paymentSelect, "SELECT "), " FROM payments p")
-
 // paymentColumnCount counts them by their commas: a column written as an
 // expression with commas would make every bill read fail its scan, loudly.
 var paymentColumnCount = strings.Count(paymentColumns, ",") + 1
@@ -28,8 +24,11 @@ var paymentColumnCount = strings.Count(paymentColumns, ",") + 1
 // billRowsJoins); billPageSelect reads a listing's, whose count brought
 // the rates already (joined by billPageJoins).
 var (
-	billRowsSelect = `SELECT ` + billColumns + `, ` + billingColumns + `, c.fine_rate, c.monthly_interest_rate, ` + paymentColumns
-	billPageSelect = `SELECT ` + billColumns + `, ` + billingColumns + `, ` + paymentColumns
+	billRowsSelect = `SELECT ` + pack(billRowColumns)
+	// billRowColumns are billRowsSelect's columns, billRowWidth of them.
+	billRowColumns = billColumns + `, ` + billingColumns + `, c.fine_rate, c.monthly_interest_rate, ` + paymentColumns
+	billRowWidth   = columnCount(billColumns) + columnCount(billingColumns) + 2 + paymentColumnCount
+	billPageSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, `+paymentColumns)
 )
 
 const (
@@ -51,51 +50,73 @@ func collectBillRows(ctx context.Context, r runner, withRates bool, q string, ar
 		return nil, nil, err
 	}
 	defer rows.Close()
-	var bills []*parcela.Bill
-	var c *parcela.Company
-	pay := make(rawRow, paymentColumnCount)
-	payDests := pay.dests()
-	for rows.Next() {
-		b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
-		dests, finishBill := billFields(b)
-		billingDests, finishBilling := billingFields(bl)
-		dests = append(dests, billingDests...)
-		if withRates {
-			dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate))
-		}
-		if err := rows.Scan(append(dests, payDests...)...); err != nil {
-			return nil, nil, err
-		}
-		// A bill's later rows repeat it for its next payments.
-		if n := len(bills); n == 0 || bills[n-1].ID != b.ID {
-			finishBill()
-			finishBilling()
-			b.Billing = bl
-			bills = append(bills, b)
-			if withRates && c == nil {
-				rc.ID = b.CompanyID
-				c = rc
-			}
-		}
-		if pay[0] == nil {
-			continue
-		}
-		p, err := scanPayment(pay)
-		if err != nil {
-			return nil, nil, err
-		}
-		last := bills[len(bills)-1]
-		last.Payments = append(last.Payments, p)
-	}
-	if err := rows.Err(); err != nil {
+	br := newBillRows(withRates)
+	if err := scanEach(rows, br.scan); err != nil {
 		return nil, nil, err
 	}
-	for _, b := range bills {
+	bills, c := br.done()
+	return bills, c, nil
+}
+
+// billRows gathers the rows of collectBillRows's statements, or of a
+// statement that has them as its last columns (billPageQuery).
+type billRows struct {
+	withRates bool
+	bills     []*parcela.Bill
+	c         *parcela.Company
+	pay       rawRow
+	payDests  []any
+}
+
+func newBillRows(withRates bool) *billRows {
+	pay := make(rawRow, paymentColumnCount)
+	return &billRows{withRates: withRates, pay: pay, payDests: pay.dests()}
+}
+
+// scan reads one row: a bill's first, or its next payment.
+func (br *billRows) scan(row rowScanner) error {
+	b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
+	dests, finishBill := billFields(b)
+	billingDests, finishBilling := billingFields(bl)
+	dests = append(dests, billingDests...)
+	if br.withRates {
+		dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate))
+	}
+	if err := row.Scan(append(dests, br.payDests...)...); err != nil {
+		return err
+	}
+	// A bill's later rows repeat it for its next payments.
+	if n := len(br.bills); n == 0 || br.bills[n-1].ID != b.ID {
+		finishBill()
+		finishBilling()
+		b.Billing = bl
+		br.bills = append(br.bills, b)
+		if br.withRates && br.c == nil {
+			rc.ID = b.CompanyID
+			br.c = rc
+		}
+	}
+	if br.pay[0] == nil {
+		return nil
+	}
+	p, err := scanPayment(br.pay)
+	if err != nil {
+		return err
+	}
+	last := br.bills[len(br.bills)-1]
+	last.Payments = append(last.Payments, p)
+	return nil
+}
+
+// done returns the bills read, each with its payments oldest first, and,
+// withRates, their company's rates.
+func (br *billRows) done() ([]*parcela.Bill, *parcela.Company) {
+	for _, b := range br.bills {
 		slices.SortFunc(b.Payments, func(x, y *parcela.Payment) int {
 			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
 		})
 	}
-	return bills, c, nil
+	return br.bills, br.c
 }
 
 // rawRow holds a row's columns as the driver returned them (NULL as nil),
@@ -124,11 +145,56 @@ func (r rawRow) Scan(dests ...any) error {
 }
 
 // assign converts like database/sql's Scan: sql.Null[T] does the
-// conversion for the plain destinations.
+// conversion for the plain destinations. The driver's own types into
+// their own kind are assigned directly first: database/sql converts an
+// int64 through reflection.
 func assign(dest, src any) error {
+	switch v := src.(type) {
+	case int64:
+		switch d := dest.(type) {
+		case *int64:
+			*d = v
+			return nil
+		case *int:
+			*d = int(v)
+			return nil
+		case *sql.NullInt64:
+			*d = sql.NullInt64{Int64: v, Valid: true}
+			return nil
+		}
+	case int32: // PostgreSQL's INTEGER, through pgx
+		switch d := dest.(type) {
+		case *int:
+			*d = int(v)
+			return nil
+		case *int64:
+			*d = int64(v)
+			return nil
+		case *sql.NullInt64:
+			*d = sql.NullInt64{Int64: int64(v), Valid: true}
+			return nil
+		}
+	case string:
+		switch d := dest.(type) {
+		case *string:
+			*d = v
+			return nil
+		case *sql.NullString:
+			*d = sql.NullString{String: v, Valid: true}
+			return nil
+		}
+	case bool: // PostgreSQL's BOOLEAN, through pgx
+		if d, ok := dest.(*bool); ok {
+			*d = v
+			return nil
+		}
+	}
 	switch d := dest.(type) {
 	case sql.Scanner:
 		return d.Scan(src)
+	case *any: // a rawRow's own place
+		*d = src
+		return nil
 	case *string:
 		return assignNotNull(d, src)
 	case *int64:

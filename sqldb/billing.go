@@ -12,7 +12,8 @@ const billingColumns = `bl.id, bl.company_id, bl.environment, bl.order_id, bl.pa
 	bl.due_day, bl.installments, bl.status, bl.cancelation_reason, bl.finished_at, bl.signature_remote_ip, bl.signature_user_agent,
 	bl.created_at, bl.updated_at, bl.version`
 
-const billingSelect = `SELECT ` + billingColumns + ` FROM billings bl`
+// billingSelect reads billings, packed (see pack).
+const billingSelect = `SELECT ` + packOpen + billingColumns + `) FROM billings bl`
 
 // billingFields returns the scan destinations of billingColumns and the
 // step that converts them once scanned, so a billing can share a row with

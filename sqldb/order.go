@@ -7,9 +7,10 @@ import (
 	"parcela"
 )
 
-// orderSelect reads an order (aliased o) with its address.
-const orderSelect = `SELECT o.id, o.company_id, o.environment, o.offer_id, o.status, o.customer_name, o.customer_birthdate, o.customer_document,
-	o.email, o.phone, o.cancelation_reason, o.access_code, o.created_at, o.updated_at, ` + addressColumns + `
+// orderSelect reads an order (aliased o) with its address, packed (see
+// pack).
+const orderSelect = `SELECT ` + packOpen + `o.id, o.company_id, o.environment, o.offer_id, o.status, o.customer_name, o.customer_birthdate, o.customer_document,
+	o.email, o.phone, o.cancelation_reason, o.access_code, o.created_at, o.updated_at, ` + addressColumns + `)
 	FROM orders o JOIN addresses a ON a.id = o.address_id` + addressCity
 
 func scanOrder(row rowScanner) (*parcela.Order, error) {

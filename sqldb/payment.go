@@ -7,9 +7,14 @@ import (
 	"parcela"
 )
 
-const paymentSelect = `SELECT p.id, p.company_id, p.environment, p.bill_id, p.payment_method, p.status, p.amount_cents, p.paid_amount_cents,
+// paymentColumns are a payment's columns (aliased p), as scanPayment reads
+// them.
+const paymentColumns = `p.id, p.company_id, p.environment, p.bill_id, p.payment_method, p.status, p.amount_cents, p.paid_amount_cents,
 	p.refunded_amount_cents, p.paid_at, p.refunded_at, p.expires_at, p.installments, p.nosso_numero, p.barcode, p.barcode_digits, p.pix_code,
-	p.refused_reason, p.refused_reason_description, p.card_brand, p.card_last_digits, p.created_at, p.updated_at FROM payments p`
+	p.refused_reason, p.refused_reason_description, p.card_brand, p.card_last_digits, p.created_at, p.updated_at`
+
+// paymentSelect reads payments, packed (see pack).
+const paymentSelect = `SELECT ` + packOpen + paymentColumns + `) FROM payments p`
 
 func scanPayment(row rowScanner) (*parcela.Payment, error) {
 	var p parcela.Payment

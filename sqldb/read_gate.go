@@ -170,6 +170,29 @@ type gatedRows struct {
 	rowSet
 	slot   slot
 	closed bool
+	// packed: each row is one JSON array of its columns (see pack), read
+	// into row before the destinations.
+	packed bool
+	json   string
+	row    rawRow
+}
+
+// Scan reads the row into dests; a packed row through its array.
+func (r *gatedRows) Scan(dests ...any) error {
+	if !r.packed {
+		return r.rowSet.Scan(dests...)
+	}
+	if err := r.rowSet.Scan(&r.json); err != nil {
+		return err
+	}
+	if cap(r.row) < len(dests) {
+		r.row = make(rawRow, len(dests))
+	}
+	r.row = r.row[:len(dests)]
+	if err := decodePacked(r.json, r.row); err != nil {
+		return err
+	}
+	return r.row.Scan(dests...)
 }
 
 // Close closes the rows and, the first time, gives back the slot.

@@ -26,21 +26,43 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// binder turns the portable "?" placeholders into PostgreSQL's "$n", once
-// per distinct statement.
+// binder turns the portable "?" placeholders into PostgreSQL's "$n", and
+// packed select lists into their engine's (unpack), once per distinct
+// statement.
 type binder struct {
 	dialect Dialect
 	cache   sync.Map // portable query → bound query
 }
 
 func (b *binder) bind(q string) string {
-	if b.dialect != Postgres {
-		return q
+	s, _ := b.bindPacked(q)
+	return s
+}
+
+// bound is a statement as its engine runs it, and whether its rows are
+// packed (see pack).
+type bound struct {
+	q      string
+	packed bool
+}
+
+// bindPacked is bind, which also rewrites the statement's packed select
+// lists (unpack) and says whether its rows are packed: on SQLite, one JSON
+// array a row.
+func (b *binder) bindPacked(q string) (string, bool) {
+	if b.dialect != Postgres && !strings.Contains(q, packOpen) {
+		return q, false
 	}
 	if v, ok := b.cache.Load(q); ok {
-		if s, ok := v.(string); ok {
-			return s
+		if s, ok := v.(bound); ok {
+			return s.q, s.packed
 		}
+	}
+	portable := q
+	q, packed := unpack(q, b.dialect != Postgres)
+	if b.dialect != Postgres {
+		b.cache.Store(portable, bound{q, packed})
+		return q, packed
 	}
 	var out strings.Builder
 	out.Grow(len(q) + 16)
@@ -55,8 +77,8 @@ func (b *binder) bind(q string) string {
 		out.WriteByte(q[i])
 	}
 	s := out.String()
-	b.cache.Store(q, s)
-	return s
+	b.cache.Store(portable, bound{s, false})
+	return s, false
 }
 
 // runner runs portable SQL on a querier: the reader pool, or a transaction.
@@ -208,18 +230,19 @@ func (r runner) query(ctx context.Context, q string, args ...any) (*gatedRows, e
 		return nil, err
 	}
 	var rows rowSet
+	bq, packed := r.b.bindPacked(q)
 	if r.pool != nil {
 		var pr pgx.Rows
-		pr, err = r.pool.Query(ctx, r.b.bind(q), args...)
+		pr, err = r.pool.Query(ctx, bq, args...)
 		rows = pgxRows{pr}
 	} else {
-		rows, err = r.q.QueryContext(ctx, r.b.bind(q), args...)
+		rows, err = r.q.QueryContext(ctx, bq, args...)
 	}
 	if err != nil {
 		sl.release()
 		return nil, err
 	}
-	return &gatedRows{rowSet: rows, slot: sl}, nil
+	return &gatedRows{rowSet: rows, slot: sl, packed: packed}, nil
 }
 
 // queryRow runs q for its first row, which the caller scans (always: as
