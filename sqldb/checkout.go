@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -33,25 +34,31 @@ func (db *DB) BillKey(ctx context.Context, env parcela.Environment, id string) (
 
 // A payer's page shows an offer with its company, product and payment
 // configurations: one statement, where it was four (on PostgreSQL four
-// round trips). Its first branch is a row of the company, the offer and
-// the product; its second a row per configuration. Each leaves the other's
+// round trips). Its first branch is a row of the company (with its
+// address), the offer and the product; its second a row per configuration. Each leaves the other's
 // columns NULL: repeating the offer's 64 columns on every configuration's
 // row cost SQLite more than the statements saved, since modernc reads a
 // column at a time.
 var (
-	offerHeadColumns                       = prefixColumns("co.", companyColumns) + ", " + prefixColumns("o.", offerColumns) + ", " + productColumns
+	offerHeadColumns = prefixColumns("co.", companyColumns) + ", " + prefixColumns("o.", offerColumns) + ", " + productColumns + ", " +
+		realias(addressColumns, map[string]string{"a": "ca", "c": "cc", "s": "cs"})
 	companyWidth, offerWidth, productWidth = columnCount(companyColumns), columnCount(offerColumns), columnCount(productColumns)
-	configurationWidth                     = columnCount(configurationColumns)
-	offerHeadWidth                         = companyWidth + offerWidth + productWidth
+	addressWidth, configurationWidth       = columnCount(addressColumns), columnCount(configurationColumns)
+	offerHeadWidth                         = companyWidth + offerWidth + productWidth + addressWidth
 	// productColumns are productSelect's, aliased p, k and s.
 	productColumns, _, _ = strings.Cut(strings.TrimPrefix(productSelect, "SELECT "), "FROM products p")
 )
 
 // offerPageJoins joins the company (aliased co) to its offer o, whose
-// conditions the WHERE adds, and the offer to its product.
+// conditions the WHERE adds, the offer to its product, and the company to
+// its address (aliased ca, its city cc and state cs), if it has one. No
+// page shows the address, but the company is read whole: read apart, it
+// cost every page and order of a company with one more statement (on
+// PostgreSQL a round trip).
 const offerPageJoins = ` JOIN offers o ON o.company_id = co.id
 	JOIN products p ON p.id = o.product_id AND p.company_id = o.company_id AND p.environment = o.environment
-	JOIN kinds k ON k.id = p.kind_id JOIN shifts s ON s.id = p.shift_id`
+	JOIN kinds k ON k.id = p.kind_id JOIN shifts s ON s.id = p.shift_id
+	LEFT JOIN addresses ca ON ca.id = co.address_id LEFT JOIN cities cc ON cc.id = ca.city_id LEFT JOIN states cs ON cs.id = cc.state_id`
 
 // offerPageQuery is an offer page's statement: the head whose company
 // (co) and offer (o) match where, then the configurations of the offer
@@ -115,7 +122,6 @@ func (db *DB) billPage(ctx context.Context, k *parcela.PayerKey, id string, env 
 	dests := row.dests()
 	lead := []any{&k.Auth.CompanyID, &k.OrderID, &k.Code}
 	var o *parcela.Offer
-	var addressID sql.NullString
 	var pc *parcela.PaymentConfiguration
 	br := newBillRows(true)
 	err = scanEach(rows, func(r rowScanner) error {
@@ -126,7 +132,7 @@ func (db *DB) billPage(ctx context.Context, k *parcela.PayerKey, id string, env 
 			return br.scan(row[billPageHead:])
 		}
 		var err error
-		if o, addressID, err = scanOfferPage(row[:billPageHead-configurationWidth], lead); err != nil {
+		if o, err = scanOfferPage(row[:billPageHead-configurationWidth], lead); err != nil {
 			return err
 		}
 		if config := row[billPageHead-configurationWidth : billPageHead]; config[0] != nil {
@@ -141,40 +147,25 @@ func (db *DB) billPage(ctx context.Context, k *parcela.PayerKey, id string, env 
 	if o == nil || len(bills) != 1 {
 		return nil, nil, nil, sql.ErrNoRows
 	}
-	return o, pc, bills[0], db.readAddress(ctx, o, addressID)
+	return o, pc, bills[0], nil
 }
 
 // offerPage runs an offer page's statement, whose rows are lead's columns
 // then offerHeadColumns and configurationColumns, and scans the head's
 // lead into lead. No head is sql.ErrNoRows.
 func (db *DB) offerPage(ctx context.Context, lead []any, q string, args ...any) (*parcela.Offer, error) {
-	o, addressID, err := collectOfferPage(ctx, db.reader, lead, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return o, db.readAddress(ctx, o, addressID)
+	return collectOfferPage(ctx, db.reader, lead, q, args...)
 }
 
-// readAddress reads the address of the offer's company: no page shows it,
-// but the company is read whole.
-func (db *DB) readAddress(ctx context.Context, o *parcela.Offer, addressID sql.NullString) error {
-	if !addressID.Valid {
-		return nil
-	}
-	var err error
-	o.Product.Company.Address, err = address(ctx, db.reader, addressID.String)
-	return err
-}
-
-func collectOfferPage(ctx context.Context, r runner, lead []any, q string, args ...any) (*parcela.Offer, sql.NullString, error) {
+func collectOfferPage(ctx context.Context, r runner, lead []any, q string, args ...any) (*parcela.Offer, error) {
 	page := newOfferPageRows(lead)
 	rows, err := r.query(ctx, q, args...)
 	if err != nil {
-		return nil, sql.NullString{}, err
+		return nil, err
 	}
 	defer rows.Close()
 	if err := scanEach(rows, page.scan); err != nil {
-		return nil, sql.NullString{}, err
+		return nil, err
 	}
 	return page.offer()
 }
@@ -182,12 +173,11 @@ func collectOfferPage(ctx context.Context, r runner, lead []any, q string, args 
 // offerPageRows gathers an offer page's rows: lead's columns, then
 // offerHeadColumns and configurationColumns (see offerHeadColumns).
 type offerPageRows struct {
-	lead      []any
-	row       rawRow
-	dests     []any
-	o         *parcela.Offer
-	addressID sql.NullString
-	configs   []*parcela.PaymentConfiguration
+	lead    []any
+	row     rawRow
+	dests   []any
+	o       *parcela.Offer
+	configs []*parcela.PaymentConfiguration
 }
 
 func newOfferPageRows(lead []any) *offerPageRows {
@@ -202,7 +192,7 @@ func (p *offerPageRows) scan(rows rowScanner) error {
 	}
 	if p.row[len(p.lead)] != nil { // the company's id: the head
 		var err error
-		p.o, p.addressID, err = scanOfferPage(p.row, p.lead)
+		p.o, err = scanOfferPage(p.row, p.lead)
 		return err
 	}
 	pc, err := scanConfiguration(p.row[len(p.row)-configurationWidth:])
@@ -213,46 +203,70 @@ func (p *offerPageRows) scan(rows rowScanner) error {
 	return nil
 }
 
-// offer is the offer read, with its configurations, and its company's
-// address id; no head is sql.ErrNoRows.
-func (p *offerPageRows) offer() (*parcela.Offer, sql.NullString, error) {
+// offer is the offer read, with its configurations; no head is
+// sql.ErrNoRows.
+func (p *offerPageRows) offer() (*parcela.Offer, error) {
 	if p.o == nil {
-		return nil, p.addressID, sql.ErrNoRows
+		return nil, sql.ErrNoRows
 	}
 	// Ordered here: an ORDER BY would run the rows through a sorter.
 	slices.SortFunc(p.configs, func(x, y *parcela.PaymentConfiguration) int {
 		return cmp.Or(cmp.Compare(x.Position, y.Position), strings.Compare(x.ID, y.ID))
 	})
 	p.o.PaymentConfigurations = p.configs
-	return p.o, p.addressID, nil
+	return p.o, nil
 }
 
-// scanOfferPage reads lead, the company, the offer and its product from
-// an offer page's row.
-func scanOfferPage(row rawRow, lead []any) (*parcela.Offer, sql.NullString, error) {
+// scanOfferPage reads lead, the company, the offer, its product and the
+// company's address from an offer page's row.
+func scanOfferPage(row rawRow, lead []any) (*parcela.Offer, error) {
 	next := func(n int) rawRow {
 		part := row[:n]
 		row = row[n:]
 		return part
 	}
-	var addressID sql.NullString
 	if err := next(len(lead)).Scan(lead...); err != nil {
-		return nil, addressID, err
+		return nil, err
 	}
 	c := new(parcela.Company)
 	addressID, err := scanCompany(next(companyWidth), c)
 	if err != nil {
-		return nil, addressID, err
+		return nil, err
 	}
 	o, err := scanOffer(next(offerWidth))
 	if err != nil {
-		return nil, addressID, err
+		return nil, err
 	}
 	if o.Product, err = scanProduct(next(productWidth)); err != nil {
-		return nil, addressID, err
+		return nil, err
 	}
 	o.Product.Company = c
-	return o, addressID, nil
+	addr := next(addressWidth)
+	if addressID.Valid != (addr[0] != nil) {
+		return nil, fmt.Errorf("sqldb: company %s's address %q was not read with it", c.ID, addressID.String)
+	}
+	if addressID.Valid {
+		c.Address = new(parcela.Address)
+		dests, finish := addressFields(c.Address)
+		if err := addr.Scan(dests...); err != nil {
+			return nil, err
+		}
+		finish()
+	}
+	return o, nil
+}
+
+// realias renames the table aliases of a list of qualified columns
+// ("a.id, c.name" with {a: ca, c: cc} is "ca.id, cc.name").
+func realias(columns string, aliases map[string]string) string {
+	names := strings.Split(columns, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if alias, column, ok := strings.Cut(names[i], "."); ok && aliases[alias] != "" {
+			names[i] = aliases[alias] + "." + column
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // prefixColumns qualifies each of a list of plain column names.

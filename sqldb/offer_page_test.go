@@ -82,6 +82,33 @@ func TestPublicOfferWithAddressAndNoConfigurations(t *testing.T) {
 				t.Fatalf("public offer\n%+v\nwant\n%+v", got, want)
 			}
 		}
+		// An order's offer and a bill's page read the company's address
+		// in the offer's row too.
+		company, err := b.db.Company(b.ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.offer = sold
+		o := b.order()
+		o, err = b.app.Orders.ChargeOrder(b.ctx, b.a, o.ID, fromJSON[parcela.ChargeRequest](t, `{"payment_configuration_id": "`+sold.PaymentConfigurations[0].ID+`",
+			"due_day": 10, "installments": 1, "payment": {"payment_method": "pix"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := b.db.Order(b.ctx, b.a, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(read.Offer.Product.Company, company) {
+			t.Fatalf("the order's company\n%+v\nwant\n%+v", read.Offer.Product.Company, company)
+		}
+		_, offer, _, _, err := b.db.BillPage(b.ctx, parcela.Sandbox, o.Billings[0].Bills[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(offer.Product.Company, company) {
+			t.Fatalf("the bill page's company\n%+v\nwant\n%+v", offer.Product.Company, company)
+		}
 	})
 }
 

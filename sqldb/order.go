@@ -111,12 +111,8 @@ func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcel
 	if err := p.flush(ctx); err != nil {
 		return nil, err
 	}
-	var addressID sql.NullString
-	if o.Offer, addressID, err = offer.offer(); err != nil {
+	if o.Offer, err = offer.offer(); err != nil {
 		return nil, notFound(err, "offer")
-	}
-	if err := db.readAddress(ctx, o.Offer, addressID); err != nil {
-		return nil, err
 	}
 	if o.Billings, err = attachBillingParts(ctx, db.reader, o.ID, billings); err != nil {
 		return nil, err
