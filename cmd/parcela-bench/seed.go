@@ -148,6 +148,11 @@ func createCompany(ctx context.Context, db *sqldb.DB, i int, env parcela.Environ
 	c := parcela.NewCompany(fmt.Sprintf("Escola Bench %d", i), "11222333000181", fmt.Sprintf("bench-%d", i))
 	email, phone := fmt.Sprintf("contato@bench%d.parcela.dev", i), "11987654321"
 	c.Email, c.Phone = &email, &phone
+	// An address, as the demo's company and most sellers' have: the
+	// offer's row reads it with the company.
+	complement := "Sala 42"
+	c.Address = &parcela.Address{Zipcode: "01310100", Street: "Avenida Paulista", Number: "1000", Complement: &complement,
+		Neighborhood: "Bela Vista", City: parcela.City{IBGECode: "3550308"}}
 	if err := db.CreateCompany(ctx, &c); err != nil {
 		return nil, fmt.Errorf("create company: %w", err)
 	}

@@ -69,7 +69,7 @@ func TestCopyLoadsWhatInsertsLoad(t *testing.T) {
 	}
 	copied := load(&writer{db: raw, pool: db.PgxPool(), dialect: db.Dialect()})
 	for _, tb := range slices.Backward(tables) {
-		if _, err := raw.ExecContext(ctx, "DELETE FROM "+tb.name); err != nil {
+		if _, err := raw.ExecContext(ctx, "DELETE FROM "+tb.name+generatedOnly(tb)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,9 +90,18 @@ func TestCopyLoadsWhatInsertsLoad(t *testing.T) {
 }
 
 // dumpTable is every row of t's seeded columns, in id order, as text.
+// generatedOnly leaves out of tb the rows the generator did not write: the
+// seeded companies' addresses.
+func generatedOnly(tb table) string {
+	if tb.name == "addresses" {
+		return " WHERE id NOT IN (SELECT address_id FROM companies WHERE address_id IS NOT NULL)"
+	}
+	return ""
+}
+
 func dumpTable(t *testing.T, db *sqldb.DB, tb table) []string {
 	t.Helper()
-	rows, err := db.SQLDB().Query("SELECT " + strings.Join(tb.cols, ", ") + " FROM " + tb.name + " ORDER BY id")
+	rows, err := db.SQLDB().Query("SELECT " + strings.Join(tb.cols, ", ") + " FROM " + tb.name + generatedOnly(tb) + " ORDER BY id")
 	if err != nil {
 		t.Fatal(err)
 	}
