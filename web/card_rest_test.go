@@ -46,8 +46,10 @@ func TestCheckoutCardsRestAfterTooManyRefusals(t *testing.T) {
 		!strings.Contains(page.body, "<p>O banco emissor recusou o cartão.</p>") {
 		t.Fatalf("after %d refusals the checkout shows:\n%s", parcela.CardRefusalLimit, page.body)
 	}
-	// A card form shown before, sent now.
-	res := b.post(t, action, cardPost(t, b.get(t, checkout).body, bill.AuthenticationCode, "4111 1111 1111 1111"))
+	// A card form shown before, sent now, with the total it showed.
+	sent := cardPost(t, b.get(t, checkout).body, bill.AuthenticationCode, "4111 1111 1111 1111")
+	sent.Set("card_amount", itoa(int(bill.AmountCents)))
+	res := b.post(t, action, sent)
 	if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, rest) || !strings.Contains(res.body, "O cartão não foi cobrado.") {
 		t.Fatalf("a card sent while cards rest: status %d\n%s", res.status, res.body)
 	}

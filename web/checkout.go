@@ -182,9 +182,17 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 	// The total the page showed beside the button: a bill that owes
 	// another amount by now (its fine began at midnight) charges nothing,
 	// and the page shows it again as it is.
-	shown, _ := strconv.ParseInt(r.PostFormValue("card_amount"), 10, 64)
+	// The page always sends it: one missing, or no positive number of
+	// cents, is no total shown, and charges nothing (as 0 it read as "no
+	// total to check" and charged whatever the bill owed by then).
+	shown, err := strconv.ParseInt(r.PostFormValue("card_amount"), 10, 64)
+	if err != nil || shown <= 0 {
+		h.afterPayment(w, r, "", parcela.Errorf(parcela.EINVALIDSTATE, "the card form carries no total the page showed; the card was not charged"),
+			b, offer, code, form)
+		return
+	}
 	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
-		CVV: r.PostFormValue("card_cvv"), Installments: installments, ShownCents: max(shown, 0)}
+		CVV: r.PostFormValue("card_cvv"), Installments: installments, ShownCents: shown}
 	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
 		p, err := h.d.Checkout.PayByCard(r.Context(), h.d.Environment, b.ID, code, card)
 		if err != nil {

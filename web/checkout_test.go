@@ -721,3 +721,41 @@ func TestLateBoletoShowsItsAmount(t *testing.T) {
 		t.Errorf("checkout lacks %q, or notes a rest:\n%s", want, body)
 	}
 }
+
+// A card form whose total is missing, zero, negative or no number (a
+// tampered or truncated post) charges nothing either: the page is shown
+// again with what the bill owes now. Read as 0, "no total shown", it
+// charged the bill's late amount, which the payer never saw.
+func TestCheckoutCardWithoutAReadableTotalChargesNothing(t *testing.T) {
+	t.Parallel()
+	for _, sent := range []string{"", "0", "-1", "-9223372036854775808", "abc", "12.5", "9223372036854775808"} {
+		t.Run(sent, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			second, _ := b.firstInstallmentBoleto(t)
+			b.store.mu.Lock()
+			b.store.bills[second.ID].Billing.PaymentConfiguration.PaymentMethods = []string{parcela.MethodBoleto, parcela.MethodCreditCard}
+			b.store.mu.Unlock()
+			checkout := parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)
+			b.clock.Set(second.EffectiveDueDate.Add(-time.Minute))
+			page := b.get(t, checkout)
+			b.clock.Set(second.EffectiveDueDate.Add(2 * time.Minute))
+			form := card("4111111111111111", "123", 1)
+			form.Set("card_amount", sent)
+			u, _ := url.Parse(checkout)
+			res := b.post(t, u.Path+"/card", tokens(t, page.body, withCode(form, u)))
+			b.store.mu.Lock()
+			bill := b.store.billCopy(b.store.bills[second.ID], false)
+			b.store.mu.Unlock()
+			for _, p := range bill.Payments {
+				if p.Method == parcela.MethodCreditCard {
+					t.Fatalf("card_amount %q: the card was charged %d cents, a total the page never showed", sent, p.AmountCents)
+				}
+			}
+			owed := bill.Outstanding(b.clock.Now(), b.company)
+			if res.status != http.StatusConflict || hiddenValue(res.body, "card_amount") != itoa(int(owed)) {
+				t.Fatalf("card_amount %q: %d, want 409 showing %d\n%s", sent, res.status, owed, res.body)
+			}
+		})
+	}
+}

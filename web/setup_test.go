@@ -195,6 +195,10 @@ func tokens(t testing.TB, page string, form url.Values) url.Values {
 	}
 	form.Set("csrf", c[1])
 	form.Set("nonce", n[1])
+	if _, ok := form["card_number"]; ok && !form.Has("card_amount") {
+		// As a browser sends the card form's hidden total.
+		form.Set("card_amount", hiddenValue(page, "card_amount"))
+	}
 	return form
 }
 

@@ -269,6 +269,9 @@ func (p *pages) postForm(target, action string, form url.Values) (int, http.Head
 	for _, name := range []string{"code", "csrf", "nonce"} {
 		form.Set(name, hidden(page, name))
 	}
+	if _, ok := form["card_number"]; ok && !form.Has("card_amount") {
+		form.Set("card_amount", hidden(page, "card_amount")) // as a browser sends the card form's total
+	}
 	return p.do("POST", action, form)
 }
 
