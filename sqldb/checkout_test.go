@@ -693,3 +693,81 @@ func TestCardApprovalVoidedStaysVoided(t *testing.T) {
 		}
 	})
 }
+
+// dyingAcquirer approves a card and then the process dies, before the
+// attempt's change is stored.
+type dyingAcquirer struct {
+	countingAcquirer
+	approved []string
+	die      bool
+}
+
+func (a *dyingAcquirer) Authorize(ctx context.Context, req parcela.CardAuthorization) (parcela.CardDecision, error) {
+	d, err := a.SimulatedAcquirer.Authorize(ctx, req)
+	if err == nil && d.Approved && a.die {
+		a.mu.Lock()
+		a.approved = append(a.approved, req.PaymentID)
+		a.mu.Unlock()
+		panic(crash{})
+	}
+	return d, err
+}
+
+// A process that dies after the acquirer approved a card and before the
+// change recording it committed loses no money: the bill shows no card
+// payment and stays open, its attempt's intent is left issuing, and the
+// intents' recovery voids that very approval at the acquirer; the payer's
+// next card pays the bill once.
+func TestCardApprovedThenTheProcessDied(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		acq := &dyingAcquirer{die: true}
+		b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		first := b.charge(3, parcela.MethodPix).Billings[0].Bills[0]
+		if !survive(t, func() { _, _ = b.payByCard(first, card("4111111111111111", "123")) }) {
+			t.Fatal("the card attempt did not reach the crash")
+		}
+		if len(acq.approved) != 1 {
+			t.Fatalf("approved %v", acq.approved)
+		}
+		approved := acq.approved[0]
+		got := b.bill(first.ID)
+		for _, p := range got.Payments {
+			if p.Method == parcela.MethodCreditCard {
+				t.Fatalf("a card payment %s %s was stored though its change never ran", p.ID, p.Status)
+			}
+		}
+		left, err := b.db.PaymentIntents(b.ctx, b.a)
+		if err != nil || len(left) != 1 || left[0].ID != approved || left[0].State != parcela.IntentIssuing {
+			t.Fatalf("intents after the crash: %+v %v, want %s issuing", left, err, approved)
+		}
+		// Not before the intents' timeout: the attempt may still be alive.
+		if r, err := b.app.Sweeps.Only(b.a.CompanyID).RecoverIntents(b.ctx); err != nil || r.Moved != 0 || len(acq.voided) != 0 {
+			t.Fatalf("recovered a fresh intent: %+v %v, voided %v", r, err, acq.voided)
+		}
+		b.clock.Advance(parcela.IntentTimeout + time.Second)
+		if r, err := b.app.Sweeps.Only(b.a.CompanyID).RecoverIntents(b.ctx); err != nil || r.Moved != 1 {
+			t.Fatalf("recovered %+v: %v", r, err)
+		}
+		if !slices.Equal(acq.voided, []string{approved}) {
+			t.Fatalf("voided at the acquirer %v, want the approval %s", acq.voided, approved)
+		}
+		if left, err := b.db.PaymentIntents(b.ctx, b.a); err != nil || len(left) != 1 || left[0].State != parcela.IntentVoided {
+			t.Fatalf("intents after recovery: %+v %v", left, err)
+		}
+		acq.die = false
+		p, err := b.payByCard(first, card("4111111111111111", "123"))
+		if err != nil || p.Status != parcela.PaymentPaid {
+			t.Fatalf("the next card: %+v %v", p, err)
+		}
+		got = b.bill(first.ID)
+		cards := 0
+		for _, p := range got.Payments {
+			if p.Method == parcela.MethodCreditCard {
+				cards++
+			}
+		}
+		if got.Status != parcela.BillPaid || cards != 1 || slices.Contains(acq.voided, p.ID) {
+			t.Fatalf("bill %s with %d card payments, voided %v", got.Status, cards, acq.voided)
+		}
+	})
+}

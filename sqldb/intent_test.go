@@ -417,3 +417,65 @@ func TestTwoIssueSweepsAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// A payment the provider issued whose change then failed to commit (the
+// store's error, not a crash) is voided at once: canceled at the provider
+// and its intent voided before the caller hears of the failure, so the
+// recovery sweep finds nothing left, and the charge or the installment
+// sweep, run again, issues exactly one.
+func TestIssuedPaymentWhoseCommitFailedIsVoided(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, e)
+			a := r.company("Escola " + sqldbtest.Suffix())
+			failNew := func(c *parcela.Change) error {
+				if len(c.NewPayments) > 0 {
+					return &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the commit failed"}
+				}
+				return nil
+			}
+			check := func(step string, issues int) {
+				t.Helper()
+				r.ledger.mu.Lock()
+				live, canceled, issued := len(r.ledger.live), len(r.ledger.canceled), r.ledger.issues
+				r.ledger.mu.Unlock()
+				if issued != issues || live != 0 || canceled != issues {
+					t.Fatalf("%s: %d issued, %d live, %d canceled at the provider; want %d issued and canceled", step, issued, live, canceled, issues)
+				}
+				ins, err := r.db.PaymentIntents(r.ctx, a)
+				if err != nil || len(ins) != issues {
+					t.Fatalf("%s: intents %+v %v", step, ins, err)
+				}
+				for _, in := range ins {
+					if in.State != parcela.IntentVoided {
+						t.Fatalf("%s: intent %s %s, want voided", step, in.ID, in.State)
+					}
+				}
+			}
+
+			offer, o := r.pendingOrder(a)
+			r.store.mu.Lock()
+			r.store.failApply = failNew
+			r.store.mu.Unlock()
+			if _, err := r.charge(a, offer, o, parcela.MethodPix, 3); parcela.ErrorCode(err) != parcela.EUNAVAILABLE {
+				t.Fatalf("charge whose commit failed: %v", err)
+			}
+			check("charge", 1)
+			if got, err := r.db.Order(r.ctx, a, o.ID); err != nil || got.Status != parcela.OrderPending || len(got.Billings) != 0 {
+				t.Fatalf("order after the failed charge: %+v %v", got, err)
+			}
+			if rep := r.recoverIntents(a); rep.Moved != 0 {
+				t.Fatalf("the recovery voided %d intents the charge voided itself", rep.Moved)
+			}
+			r.store.mu.Lock()
+			r.store.failApply = nil
+			r.store.mu.Unlock()
+			if _, err := r.charge(a, offer, o, parcela.MethodPix, 3); err != nil {
+				t.Fatal(err)
+			}
+			r.ledger.balanced(t, r.db, a)
+		})
+	}
+}

@@ -254,6 +254,9 @@ type crashingStore struct {
 	*sqldb.DB
 	mu         sync.Mutex
 	afterApply func(*parcela.Change)
+	// failApply, when set, fails a change before it is stored (a commit
+	// that failed) with what it returns.
+	failApply func(*parcela.Change) error
 }
 
 // crashAfterApply sets the hook (nil: none).
@@ -264,6 +267,14 @@ func (s *crashingStore) crashAfterApply(hook func(*parcela.Change)) {
 }
 
 func (s *crashingStore) Apply(ctx context.Context, c *parcela.Change) error {
+	s.mu.Lock()
+	fail := s.failApply
+	s.mu.Unlock()
+	if fail != nil {
+		if err := fail(c); err != nil {
+			return err
+		}
+	}
 	if err := s.DB.Apply(ctx, c); err != nil {
 		return err
 	}
