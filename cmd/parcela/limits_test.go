@@ -87,6 +87,18 @@ func TestServeRatesAtTheirLimits(t *testing.T) {
 		[]string{"NaN", "nan", "Inf", "+Inf", "-Inf", "1e19", "1e400", "1000000001", "1e-10", "0.000009", "-1", "ten"})
 }
 
+// A rate is kept as a whole number of requests a second, or, below one, as
+// one request every whole number of seconds: a rate between them stops the
+// start naming itself. 1.5 was kept as 1 a second, 0.3 as one every 4 s,
+// a third less than set, and nothing said so.
+func TestServeRatesAreKeptAsSet(t *testing.T) {
+	t.Parallel()
+	variableLimits(t, []string{"PARCELA_RATE_LIMIT", "PARCELA_SANDBOX_RATE_LIMIT", "PARCELA_UNAUTHENTICATED_RATE_LIMIT", "PARCELA_IMAGE_RATE_LIMIT",
+		"PARCELA_PAGE_RATE_LIMIT"},
+		[]string{"1", "2", "20", "1e3", "100.0", "0.5", "0.25", "0.2", "0.1", "0.001", "0.00001"},
+		[]string{"1.5", "2.5", "20.9", "999999999.5", "0.3", "0.4", "0.75", "0.000015"})
+}
+
 // variableLimits checks that each of names takes every value of good, and
 // stops the start naming itself on every value of bad.
 func variableLimits(t *testing.T, names, good, bad []string) {

@@ -161,7 +161,22 @@ func envFloat(getenv func(string) string, name string, def float64) (float64, er
 	if err != nil || math.IsNaN(f) || (f != 0 && (f < minRate || f > maxRate)) {
 		return 0, fmt.Errorf("%s: %q is not a number of requests per second: 0 (no limit) or from 0.00001 to 1000000000", name, s)
 	}
+	if !keptRate(f) {
+		return 0, fmt.Errorf("%s: %q is a rate the limits cannot keep: a whole number of requests per second, or below 1 one request every whole number of seconds (0.5, 0.25, 0.1)", name, s)
+	}
 	return f, nil
+}
+
+// keptRate tells whether the limiters keep rate as it is: they count a
+// whole number of requests a second, or one request every whole number of
+// seconds below one a second (1/rate, rounded up). 1.5 would be kept as 1,
+// 0.3 as one every 4 s.
+func keptRate(rate float64) bool {
+	if rate == 0 || rate >= 1 {
+		return rate == math.Trunc(rate)
+	}
+	every := math.Ceil(1 / rate) // as the limiters round it
+	return math.Abs(every*rate-1) < 1e-9
 }
 
 // storeFault is nil in the binary. The crash tests' child process sets it
