@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -557,6 +558,46 @@ func TestDeliveryJobRunTwiceAtOnceRecordsOneAttempt(t *testing.T) {
 			}
 			if queued := r.tape.of(d.ID); len(queued) != 1 {
 				t.Fatalf("%d jobs queued, want no retry of a delivered delivery", len(queued))
+			}
+		})
+	}
+}
+
+// A delivery whose receiver got the event but whose attempt was never
+// recorded (the process died between the answer and the record) is sent
+// again when its job runs again, with the same message id and body, so a
+// receiver that keys on the id sees one event; the delivery then ends
+// delivered with the one attempt recorded, and no retry is queued.
+func TestDeliveryReceivedButNotRecordedIsSentAgainAsTheSameMessage(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			h := r.hook("/died", "post")
+			d := r.event(h)
+			job := r.tape.of(d.ID)[0]
+			work, err := r.app.Deliveries.DeliveryWork(context.Background(), d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, record := r.worker.attempt(context.Background(), job.items()[0], work); record == nil || r.requests() != 1 {
+				t.Fatalf("the first run sent %d requests", r.requests())
+			}
+			// The process died here: the record never ran.
+			if got := r.delivery(d.ID); got.Status == parcela.DeliveryDelivered || got.AttemptCount != 0 {
+				t.Fatalf("an attempt never recorded shows as %s with %d attempts", got.Status, got.AttemptCount)
+			}
+			r.run(job)
+			r.mu.Lock()
+			received, bodies := slices.Clone(r.received), slices.Clone(r.bodies)
+			r.mu.Unlock()
+			if len(received) != 2 || received[0].Get("webhook-id") == "" || received[0].Get("webhook-id") != received[1].Get("webhook-id") ||
+				!bytes.Equal(bodies[0], bodies[1]) {
+				t.Fatalf("%d requests, ids %q and %q; want the same message twice", len(received), received[0].Get("webhook-id"), received[len(received)-1].Get("webhook-id"))
+			}
+			if got := r.delivery(d.ID); got.Status != parcela.DeliveryDelivered || got.AttemptCount != 1 || len(r.tape.of(d.ID)) != 1 {
+				t.Fatalf("status %s with %d attempts, %d jobs queued; want delivered with 1 and no retry", got.Status, got.AttemptCount, len(r.tape.of(d.ID)))
 			}
 		})
 	}
