@@ -174,9 +174,31 @@ func (c *companyShares) backlogSnooze(s *companyShare, now time.Time, first time
 func (c *companyShares) release(key string, started time.Time, d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := c.byKey[key]
+	s := c.give(key, started)
 	if s == nil {
 		return
+	}
+	if s.typical == 0 {
+		s.typical = d
+	} else {
+		s.typical = (3*s.typical + d) / 4
+	}
+}
+
+// giveBack gives key's place, taken at started, back unused (no attempt
+// slot came): the company's typical attempt is unchanged.
+func (c *companyShares) giveBack(key string, started time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.give(key, started)
+}
+
+// give frees key's place taken at started and wakes its waiters. c.mu is
+// held.
+func (c *companyShares) give(key string, started time.Time) *companyShare {
+	s := c.byKey[key]
+	if s == nil {
+		return nil
 	}
 	s.running--
 	if s.freed != nil {
@@ -189,9 +211,5 @@ func (c *companyShares) release(key string, started time.Time, d time.Duration) 
 			break
 		}
 	}
-	if s.typical == 0 {
-		s.typical = d
-	} else {
-		s.typical = (3*s.typical + d) / 4
-	}
+	return s
 }

@@ -1,0 +1,148 @@
+package jobs
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb/sqldbtest"
+)
+
+// A fast company's attempts that wait for one of its places hold no
+// attempt slot while they wait: with its burst running and as many more
+// waiting for a place, it held every slot of its environment, and another
+// company's attempt waited behind its waiters (deferred, if they kept
+// coming), where the burst is to leave the others half the workers.
+func TestFastCompanysWaitersHoldNoSlot(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			r := newHookRig(t, e)
+			// Four workers: a share of one place, a burst of two.
+			r.worker.shares = newCompanyShares(1, 4, false)
+			r.worker.slots = newEnvironmentSlots(4)
+
+			// Company A's receiver holds every request until the test ends.
+			release := make(chan struct{})
+			var mu sync.Mutex
+			held := 0
+			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				mu.Lock()
+				held++
+				mu.Unlock()
+				<-release
+				w.WriteHeader(204)
+			}))
+			t.Cleanup(slow.Close)
+			var once sync.Once
+			t.Cleanup(func() { once.Do(func() { close(release) }) })
+
+			ctx := context.Background()
+			a := r.a
+			name, entity, events, verb := "orders", "order", []string{"in_progress"}, "post"
+			url := slow.URL + "/a"
+			ha, err := r.app.Webhooks.CreateWebhook(ctx, a, parcela.WebhookRequest{Name: &name, URL: &url, Entity: &entity, Events: &events, Verb: &verb})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hb := func() *parcela.Webhook {
+				r.a = parcela.Auth{CompanyID: sqldbtest.Company(t, r.db).ID, Environment: parcela.Sandbox}
+				return r.hook("/b", "post")
+			}()
+			b := r.a
+			dB := r.event(hb)
+			r.a = a
+			work := func(id string) *parcela.DeliveryWork {
+				t.Helper()
+				wk, err := r.app.Deliveries.DeliveryWork(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return wk
+			}
+
+			// A's burst: two attempts running, held by its receiver.
+			var running sync.WaitGroup
+			for range 2 {
+				wk := work(r.event(ha).ID)
+				running.Go(func() {
+					if _, record := r.worker.attempt(ctx, deliveryItem{id: wk.Delivery.ID, attempt: 1}, wk); record != nil {
+						_ = record()
+					}
+				})
+			}
+			for deadline := time.Now().Add(30 * time.Second); ; {
+				mu.Lock()
+				n := held
+				mu.Unlock()
+				if n == 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("A's receiver holds %d requests, want 2", n)
+				}
+				time.Sleep(time.Millisecond)
+			}
+
+			// Two more of A's attempts wait for a place (A is fast: its
+			// attempts began just now). While they wait, A holds only the
+			// slots of its running attempts.
+			key := a.CompanyID + "/" + string(parcela.Sandbox)
+			waiting := func() int {
+				r.worker.shares.mu.Lock()
+				defer r.worker.shares.mu.Unlock()
+				if s := r.worker.shares.byKey[key]; s != nil {
+					return s.waiting
+				}
+				return 0
+			}
+			seen := false
+			for try := 0; try < 20 && !seen; try++ {
+				var waiters sync.WaitGroup
+				for range 2 {
+					wk := work(r.event(ha).ID)
+					waiters.Go(func() {
+						if snooze, record := r.worker.attempt(ctx, deliveryItem{id: wk.Delivery.ID, attempt: 1}, wk); record != nil {
+							t.Error("an attempt over A's burst was sent")
+							_ = record()
+						} else if snooze == 0 {
+							t.Error("an attempt over A's burst was neither sent nor deferred")
+						}
+					})
+				}
+				for end := time.Now().Add(time.Second); time.Now().Before(end); {
+					if waiting() == 2 {
+						if taken := len(r.worker.slots.of(parcela.Sandbox)); taken != 2 {
+							t.Fatalf("with 2 attempts running and 2 waiting for a place, %d of 4 slots taken, want 2", taken)
+						}
+						seen = true
+						break
+					}
+					time.Sleep(100 * time.Microsecond)
+				}
+				waiters.Wait()
+			}
+			if !seen {
+				t.Fatal("A's attempts over its burst never waited for a place")
+			}
+
+			// Another company's attempt is sent while A's are still held.
+			wkB := work(dB.ID)
+			if _, record := r.worker.attempt(ctx, deliveryItem{id: dB.ID, attempt: 1}, wkB); record == nil {
+				t.Fatal("B's attempt was deferred behind A's")
+			} else if err := record(); err != nil {
+				t.Fatal(err)
+			}
+			r.a = b
+			if d := r.delivery(dB.ID); d.Status != parcela.DeliveryDelivered {
+				t.Fatalf("B's delivery is %s, want delivered", d.Status)
+			}
+			once.Do(func() { close(release) })
+			running.Wait()
+		})
+	}
+}
