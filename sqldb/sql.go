@@ -123,12 +123,16 @@ func (r runner) heavy() runner {
 	return r
 }
 
-// pagesOf is r for statements that read page p of a's rows. A deep page
-// (past deepPageRows) at the gate waits for a's turn (readGate.turn)
-// before it queues with everyone's; a shallower one queues at once.
+// pagesOf is r for statements that read page p of a's rows. A page that
+// reads deepPageRows rows or more, those it skips and its own (a deep page,
+// or a first page of the most rows a page holds), at the gate waits for
+// a's turn (readGate.turn) before it queues with everyone's; a smaller one
+// queues at once. By its offset alone, a first page of 1,000 rows, which
+// reads and returns as many as a deep page skips, took no turn, and a few
+// of one company's at once filled the gate ahead of every other company.
 func (r runner) pagesOf(a parcela.Auth, p parcela.Page) runner {
 	r.page = true
-	if p.Offset() >= deepPageRows {
+	if p.Offset()+p.PerPage >= deepPageRows {
 		r.owner = a.CompanyID + "/" + string(a.Environment)
 	}
 	return r
@@ -144,9 +148,10 @@ func (r runner) byTurns(a parcela.Auth) runner {
 	return r
 }
 
-// deepPageRows is the offset from which a page waits for its company's
-// turn. A page's cost grows with its offset (SQLite: 4 to 8 ms for the
-// first page of 100 bills at a million, 23 ms at offset 5,000), so up to
+// deepPageRows is how many rows (its offset and its own) a page reads
+// from which it waits for its company's turn. A page's cost grows with
+// its offset and its size (SQLite: 4 to 8 ms for the first page of 100
+// bills at a million, 23 ms at offset 5,000), so up to
 // here a burst of one company's pages, bounded by its rate limit, holds
 // the others back for milliseconds, and the company keeps the gate's full
 // width: one page at a time halved its own listing's throughput on two
