@@ -51,17 +51,20 @@ func args(sweep string, scoped []any, rest ...any) []any {
 }
 
 // inTurns selects a sweep's batch from its due rows (selected, each with
-// its company_id and its due time as due_at) in turns between companies:
-// every company's first row by due_at, then every one's second, and so on.
+// its company_id, environment and its due time as due_at) in turns between
+// companies, each environment of a company taking turns of its own: every
+// company's first row by due_at, then every one's second, and so on.
 // In due order alone, one company's backlog (installments to issue after
 // an outage, each a provider call) filled batch after batch while every
-// other company's rows, due after it, waited. The turns are numbered over
+// other company's rows, due after it, waited; and in turns by company
+// alone, a company's sandbox backlog (a load test's) held its production
+// rows. The turns are numbered over
 // the due rows the selection reads through its index, as before: a batch
 // reads and sorts all of them (the bill sweeps did already), not the first
 // Limit alone.
 func inTurns(selected string) string {
 	return `SELECT id, company_id, environment, bill_id, failures FROM (SELECT due.*,
-		ROW_NUMBER() OVER (PARTITION BY due.company_id ORDER BY due.due_at, due.id) AS turn FROM (` + selected + `) due) turns
+		ROW_NUMBER() OVER (PARTITION BY due.company_id, due.environment ORDER BY due.due_at, due.id) AS turn FROM (` + selected + `) due) turns
 		ORDER BY turn, due_at, id LIMIT ?`
 }
 
