@@ -300,6 +300,9 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}
+	// The attempt runs from now: its wait for a slot (the others' attempts)
+	// is not its receiver's time, and must not make its company slow.
+	began = w.shares.restart(share, began)
 	body := appendEnvelope(make([]byte, 0, len(work.Event.Data)+256), &work.Event)
 	res := w.sender.Send(ctx, webhook.Request{
 		URL: work.Webhook.URL, Method: strings.ToUpper(work.Webhook.Verb), MsgID: work.Event.ID, Timestamp: now,

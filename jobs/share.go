@@ -193,6 +193,24 @@ func (c *companyShares) giveBack(key string, started time.Time) {
 	c.give(key, started)
 }
 
+// restart moves key's place taken at started to now, when its attempt
+// begins, and returns now: an attempt's age (which tells whether its
+// company is fast) counts from its request, not from its wait for a slot.
+func (c *companyShares) restart(key string, started time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if s := c.byKey[key]; s != nil {
+		for i, t := range s.started {
+			if t.Equal(started) {
+				s.started = append(append(s.started[:i], s.started[i+1:]...), now)
+				break
+			}
+		}
+	}
+	return now
+}
+
 // give frees key's place taken at started and wakes its waiters. c.mu is
 // held.
 func (c *companyShares) give(key string, started time.Time) *companyShare {

@@ -146,3 +146,22 @@ func TestFastCompanysWaitersHoldNoSlot(t *testing.T) {
 		})
 	}
 }
+
+// A place taken before a wait for an attempt slot counts its attempt's age
+// from when the attempt began: a wait behind the other companies' attempts
+// is not the company's receiver being slow, and would hold it to its share.
+func TestCompanySharesAttemptAgeFromItsStart(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(1, 4, false) // share 1, burst 2
+	tookAt := time.Now().Add(-time.Second)
+	if ok, _ := c.acquire("a/sandbox", tookAt); !ok {
+		t.Fatal("refused within the share")
+	}
+	if ok, _ := c.acquire("a/sandbox", time.Now()); ok {
+		t.Fatal("a company whose attempt has run a second burst past its share")
+	}
+	began := c.restart("a/sandbox", tookAt)
+	if ok, _ := c.acquire("a/sandbox", began); !ok {
+		t.Fatal("a company whose attempt has just begun was held to its share")
+	}
+}
