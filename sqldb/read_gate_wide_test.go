@@ -13,7 +13,7 @@ import (
 // A page of the most rows (per_page 1,000) reads as many rows from its
 // first page as a page 1,000 deep reads past, and more of them whole (each
 // bill with its billing and payments), so it takes its company's turn as a
-// deep page does. Where it took none, one company's widest first pages,
+// deep page does; so does any page of more than 100 rows. Where it took none, one company's widest first pages,
 // sent a few at once, filled the gate, and another company's read waited
 // behind all of them.
 func TestReadGateAdmitsWidePagesByTurns(t *testing.T) {
@@ -21,6 +21,19 @@ func TestReadGateAdmitsWidePagesByTurns(t *testing.T) {
 	busy := parcela.Auth{CompanyID: "busy", Environment: parcela.Production}
 	quiet := parcela.Auth{CompanyID: "quiet", Environment: parcela.Production}
 	wide := parcela.Page{Page: 1, PerPage: parcela.MaxPerPage}
+	// Any page of more than 100 rows takes its turn; one of 100 at the
+	// start does not.
+	r := gateSetup(t, 4)
+	for _, p := range []parcela.Page{{Page: 1, PerPage: 101}, {Page: 1, PerPage: 500}, {Page: 2, PerPage: 500}, {Page: 10, PerPage: 100}} {
+		if r.pagesOf(busy, p).owner == "" {
+			t.Errorf("page %d of %d takes no turn", p.Page, p.PerPage)
+		}
+	}
+	for _, p := range []parcela.Page{{Page: 1, PerPage: 100}, {Page: 9, PerPage: 100}, {Page: 1, PerPage: parcela.DefaultPerPage}} {
+		if r.pagesOf(busy, p).owner != "" {
+			t.Errorf("page %d of %d takes a turn", p.Page, p.PerPage)
+		}
+	}
 	for name, gate := range map[string]*readGate{"sqlite": newReadGate(4), "postgres": newPageGate(4)} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

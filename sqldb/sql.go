@@ -124,15 +124,15 @@ func (r runner) heavy() runner {
 }
 
 // pagesOf is r for statements that read page p of a's rows. A page that
-// reads deepPageRows rows or more, those it skips and its own (a deep page,
-// or a first page of the most rows a page holds), at the gate waits for
-// a's turn (readGate.turn) before it queues with everyone's; a smaller one
-// queues at once. By its offset alone, a first page of 1,000 rows, which
-// reads and returns as many as a deep page skips, took no turn, and a few
-// of one company's at once filled the gate ahead of every other company.
+// reads deepPageRows rows or more, those it skips and its own, or returns
+// more than widePageRows, at the gate waits for a's turn (readGate.turn)
+// before it queues with everyone's; a smaller one queues at once. By its
+// offset alone, a first page of 1,000 rows, which reads and returns as
+// many as a deep page skips, each whole, took no turn, and a few of one
+// company's at once filled the gate ahead of every other company.
 func (r runner) pagesOf(a parcela.Auth, p parcela.Page) runner {
 	r.page = true
-	if p.Offset()+p.PerPage >= deepPageRows {
+	if p.Offset()+p.PerPage >= deepPageRows || p.PerPage > widePageRows {
 		r.owner = a.CompanyID + "/" + string(a.Environment)
 	}
 	return r
@@ -157,6 +157,12 @@ func (r runner) byTurns(a parcela.Auth) runner {
 // width: one page at a time halved its own listing's throughput on two
 // cores. Beyond it, pages that may read for seconds take turns.
 const deepPageRows = 1000
+
+// widePageRows is the most rows a page returns without waiting for its
+// company's turn: a page of 100 bills is the 4 to 8 ms above, and each of
+// its rows is read whole (its billing, its payments), where a deep page
+// only steps over the rows before it.
+const widePageRows = 100
 
 // slot is what a statement took at its gate: its weight, and its owner's
 // turn.
