@@ -165,3 +165,74 @@ func TestCompanySharesAttemptAgeFromItsStart(t *testing.T) {
 		t.Fatal("a company whose attempt has just begun was held to its share")
 	}
 }
+
+// A company's backlog to a webhook deleted or disabled while it was queued
+// is closed without a request, without waiting for an attempt slot or the
+// company's place (here every slot is taken), each delivery failed with
+// the reason; another company's delivery then goes out as usual.
+func TestBacklogOfADeletedOrDisabledWebhookTakesNoSlot(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			r := newHookRig(t, e)
+			r.worker.shares = newCompanyShares(1, 2, false)
+			r.worker.slots = newEnvironmentSlots(1)
+			ctx := context.Background()
+			a := r.a
+			deleted, disabled := r.hook("/deleted", "post"), r.hook("/disabled", "post")
+			var backlog []*parcela.Delivery
+			for range 3 {
+				d := r.event(deleted)
+				backlog = append(backlog, d)
+				for _, o := range r.deliveries(disabled) {
+					if o.EventID == d.EventID {
+						backlog = append(backlog, o)
+					}
+				}
+			}
+			if len(backlog) != 6 {
+				t.Fatalf("%d deliveries queued, want 6", len(backlog))
+			}
+			if err := r.app.Webhooks.DeleteWebhook(ctx, a, deleted.ID); err != nil {
+				t.Fatal(err)
+			}
+			off := false
+			if _, err := r.app.Webhooks.UpdateWebhook(ctx, a, disabled.ID, parcela.WebhookRequest{Enabled: &off}); err != nil {
+				t.Fatal(err)
+			}
+
+			slots := r.worker.slots.of(parcela.Sandbox)
+			if !slots.take(ctx) {
+				t.Fatal("the only slot was not free")
+			}
+			for _, d := range backlog {
+				r.work(d.ID)
+			}
+			if len(slots) != 1 {
+				t.Fatalf("%d slots taken after the skipped backlog, want the test's 1", len(slots))
+			}
+			for _, d := range backlog {
+				got := r.delivery(d.ID)
+				want := "not sent: the webhook is disabled"
+				if d.WebhookID == deleted.ID {
+					want = "not sent: the webhook was deleted"
+				}
+				if got.Status != parcela.DeliveryFailed || got.AttemptCount != 1 || len(got.Attempts) != 1 ||
+					got.Attempts[0].Error == nil || *got.Attempts[0].Error != want {
+					t.Errorf("delivery to %s: %s after %d attempts (%+v), want failed: %q", d.WebhookID, got.Status, got.AttemptCount, got.Attempts, want)
+				}
+			}
+			if n := r.requests(); n != 0 {
+				t.Fatalf("the receiver got %d requests of the closed webhooks", n)
+			}
+			slots.give()
+
+			r.a = parcela.Auth{CompanyID: sqldbtest.Company(t, r.db).ID, Environment: parcela.Sandbox}
+			other := r.event(r.hook("/other", "post"))
+			r.work(other.ID)
+			if got := r.delivery(other.ID); got.Status != parcela.DeliveryDelivered || r.requests() != 1 {
+				t.Fatalf("the other company's delivery is %s after %d requests, want delivered after 1", got.Status, r.requests())
+			}
+		})
+	}
+}
