@@ -70,7 +70,8 @@ func TestReadGateAdmitsWidePagesByTurns(t *testing.T) {
 					users = tn.users
 				}
 				gate.turnsMu.Unlock()
-				if users == total || (int(admitted.Load()) == fits && !gate.sem.TryAcquire(0)) {
+				in := int(admitted.Load())
+				if (users == total && in == int(gate.perOwner())) || (in == fits && !gate.sem.TryAcquire(0)) {
 					break
 				}
 				if time.Now().After(deadline) {
