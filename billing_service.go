@@ -133,8 +133,10 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 		return nil, nil, err
 	}
 	if canceled && s.payments != nil {
-		// Best effort: a failure leaves the bill to the issue sweep.
-		_, _ = s.payments.issueInstallment(ctx, a, id)
+		// Best effort: a failure leaves the bill to the issue sweep. The
+		// waiver's write claimed the request's Idempotency-Key; the
+		// boleto's writes are no claim of it again.
+		_, _ = s.payments.issueInstallment(withoutIdempotentRequest(ctx), a, id)
 	}
 	return s.store.Bill(ctx, a, id)
 }

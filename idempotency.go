@@ -103,6 +103,17 @@ func IdempotentRequestOf(ctx context.Context) *IdempotentRequest {
 	return r
 }
 
+// withoutIdempotentRequest returns ctx without the idempotent request it
+// carries, for a write a use case makes after the one that completed the
+// request or claimed its key (the boleto a waiver issues): that write
+// would find the key taken, by the request itself, and fail.
+func withoutIdempotentRequest(ctx context.Context) context.Context {
+	if IdempotentRequestOf(ctx) == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, idempotentRequestKey{}, (*IdempotentRequest)(nil))
+}
+
 // answering returns the context for the write that completes a use case
 // whose result is result. Only that write gets it: the use case's other
 // writes (a boleto number, a conflicting attempt) store no response.
@@ -132,7 +143,9 @@ func IdempotentAnswer(ctx context.Context) (*IdempotentRequest, *IdempotentRespo
 // IdempotentClaim is for the store, before it commits a write: the
 // AfterCommit request whose key that write claims, nil when none. Every
 // write of such a request claims: the PATCH and DELETE use cases commit
-// one write each (the others of their rounds conflicted, and rolled back).
+// one write each (the others of their rounds conflicted, and rolled back),
+// but for a waiver's boleto, issued without the request after the waiver
+// claimed its key (withoutIdempotentRequest).
 func IdempotentClaim(ctx context.Context) *IdempotentRequest {
 	if _, ok := ctx.Value(answerKey{}).(answer); ok {
 		return nil
