@@ -329,3 +329,66 @@ func TestIdempotentPatchAndDeleteAcrossInstances(t *testing.T) {
 		}
 	})
 }
+
+// One POST with an Idempotency-Key sent at once on four connections, two
+// to each of two instances sharing the database, round after round, for
+// the routes that move money or an order: it takes effect once (the rows
+// and events it creates counted), every answer that is not 409
+// idempotency_in_flight is the first answer byte for byte, and a retry
+// after them replays it.
+func TestIdempotentPostsAtOnceAcrossInstances(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.skipContract = true // answers are checked below; the sends run concurrently
+		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(other.Close)
+		for _, c := range crashCases() {
+			switch c.name {
+			case "create order", "charge", "cancel order", "cancel billing", "sandbox pay", "sandbox expire":
+			default:
+				continue
+			}
+			for round := range 8 {
+				path, body := c.prepare(t, b)
+				before := b.rows(t)
+				key := map[string]string{"Idempotency-Key": fmt.Sprintf("atonce-%d-%s", round, sqldbtest.Suffix())}
+				answers := make([]resp, 4)
+				start := make(chan struct{})
+				var wg sync.WaitGroup
+				for i := range answers {
+					base := b.sandbox.URL
+					if i%2 == 1 {
+						base = other.URL
+					}
+					wg.Go(func() {
+						<-start
+						answers[i] = b.send(base, b.token, "POST", path, body, key)
+					})
+				}
+				close(start)
+				wg.Wait()
+				var first string
+				for _, r := range answers {
+					switch {
+					case r.Status == c.status && (first == "" || first == string(r.Body)):
+						first = string(r.Body)
+					case r.Status == 409 && r.JSON(t)["code"] == "idempotency_in_flight":
+					default:
+						t.Fatalf("%s, round %d: answer %d %s (first %s)", c.name, round, r.Status, r.Body, first)
+					}
+				}
+				again := b.send(other.URL, b.token, "POST", path, body, key)
+				if again.Status != c.status || (first != "" && string(again.Body) != first) {
+					t.Fatalf("%s, round %d: the retry got %d %s, first %s", c.name, round, again.Status, again.Body, first)
+				}
+				after := b.rows(t)
+				for table, n := range after {
+					if n-before[table] != c.creates[table] {
+						t.Fatalf("%s, round %d: %d %s created, want %d", c.name, round, n-before[table], table, c.creates[table])
+					}
+				}
+			}
+		}
+	})
+}
