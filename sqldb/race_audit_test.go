@@ -477,3 +477,65 @@ func TestCardApprovedAfterItsBillLapsedIsVoided(t *testing.T) {
 		}
 	})
 }
+
+// The issue sweeps of two instances while the company's next order is
+// charged and a charged order's down payment is settled (activating its
+// billing): no sweep fails, the charge and the settlement succeed, and
+// every installment has one boleto at most.
+func TestRaceIssueSweepsAndCharge(t *testing.T) {
+	eachRace(t, func(t *testing.T, db *sqldb.DB) {
+		r := newRound(t, db, 3, false)
+		s := r.another()
+		offer, err := r.app.Catalog.Offer(r.ctx, r.a, r.order.OfferID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := r.app.Orders.CreateOrder(r.ctx, r.a, fromJSON[parcela.OrderRequest](t, `{"order": {"offer_id": "`+offer.ID+`",
+			"customer_name": "Maria da Silva", "customer_birthdate": "1990-05-17", "customer_document": "52998224725",
+			"email": "maria@example.com", "phone": "11987654321", "address": {"zipcode": "01310100", "street": "Avenida Paulista",
+			"number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := r.app.Payments.PayPayment(r.ctx, r.a, r.unpaid(0).ID, parcela.Settlement{}); err != nil {
+			t.Fatal(err)
+		}
+		bills := r.state().Billings[0].Bills
+		r.clock.Set(bills[len(bills)-1].DueDate.AddDate(0, 0, -5))
+		down := s.unpaid(0)
+		sweeps := r.app.Sweeps.Only(r.a.CompanyID)
+		other := sqldbtest.Services(db, r.clock).Sweeps.Only(r.a.CompanyID)
+		var reps [2]parcela.SweepReport
+		errs := race(
+			func() (err error) { reps[0], err = sweeps.IssueDueInstallments(r.ctx); return err },
+			func() (err error) { reps[1], err = other.IssueDueInstallments(r.ctx); return err },
+			func() error {
+				_, err := r.app.Orders.ChargeOrder(r.ctx, r.a, o.ID, r.chargeRequest(offer, 3))
+				return err
+			},
+			func() error {
+				_, _, err := r.app.Payments.PayPayment(r.ctx, r.a, down.ID, parcela.Settlement{PaidAt: &raceStart})
+				return err
+			},
+		)
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("%v", errs)
+			}
+		}
+		if len(reps[0].Failed)+len(reps[1].Failed) > 0 {
+			t.Fatalf("sweeps failed: %+v %+v", reps[0], reps[1])
+		}
+		charged := &raceRound{t: t, ctx: r.ctx, db: db, clock: r.clock, app: r.app, a: r.a, order: o}
+		for _, x := range []*raceRound{r, s, charged} {
+			x.raceInvariants()
+		}
+		if n := reps[0].Moved + reps[1].Moved; n < len(bills)-1 {
+			t.Fatalf("the sweeps issued %d boletos, want the first order's %d at least", n, len(bills)-1)
+		}
+		if got := charged.state(); got.Status != parcela.OrderInProgress || len(got.Billings) != 1 {
+			t.Fatalf("the charged order: %s with %d billings", got.Status, len(got.Billings))
+		}
+		r.noIntentInFlight()
+	})
+}
