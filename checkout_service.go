@@ -119,12 +119,16 @@ func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, au
 	if !IsUUID(billID) || authenticationCode == "" {
 		return nil, nil, NotFound("bill")
 	}
-	k, offer, pc, bill, err := s.store.BillPage(ctx, env, billID)
+	k, offer, pc, err := s.store.BillOffer(ctx, env, billID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !k.opens(authenticationCode) {
 		return nil, nil, NotFound("bill")
+	}
+	bill, _, err := s.store.Bill(ctx, k.Auth, billID)
+	if err != nil {
+		return nil, nil, err
 	}
 	if bill.Billing != nil && pc != nil && pc.ID == bill.Billing.PaymentConfigurationID {
 		bill.Billing.PaymentConfiguration = pc

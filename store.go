@@ -158,12 +158,10 @@ type CheckoutStore interface {
 	// returns ErrCardAttemptsExhausted. Attempts on one bill are counted
 	// one after the other, on every instance.
 	RecordCardIntent(ctx context.Context, in *PaymentIntent, limit CardAttemptLimit) error
-	// BillPage finds a bill of env: its key, as BillKey, its order's offer
-	// with its product and company (not its configurations), the
-	// configuration of the bill's billing (nil for none), and the bill
-	// with its payments and billing, as Bill reads it. The caller shows
-	// nothing of it before the key opens it.
-	BillPage(ctx context.Context, env Environment, id string) (PayerKey, *Offer, *PaymentConfiguration, *Bill, error)
+	// BillOffer finds a bill of env: its key, as BillKey, its order's offer
+	// with its product and company (not its configurations), and the
+	// configuration of the bill's billing, nil for none.
+	BillOffer(ctx context.Context, env Environment, id string) (PayerKey, *Offer, *PaymentConfiguration, error)
 }
 
 // PayerKey is what opens an order's or a bill's page: the entity's owner,

@@ -25,9 +25,8 @@ var paymentColumnCount = strings.Count(paymentColumns, ",") + 1
 // the rates already (joined by billPageJoins).
 var (
 	billRowsSelect = `SELECT ` + pack(billRowColumns)
-	// billRowColumns are billRowsSelect's columns, billRowWidth of them.
+	// billRowColumns are billRowsSelect's columns.
 	billRowColumns = billColumns + `, ` + billingColumns + `, c.fine_rate, c.monthly_interest_rate, ` + paymentColumns
-	billRowWidth   = columnCount(billColumns) + columnCount(billingColumns) + 2 + paymentColumnCount
 	billPageSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, `+paymentColumns)
 )
 
@@ -58,8 +57,7 @@ func collectBillRows(ctx context.Context, r runner, withRates bool, q string, ar
 	return bills, c, nil
 }
 
-// billRows gathers the rows of collectBillRows's statements, or of a
-// statement that has them as its last columns (billPageQuery).
+// billRows gathers the rows of collectBillRows's statements.
 type billRows struct {
 	withRates bool
 	bills     []*parcela.Bill

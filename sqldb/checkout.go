@@ -72,18 +72,12 @@ func offerPageQuery(where, offerID string) string {
 
 var (
 	publicOfferQuery = offerPageQuery(`co.slug = ? AND o.id = ? AND o.environment = ?`, `?`)
-	// A bill's page reads, in one statement, a head row of the bill's key,
-	// its order's offer and the configuration of the bill's billing (not
-	// the offer's others), then the bill's rows as Bill reads them (one a
-	// payment). Each leaves the other's columns NULL.
-	billPageLead  = `b.company_id, b.order_id, b.authentication_code`
-	billPageHead  = columnCount(billPageLead) + offerHeadWidth + configurationWidth
-	billPageQuery = `SELECT ` + pack(billPageLead+`, `+offerHeadColumns+`, `+prefixColumns("pc.", configurationColumns)+`, `+nulls(billRowWidth)) + `
+	// A checkout shows the configuration of the bill's billing, not the
+	// offer's others: one row.
+	billOfferQuery = `SELECT ` + pack(`b.company_id, b.order_id, b.authentication_code, `+offerHeadColumns+`, `+prefixColumns("pc.", configurationColumns)) + `
 		FROM bills b JOIN orders od ON od.id = b.order_id JOIN companies co ON co.id = b.company_id` + offerPageJoins + `
 		JOIN billings bl ON bl.id = b.billing_id LEFT JOIN payment_configurations pc ON pc.id = bl.payment_configuration_id AND pc.offer_id = o.id
-		WHERE b.id = ? AND b.environment = ? AND o.id = od.offer_id AND o.environment = b.environment
-		UNION ALL SELECT ` + pack(nulls(billPageHead)+`, `+billRowColumns) + ` FROM bills b ` + billRowsJoins + `
-		WHERE b.id = ? AND b.environment = ?`
+		WHERE b.id = ? AND b.environment = ? AND o.id = od.offer_id AND o.environment = b.environment`
 )
 
 // nulls is n NULL columns.
@@ -96,58 +90,40 @@ func (db *DB) PublicOffer(ctx context.Context, env parcela.Environment, slug, id
 	return o, failed("read offer", notFound(err, "offer"))
 }
 
-// BillPage returns BillKey's key of a bill, the offer of its order with
-// its product and company but without its configurations, the
-// configuration of the bill's billing (nil for none), and the bill as Bill
-// reads it, in one statement (billPageQuery). The offer is what the public
-// offer page shows; the caller shows nothing of the bill until the key
-// opens it.
-func (db *DB) BillPage(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, *parcela.Offer, *parcela.PaymentConfiguration, *parcela.Bill, error) {
+// BillOffer returns BillKey's key of a bill, the offer of its order with
+// its product and company but without its configurations, and the
+// configuration of the bill's billing (nil for none). The offer is what
+// the public offer page shows: nothing in it needs the bill's code. The
+// bill itself is read after the code is compared (Bill): read in this
+// statement's UNION, it cost the checkout more than the statement it
+// saved (docs/performance.md, nineteenth pass).
+func (db *DB) BillOffer(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, *parcela.Offer, *parcela.PaymentConfiguration, error) {
 	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
-	o, pc, bill, err := db.billPage(ctx, &k, id, env)
+	o, pc, err := db.billOffer(ctx, &k, id, env)
 	if err != nil {
-		return parcela.PayerKey{}, nil, nil, nil, failed("read bill", notFound(err, "bill"))
+		return parcela.PayerKey{}, nil, nil, failed("read bill", notFound(err, "bill"))
 	}
 	k.OfferID = o.ID
-	return k, o, pc, bill, nil
+	return k, o, pc, nil
 }
 
-func (db *DB) billPage(ctx context.Context, k *parcela.PayerKey, id string, env parcela.Environment) (*parcela.Offer, *parcela.PaymentConfiguration, *parcela.Bill, error) {
-	rows, err := db.reader.query(ctx, billPageQuery, id, string(env), id, string(env))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer rows.Close()
-	row := make(rawRow, billPageHead+billRowWidth)
-	dests := row.dests()
+func (db *DB) billOffer(ctx context.Context, k *parcela.PayerKey, id string, env parcela.Environment) (*parcela.Offer, *parcela.PaymentConfiguration, error) {
 	lead := []any{&k.Auth.CompanyID, &k.OrderID, &k.Code}
-	var o *parcela.Offer
-	var pc *parcela.PaymentConfiguration
-	br := newBillRows(true)
-	err = scanEach(rows, func(r rowScanner) error {
-		if err := r.Scan(dests...); err != nil {
-			return err
-		}
-		if row[0] == nil { // no company: one of the bill's rows
-			return br.scan(row[billPageHead:])
-		}
-		var err error
-		if o, err = scanOfferPage(row[:billPageHead-configurationWidth], lead); err != nil {
-			return err
-		}
-		if config := row[billPageHead-configurationWidth : billPageHead]; config[0] != nil {
-			pc, err = scanConfiguration(config)
-		}
-		return err
-	})
+	row := make(rawRow, len(lead)+offerHeadWidth+configurationWidth)
+	if err := db.reader.queryRow(ctx, billOfferQuery, id, string(env)).Scan(row.dests()...); err != nil {
+		return nil, nil, err
+	}
+	o, err := scanOfferPage(row, lead)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	bills, _ := br.done()
-	if o == nil || len(bills) != 1 {
-		return nil, nil, nil, sql.ErrNoRows
+	var pc *parcela.PaymentConfiguration
+	if config := row[len(row)-configurationWidth:]; config[0] != nil {
+		if pc, err = scanConfiguration(config); err != nil {
+			return nil, nil, err
+		}
 	}
-	return o, pc, bills[0], nil
+	return o, pc, nil
 }
 
 // offerPage runs an offer page's statement, whose rows are lead's columns

@@ -82,8 +82,8 @@ func TestPublicOfferWithAddressAndNoConfigurations(t *testing.T) {
 				t.Fatalf("public offer\n%+v\nwant\n%+v", got, want)
 			}
 		}
-		// An order's offer and a bill's page read the company's address
-		// in the offer's row too.
+		// An order's offer and a checkout's read the company's address in
+		// the offer's row too.
 		company, err := b.db.Company(b.ctx, c.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -102,47 +102,27 @@ func TestPublicOfferWithAddressAndNoConfigurations(t *testing.T) {
 		if !reflect.DeepEqual(read.Offer.Product.Company, company) {
 			t.Fatalf("the order's company\n%+v\nwant\n%+v", read.Offer.Product.Company, company)
 		}
-		_, offer, _, _, err := b.db.BillPage(b.ctx, parcela.Sandbox, o.Billings[0].Bills[0].ID)
+		_, offer, _, err := b.db.BillOffer(b.ctx, parcela.Sandbox, o.Billings[0].Bills[0].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(offer.Product.Company, company) {
-			t.Fatalf("the bill page's company\n%+v\nwant\n%+v", offer.Product.Company, company)
+			t.Fatalf("the checkout's company\n%+v\nwant\n%+v", offer.Product.Company, company)
 		}
 	})
 }
 
-// A checkout reads the bill's key, its offer, its billing's configuration
-// and the bill in one statement.
-func TestBillPageReadsTheKeyTheOfferAndTheBill(t *testing.T) {
+// A checkout reads the bill's key, its offer and its billing's
+// configuration in one statement.
+func TestBillOfferReadsTheKeyAndTheOffer(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		o := b.charge(3, parcela.MethodPix)
-		for _, bill := range o.Billings[0].Bills[:2] { // the first has a payment, the second none
-			wantKey, err := b.db.BillKey(b.ctx, parcela.Sandbox, bill.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _, _, got, err := b.db.BillPage(b.ctx, parcela.Sandbox, bill.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, _, err := b.db.Bill(b.ctx, wantKey.Auth, bill.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("bill\n%+v\nwant\n%+v", got, want)
-			}
-			if bill.Number == 0 && len(got.Payments) == 0 {
-				t.Fatal("the first bill's payment was not read")
-			}
-		}
 		bill := o.Billings[0].Bills[1]
 		wantKey, err := b.db.BillKey(b.ctx, parcela.Sandbox, bill.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, offer, pc, _, err := b.db.BillPage(b.ctx, parcela.Sandbox, bill.ID)
+		k, offer, pc, err := b.db.BillOffer(b.ctx, parcela.Sandbox, bill.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +147,7 @@ func TestBillPageReadsTheKeyTheOfferAndTheBill(t *testing.T) {
 			env parcela.Environment
 			id  string
 		}{{parcela.Production, bill.ID}, {parcela.Sandbox, parcela.NewID()}} {
-			if _, _, _, _, err := b.db.BillPage(b.ctx, c.env, c.id); parcela.ErrorCode(err) != parcela.ENOTFOUND {
+			if _, _, _, err := b.db.BillOffer(b.ctx, c.env, c.id); parcela.ErrorCode(err) != parcela.ENOTFOUND {
 				t.Errorf("%+v: %v, want not_found", c, err)
 			}
 		}
