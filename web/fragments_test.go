@@ -426,8 +426,7 @@ func TestGroupKeyCoversEveryField(t *testing.T) {
 	changed := 0
 	// change calls try with a sample whose field at path (a chain of
 	// field indexes and, for slices, their first element) was changed.
-	var change func(v reflect.Value, path string, try func(string))
-	change = func(v reflect.Value, path string, try func(string)) {
+	change := func(v reflect.Value, path string, try func(string)) {
 		switch {
 		case v.Type() == reflect.TypeFor[parcela.Rate]():
 			v.Set(reflect.ValueOf(parcela.MustRate("0.5")))
