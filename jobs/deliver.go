@@ -281,28 +281,22 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 			return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
 		}
 	}
-	// An attempt takes one of its company's places, then one of the
-	// process's attempt slots: a company over its share waits its turn, the
-	// others' deliveries go on. The place comes first, so an attempt
-	// waiting for one holds no slot: a fast company's waiters (a burst's
-	// worth) held the slots its burst left the others. Both are given back
-	// once the request is done: recording it is the database's work, not
-	// the receiver's.
-	share := d.CompanyID + "/" + string(d.Environment)
-	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
-	if !ok {
-		w.metrics.outcomes.WithLabelValues("deferred").Inc()
-		return wait, nil
-	}
+	// An attempt takes one of the process's attempt slots, then one of its
+	// company's places: a company over its share waits its turn, the
+	// others' deliveries go on. Both are given back once the request is
+	// done: recording it is the database's work, not the receiver's.
 	slots := w.slots.of(d.Environment)
 	if !slots.take(ctx) {
-		w.shares.giveBack(share, began)
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}
-	// The attempt runs from now: its wait for a slot (the others' attempts)
-	// is not its receiver's time, and must not make its company slow.
-	began = w.shares.restart(share, began)
+	share := d.CompanyID + "/" + string(d.Environment)
+	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
+	if !ok {
+		slots.give()
+		w.metrics.outcomes.WithLabelValues("deferred").Inc()
+		return wait, nil
+	}
 	body := appendEnvelope(make([]byte, 0, len(work.Event.Data)+256), &work.Event)
 	res := w.sender.Send(ctx, webhook.Request{
 		URL: work.Webhook.URL, Method: strings.ToUpper(work.Webhook.Verb), MsgID: work.Event.ID, Timestamp: now,

@@ -174,49 +174,9 @@ func (c *companyShares) backlogSnooze(s *companyShare, now time.Time, first time
 func (c *companyShares) release(key string, started time.Time, d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := c.give(key, started)
-	if s == nil {
-		return
-	}
-	if s.typical == 0 {
-		s.typical = d
-	} else {
-		s.typical = (3*s.typical + d) / 4
-	}
-}
-
-// giveBack gives key's place, taken at started, back unused (no attempt
-// slot came): the company's typical attempt is unchanged.
-func (c *companyShares) giveBack(key string, started time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.give(key, started)
-}
-
-// restart moves key's place taken at started to now, when its attempt
-// begins, and returns now: an attempt's age (which tells whether its
-// company is fast) counts from its request, not from its wait for a slot.
-func (c *companyShares) restart(key string, started time.Time) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := time.Now()
-	if s := c.byKey[key]; s != nil {
-		for i, t := range s.started {
-			if t.Equal(started) {
-				s.started = append(append(s.started[:i], s.started[i+1:]...), now)
-				break
-			}
-		}
-	}
-	return now
-}
-
-// give frees key's place taken at started and wakes its waiters. c.mu is
-// held.
-func (c *companyShares) give(key string, started time.Time) *companyShare {
 	s := c.byKey[key]
 	if s == nil {
-		return nil
+		return
 	}
 	s.running--
 	if s.freed != nil {
@@ -229,5 +189,9 @@ func (c *companyShares) give(key string, started time.Time) *companyShare {
 			break
 		}
 	}
-	return s
+	if s.typical == 0 {
+		s.typical = d
+	} else {
+		s.typical = (3*s.typical + d) / 4
+	}
 }
