@@ -24,9 +24,7 @@ var paymentColumnCount = strings.Count(paymentColumns, ",") + 1
 // billRowsJoins); billPageSelect reads a listing's, whose count brought
 // the rates already (joined by billPageJoins).
 var (
-	billRowsSelect = `SELECT ` + pack(billRowColumns)
-	// billRowColumns are billRowsSelect's columns.
-	billRowColumns = billColumns + `, ` + billingColumns + `, c.fine_rate, c.monthly_interest_rate, ` + paymentColumns
+	billRowsSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, c.fine_rate, c.monthly_interest_rate, `+paymentColumns)
 	billPageSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, `+paymentColumns)
 )
 
@@ -49,72 +47,51 @@ func collectBillRows(ctx context.Context, r runner, withRates bool, q string, ar
 		return nil, nil, err
 	}
 	defer rows.Close()
-	br := newBillRows(withRates)
-	if err := scanEach(rows, br.scan); err != nil {
+	var bills []*parcela.Bill
+	var c *parcela.Company
+	pay := make(rawRow, paymentColumnCount)
+	payDests := pay.dests()
+	for rows.Next() {
+		b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
+		dests, finishBill := billFields(b)
+		billingDests, finishBilling := billingFields(bl)
+		dests = append(dests, billingDests...)
+		if withRates {
+			dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate))
+		}
+		if err := rows.Scan(append(dests, payDests...)...); err != nil {
+			return nil, nil, err
+		}
+		// A bill's later rows repeat it for its next payments.
+		if n := len(bills); n == 0 || bills[n-1].ID != b.ID {
+			finishBill()
+			finishBilling()
+			b.Billing = bl
+			bills = append(bills, b)
+			if withRates && c == nil {
+				rc.ID = b.CompanyID
+				c = rc
+			}
+		}
+		if pay[0] == nil {
+			continue
+		}
+		p, err := scanPayment(pay)
+		if err != nil {
+			return nil, nil, err
+		}
+		last := bills[len(bills)-1]
+		last.Payments = append(last.Payments, p)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-	bills, c := br.done()
-	return bills, c, nil
-}
-
-// billRows gathers the rows of collectBillRows's statements.
-type billRows struct {
-	withRates bool
-	bills     []*parcela.Bill
-	c         *parcela.Company
-	pay       rawRow
-	payDests  []any
-}
-
-func newBillRows(withRates bool) *billRows {
-	pay := make(rawRow, paymentColumnCount)
-	return &billRows{withRates: withRates, pay: pay, payDests: pay.dests()}
-}
-
-// scan reads one row: a bill's first, or its next payment.
-func (br *billRows) scan(row rowScanner) error {
-	b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
-	dests, finishBill := billFields(b)
-	billingDests, finishBilling := billingFields(bl)
-	dests = append(dests, billingDests...)
-	if br.withRates {
-		dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate))
-	}
-	if err := row.Scan(append(dests, br.payDests...)...); err != nil {
-		return err
-	}
-	// A bill's later rows repeat it for its next payments.
-	if n := len(br.bills); n == 0 || br.bills[n-1].ID != b.ID {
-		finishBill()
-		finishBilling()
-		b.Billing = bl
-		br.bills = append(br.bills, b)
-		if br.withRates && br.c == nil {
-			rc.ID = b.CompanyID
-			br.c = rc
-		}
-	}
-	if br.pay[0] == nil {
-		return nil
-	}
-	p, err := scanPayment(br.pay)
-	if err != nil {
-		return err
-	}
-	last := br.bills[len(br.bills)-1]
-	last.Payments = append(last.Payments, p)
-	return nil
-}
-
-// done returns the bills read, each with its payments oldest first, and,
-// withRates, their company's rates.
-func (br *billRows) done() ([]*parcela.Bill, *parcela.Company) {
-	for _, b := range br.bills {
+	for _, b := range bills {
 		slices.SortFunc(b.Payments, func(x, y *parcela.Payment) int {
 			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
 		})
 	}
-	return br.bills, br.c
+	return bills, c, nil
 }
 
 // rawRow holds a row's columns as the driver returned them (NULL as nil),

@@ -35,10 +35,10 @@ func (db *DB) BillKey(ctx context.Context, env parcela.Environment, id string) (
 // A payer's page shows an offer with its company, product and payment
 // configurations: one statement, where it was four (on PostgreSQL four
 // round trips). Its first branch is a row of the company (with its
-// address), the offer and the product; its second a row per configuration. Each leaves the other's
-// columns NULL: repeating the offer's 64 columns on every configuration's
-// row cost SQLite more than the statements saved, since modernc reads a
-// column at a time.
+// address), the offer and the product; its second a row per
+// configuration. Each leaves the other's columns NULL: repeating the
+// offer's columns on every configuration's row cost SQLite more than the
+// statements saved.
 var (
 	offerHeadColumns = prefixColumns("co.", companyColumns) + ", " + prefixColumns("o.", offerColumns) + ", " + productColumns + ", " +
 		realias(addressColumns, map[string]string{"a": "ca", "c": "cc", "s": "cs"})
