@@ -57,7 +57,7 @@ func TestCheckpointerKeepsTheLogShort(t *testing.T) {
 
 // Under sustained writes while readers keep snapshots open, a PASSIVE
 // checkpoint never reaches the end of the log; the checkpointer must then
-// wait for the readers and truncate, so the log stays bounded.
+// wait for the readers and restart the log, so the log stays bounded.
 func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	t.Parallel()
 	const limit = 4 << 20
@@ -95,7 +95,7 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	busy := 0
 	deadline := time.Now().Add(20 * time.Second)
 	for i := 0; i < 2000 && time.Now().Before(deadline); i++ { // up to 64 MB written
-		// A write that meets a truncating checkpoint may wait, and past the
+		// A write that meets a restarting checkpoint may wait, and past the
 		// busy timeout fail with SQLITE_BUSY; the store reruns such a
 		// transaction (errors.go), and so does this loop, a bounded number
 		// of times.
@@ -120,23 +120,23 @@ func TestCheckpointerBoundsTheLogUnderLoad(t *testing.T) {
 	close(stop)
 	<-readersDone
 	if db.ckpt.resets.Load() == 0 {
-		t.Fatalf("no truncating checkpoint ran (peak log %d bytes)", peak)
+		t.Fatalf("no restarting checkpoint ran (peak log %d bytes)", peak)
 	}
 	// The checkpointer waits for readers without bound from three
 	// quarters of the limit; the quarter left, and a little more, is for
 	// the writes of a tick, longer on a loaded machine under -race. Before
 	// that wait moved below the limit the log peaked at 4.5 to 5.4 MB here.
 	if peak > limit*5/4 {
-		t.Fatalf("the log peaked at %d bytes with a %d-byte limit (%d truncations, %d blocked)", peak, limit, db.ckpt.resets.Load(), db.ckpt.blocked.Load())
+		t.Fatalf("the log peaked at %d bytes with a %d-byte limit (%d restarts, %d blocked)", peak, limit, db.ckpt.resets.Load(), db.ckpt.blocked.Load())
 	}
 	if db.ckpt.size.Load() < 0 {
 		t.Fatal("negative log size")
 	}
-	t.Logf("peak log %d bytes, %d truncating checkpoints, %d busy writes", peak, db.ckpt.resets.Load(), busy)
+	t.Logf("peak log %d bytes, %d restarting checkpoints, %d busy writes", peak, db.ckpt.resets.Load(), busy)
 }
 
 // A reader that holds an old snapshot for long (a sweep's scan) must not
-// hold the writer: the truncating checkpoint gives up after truncateWait
+// hold the writer: the restarting checkpoint gives up after restartWait
 // and the log grows until the reader is done, then is emptied.
 func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	t.Parallel()
@@ -158,8 +158,8 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	if err := reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM blobs`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	// Writes well past the truncating size. Each must get the writer
-	// within a few seconds: before the change, a TRUNCATE waited for the
+	// Writes well past the restarting size. Each must get the writer
+	// within a few seconds: before the change, a checkpoint waited for the
 	// reader the whole busyTimeout (10 s) holding the writer.
 	for i := 0; i < 200 && db.ckpt.blocked.Load() < 2; i++ {
 		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -186,7 +186,7 @@ func TestCheckpointerDoesNotHoldTheWriterForALongReader(t *testing.T) {
 	if err := reader.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	// Reader gone: the next truncating checkpoint empties the log.
+	// Reader gone: the next restarting checkpoint empties the log.
 	writeUntilEmptied(t, ctx, db, chunk)
 }
 
@@ -217,7 +217,7 @@ func TestCheckpointerIsNotStarvedByBackToBackReads(t *testing.T) {
 	t.Parallel()
 	const limit = 4 << 20
 	ctx, db, path := openBlobs(t, limit)
-	// Only the truncation near the bound: on a loaded machine a brief one
+	// Only the restart near the bound: on a loaded machine a brief one
 	// now and then found a gap between the reads, kept the log below three
 	// quarters of its limit, and the drain was never met.
 	db.ckpt.briefOff.Store(true)
@@ -251,7 +251,7 @@ func TestCheckpointerIsNotStarvedByBackToBackReads(t *testing.T) {
 	var peak int64
 	// Until the log is emptied with the reads drained.
 	for i := 0; i < 1000 && db.ckpt.drained.Load() == 0; i++ { // up to 32 MB
-		// Before the gate was drained, a TRUNCATE past three quarters of the
+		// Before the gate was drained, a checkpoint past three quarters of the
 		// limit held the writer the whole busy timeout (10 s) here.
 		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		_, err := db.write.ExecContext(wctx, `INSERT INTO blobs (b) VALUES (?)`, chunk)
@@ -266,7 +266,7 @@ func TestCheckpointerIsNotStarvedByBackToBackReads(t *testing.T) {
 	}
 	close(stop)
 	<-readersDone
-	// drained counts the TRUNCATEs that emptied the log with the reads
+	// drained counts the RESTARTs that emptied the log with the reads
 	// drained: with no read of this process in the way, it waits for none.
 	if db.ckpt.drained.Load() == 0 {
 		t.Fatalf("the log was never emptied with the reads drained (peak log %d bytes, %d emptied, %d blocked, %d drains gave up)",
@@ -299,7 +299,7 @@ func TestCheckpointerGivesUpADrainALongReadOutlasts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The long read, through the gate: it pins the log, so the
-	// truncations give up and the log passes three quarters of its limit.
+	// restarts give up and the log passes three quarters of its limit.
 	long, err := db.reader.query(ctx, `SELECT id FROM blobs`)
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestCheckpointerGivesUpADrainALongReadOutlasts(t *testing.T) {
 	writeUntilEmptied(t, ctx, db, chunk)
 }
 
-// writeUntilEmptied writes chunks until a truncating checkpoint has
+// writeUntilEmptied writes chunks until a restarting checkpoint has
 // emptied the log, for 10 s at most: once the reader that pinned it ended.
 func writeUntilEmptied(t *testing.T, ctx context.Context, db *DB, chunk string) {
 	t.Helper()

@@ -7,9 +7,11 @@ import (
 )
 
 // registerCheckpointMetrics exports what SQLite's checkpointer does
-// (nothing on PostgreSQL): the write-ahead log's size, its truncations by
-// outcome, and those that held the reads back near the log's bound. A log
-// that grows while truncations give up is a reader pinning it.
+// (nothing on PostgreSQL): the write-ahead log's length in use, the
+// checkpoints that restart it by outcome (named truncations, as they were
+// before they became RESTARTs, so dashboards keep working), and those
+// that held the reads back near the log's bound. A log that grows while
+// restarts give up is a reader pinning it.
 func registerCheckpointMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 	if _, ok := db.Checkpoints(); !ok {
 		return
@@ -26,13 +28,13 @@ func registerCheckpointMetrics(reg prometheus.Registerer, db *sqldb.DB) {
 	}
 	const (
 		truncations     = "parcela_sqlite_wal_truncations_total"
-		truncationsHelp = "TRUNCATE checkpoints of SQLite's log, by outcome: emptied, or gave_up (a reader in the way, or an error)."
+		truncationsHelp = "RESTART checkpoints of SQLite's log, by outcome: emptied (the next commit writes it from its start), or gave_up (a reader in the way, or an error)."
 		drains          = "parcela_sqlite_wal_read_drains_total"
 		drainsHelp      = "Near the log's bound, new reads held back until those under way ended, by outcome: emptied (the log, then), or timed_out (a read outlasted 1 s)."
 	)
 	reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "parcela_sqlite_wal_bytes",
-			Help: "Size of SQLite's write-ahead log at the checkpointer's last look."},
+			Help: "Length in use of SQLite's write-ahead log at the checkpointer's last look (its file keeps the longest length the log had, at most 64 MB)."},
 			stat(func(c sqldb.CheckpointStats) int64 { return c.WALBytes })),
 		byOutcome(truncations, truncationsHelp, "emptied", func(c sqldb.CheckpointStats) int64 { return c.Emptied }),
 		byOutcome(truncations, truncationsHelp, "gave_up", func(c sqldb.CheckpointStats) int64 { return c.GaveUp }),
