@@ -9,9 +9,10 @@ import (
 
 // Group commit on SQLite's single writer. Every write transaction (inTx)
 // is handed to one goroutine, which runs the transactions waiting for it
-// in one SQLite transaction, each in its own SAVEPOINT: a transaction
-// that fails is rolled back to its savepoint, and only its own work is
-// lost. One COMMIT then writes the pages all of them touched: a bill
+// in one SQLite transaction, each after the first in its own SAVEPOINT: a
+// transaction that fails is rolled back to its savepoint, and only its own
+// work is lost (the first's failure rolls back the transaction, which
+// holds nothing else yet, and the next begins another). One COMMIT then writes the pages all of them touched: a bill
 // index leaf that twelve charges changed is written to the log once, not
 // twelve times. Nobody waits for company: the writer takes whoever is
 // queued when it is free, so a lone request commits alone.
@@ -113,8 +114,21 @@ func (db *DB) groupTx(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // runBatch runs first and the jobs next hands it (nil: none queued), up to
-// maxBatch, in one transaction, then tells each its outcome.
+// maxBatch, in one transaction, then tells each its outcome. A first job
+// that fails alone starts the batch again with the next.
 func (db *DB) runBatch(first *writeJob, next func() *writeJob) {
+	for first != nil {
+		first = db.commitBatch(first, next)
+	}
+}
+
+// commitBatch is one transaction of runBatch. The first job runs without
+// a savepoint: nothing precedes it to keep, so its failure rolls back the
+// whole transaction, and commitBatch returns the next job queued (or nil)
+// to begin another. Each later job runs in its own savepoint. A savepoint
+// costs the writer two statements and a copy of every page the job
+// changes first; a lone request (a commit of one) pays none of it.
+func (db *DB) commitBatch(first *writeJob, next func() *writeJob) (again *writeJob) {
 	batch := []*writeJob{first}
 	defer func() {
 		for _, j := range batch {
@@ -126,28 +140,28 @@ func (db *DB) runBatch(first *writeJob, next func() *writeJob) {
 	tx, err := db.Begin(context.Background())
 	if err != nil {
 		first.err = err
-		return
+		return nil
 	}
 	defer tx.Rollback()
-	for {
-		j := batch[len(batch)-1]
-		if err := db.runSavepoint(tx, j); err != nil {
-			// The transaction itself is gone: nothing of the batch stays.
-			for _, o := range batch {
-				if o != j && o.err == nil && o.panicked == nil {
-					o.err = errBatchAborted
-				}
-			}
-			return
-		}
-		if len(batch) == maxBatch {
-			break
-		}
+	if !db.runAlone(tx, first) {
+		_ = tx.Rollback()
+		return next()
+	}
+	for len(batch) < maxBatch {
 		n := next()
 		if n == nil {
 			break
 		}
 		batch = append(batch, n)
+		if err := db.runSavepoint(tx, n); err != nil {
+			// The transaction itself is gone: nothing of the batch stays.
+			for _, o := range batch {
+				if o != n && o.err == nil && o.panicked == nil {
+					o.err = errBatchAborted
+				}
+			}
+			return nil
+		}
 	}
 	if err := tx.Commit(context.Background()); err != nil {
 		for _, j := range batch {
@@ -156,6 +170,33 @@ func (db *DB) runBatch(first *writeJob, next func() *writeJob) {
 			}
 		}
 	}
+	return nil
+}
+
+// runAlone runs j, the first of its transaction, with no savepoint,
+// keeping its outcome in j; it reports whether j succeeded.
+func (db *DB) runAlone(tx *Tx, j *writeJob) bool {
+	if err := j.ctx.Err(); err != nil {
+		j.err = err
+		return false
+	}
+	db.runJob(tx, j)
+	return j.err == nil && j.panicked == nil
+}
+
+// runJob runs j's work in tx, a panic kept in j.
+func (db *DB) runJob(tx *Tx, j *writeJob) {
+	tx.dropJobs()
+	tx.hooks = nil
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				j.panicked = p
+			}
+		}()
+		j.err = db.inSavepoint(tx, j)
+	}()
+	tx.dropJobs() // a failed job's queue goes with its savepoint
 }
 
 // runSavepoint runs j in its own savepoint of tx, keeping its outcome in
@@ -170,17 +211,7 @@ func (db *DB) runSavepoint(tx *Tx, j *writeJob) (fatal error) {
 		j.err = err
 		return err
 	}
-	tx.dropJobs()
-	tx.hooks = nil
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				j.panicked = p
-			}
-		}()
-		j.err = db.inSavepoint(tx, j)
-	}()
-	tx.dropJobs() // a failed job's queue goes with its savepoint
+	db.runJob(tx, j)
 	if j.err == nil && j.panicked == nil {
 		if _, err := tx.sqlTx.ExecContext(context.Background(), `RELEASE request`); err != nil {
 			j.err = err

@@ -111,6 +111,59 @@ func TestGroupCommitKeepsTheOthersOfAFailure(t *testing.T) {
 	}
 }
 
+// The first transaction of a batch runs without a savepoint: when it
+// fails, the batch begins again with the next, and nothing of the failed
+// one is kept.
+func TestGroupCommitAFailedFirstBeginsAnother(t *testing.T) {
+	t.Parallel()
+	db := openScratch(t)
+	ctx := context.Background()
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	failure := errors.New("x fails")
+	jobs := []*writeJob{
+		job(ctx, func(tx *Tx) error {
+			if err := insertName("x")(tx); err != nil {
+				return err
+			}
+			return failure
+		}),
+		job(ctx, func(tx *Tx) error {
+			if err := insertName("y")(tx); err != nil {
+				return err
+			}
+			panic("y panics")
+		}),
+		job(canceled, insertName("z")),
+		job(ctx, insertName("a")),
+		job(ctx, func(tx *Tx) error {
+			if err := insertName("b")(tx); err != nil {
+				return err
+			}
+			return insertName("a")(tx) // taken by the one before, in this batch
+		}),
+		job(ctx, insertName("c")),
+	}
+	runOneBatch(db, jobs...)
+	for i, j := range jobs {
+		select {
+		case <-j.done:
+		default:
+			t.Fatalf("job %d was not told its outcome", i)
+		}
+	}
+	if !errors.Is(jobs[0].err, failure) || jobs[1].panicked != "y panics" || !errors.Is(jobs[2].err, context.Canceled) ||
+		classify(jobs[4].err) != uniqueViolation {
+		t.Errorf("outcomes: %v, %v, %v, %v", jobs[0].err, jobs[1].panicked, jobs[2].err, jobs[4].err)
+	}
+	if jobs[3].err != nil || jobs[5].err != nil {
+		t.Errorf("the good jobs failed: %v, %v", jobs[3].err, jobs[5].err)
+	}
+	if got := fmt.Sprint(storedNames(t, db)); got != "[a c]" {
+		t.Errorf("stored %s, want [a c]", got)
+	}
+}
+
 // A transaction that ends the shared transaction itself takes the batch
 // with it; the others are told to run again, and nothing is half kept.
 func TestGroupCommitAbortedBatch(t *testing.T) {
