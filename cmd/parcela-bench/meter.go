@@ -131,7 +131,7 @@ type writerCounts struct{ samples, held int64 }
 // writerProbe samples whether another process holds SQLite's write lock on
 // a database in WAL mode. A write transaction holds an exclusive fcntl lock
 // on byte 120 of the "-shm" file (WAL_WRITE_LOCK, taken at BEGIN IMMEDIATE,
-// released at COMMIT or ROLLBACK; a TRUNCATE checkpoint takes it too).
+// released at COMMIT or ROLLBACK; a RESTART checkpoint takes it too).
 // F_GETLK asks the kernel whether a lock conflicts without taking one, so
 // the server is never made to wait. Sampled at exponentially distributed
 // intervals, the fraction of samples that find the lock held estimates the
