@@ -58,6 +58,33 @@ func job(ctx context.Context, fn func(tx *Tx) error) *writeJob {
 	return &writeJob{ctx: ctx, fn: fn, done: make(chan struct{})}
 }
 
+// insertThen inserts name, then ends as then does (an error, a panic, a
+// second insert).
+func insertThen(name string, then func(tx *Tx) error) func(tx *Tx) error {
+	return func(tx *Tx) error {
+		if err := insertName(name)(tx); err != nil {
+			return err
+		}
+		return then(tx)
+	}
+}
+
+func fail(err error) func(*Tx) error { return func(*Tx) error { return err } }
+
+func panics(msg string) func(*Tx) error { return func(*Tx) error { panic(msg) } }
+
+// allTold fails t unless every job was told its outcome.
+func allTold(t *testing.T, jobs []*writeJob) {
+	t.Helper()
+	for i, j := range jobs {
+		select {
+		case <-j.done:
+		default:
+			t.Fatalf("job %d was not told its outcome", i)
+		}
+	}
+}
+
 // In one group commit, a transaction that fails (an error, a failed
 // statement, a panic, a canceled request) loses its own writes only; the
 // others' commit.
@@ -70,35 +97,14 @@ func TestGroupCommitKeepsTheOthersOfAFailure(t *testing.T) {
 	failure := errors.New("b fails")
 	jobs := []*writeJob{
 		job(ctx, insertName("a")),
-		job(ctx, func(tx *Tx) error {
-			if err := insertName("b")(tx); err != nil {
-				return err
-			}
-			return failure
-		}),
-		job(ctx, func(tx *Tx) error {
-			if err := insertName("c")(tx); err != nil {
-				return err
-			}
-			panic("c panics")
-		}),
-		job(ctx, func(tx *Tx) error {
-			if err := insertName("d")(tx); err != nil {
-				return err
-			}
-			return insertName("a")(tx) // taken by the first
-		}),
+		job(ctx, insertThen("b", fail(failure))),
+		job(ctx, insertThen("c", panics("c panics"))),
+		job(ctx, insertThen("d", insertName("a"))), // a: taken by the first
 		job(canceled, insertName("f")),
 		job(ctx, insertName("e")),
 	}
 	runOneBatch(db, jobs...)
-	for i, j := range jobs {
-		select {
-		case <-j.done:
-		default:
-			t.Fatalf("job %d was not told its outcome", i)
-		}
-	}
+	allTold(t, jobs)
 	if jobs[0].err != nil || jobs[5].err != nil {
 		t.Errorf("the good jobs failed: %v, %v", jobs[0].err, jobs[5].err)
 	}
@@ -122,36 +128,15 @@ func TestGroupCommitAFailedFirstBeginsAnother(t *testing.T) {
 	cancel()
 	failure := errors.New("x fails")
 	jobs := []*writeJob{
-		job(ctx, func(tx *Tx) error {
-			if err := insertName("x")(tx); err != nil {
-				return err
-			}
-			return failure
-		}),
-		job(ctx, func(tx *Tx) error {
-			if err := insertName("y")(tx); err != nil {
-				return err
-			}
-			panic("y panics")
-		}),
+		job(ctx, insertThen("x", fail(failure))),
+		job(ctx, insertThen("y", panics("y panics"))),
 		job(canceled, insertName("z")),
 		job(ctx, insertName("a")),
-		job(ctx, func(tx *Tx) error {
-			if err := insertName("b")(tx); err != nil {
-				return err
-			}
-			return insertName("a")(tx) // taken by the one before, in this batch
-		}),
+		job(ctx, insertThen("b", insertName("a"))), // a: taken by the one before, in this batch
 		job(ctx, insertName("c")),
 	}
 	runOneBatch(db, jobs...)
-	for i, j := range jobs {
-		select {
-		case <-j.done:
-		default:
-			t.Fatalf("job %d was not told its outcome", i)
-		}
-	}
+	allTold(t, jobs)
 	if !errors.Is(jobs[0].err, failure) || jobs[1].panicked != "y panics" || !errors.Is(jobs[2].err, context.Canceled) ||
 		classify(jobs[4].err) != uniqueViolation {
 		t.Errorf("outcomes: %v, %v, %v, %v", jobs[0].err, jobs[1].panicked, jobs[2].err, jobs[4].err)
