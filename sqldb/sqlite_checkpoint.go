@@ -263,7 +263,6 @@ func (c *walCheckpointer) measure() int64 {
 func (c *walCheckpointer) stop() error {
 	c.cancel()
 	<-c.done
-	c.index.close()
 	_, _ = c.conn.ExecContext(context.Background(), `PRAGMA wal_checkpoint(TRUNCATE)`)
 	return c.conn.Close()
 }

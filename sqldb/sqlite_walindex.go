@@ -14,10 +14,11 @@ import (
 //
 // The header is read without SQLite's locks, so a read may meet a commit
 // half written; the figure only decides when to checkpoint, and the next
-// tick reads it again.
+// tick reads it again. The file is opened at each read: SQLite deletes it
+// when its last connection closes and makes a new one at the next open,
+// and a descriptor kept across that would read the old file for ever.
 type walIndex struct {
 	path string
-	f    *os.File
 }
 
 // walIndexHeader is what walIndex reads. SQLite writes the header in the
@@ -32,16 +33,14 @@ type walIndexHeader struct {
 // bytes is the log's length in use: its frames with their 24-byte headers.
 func (h walIndexHeader) bytes() int64 { return int64(h.frames) * (h.pageSize + 24) }
 
-func (w *walIndex) read() (walIndexHeader, bool) {
-	if w.f == nil {
-		f, err := os.Open(w.path)
-		if err != nil {
-			return walIndexHeader{}, false
-		}
-		w.f = f
+func (w walIndex) read() (walIndexHeader, bool) {
+	f, err := os.Open(w.path)
+	if err != nil {
+		return walIndexHeader{}, false
 	}
+	defer f.Close()
 	var b [100]byte
-	if _, err := w.f.ReadAt(b[:], 0); err != nil {
+	if _, err := f.ReadAt(b[:], 0); err != nil {
 		return walIndexHeader{}, false
 	}
 	h := walIndexHeader{
@@ -54,11 +53,4 @@ func (w *walIndex) read() (walIndexHeader, bool) {
 		h.pageSize = 65536
 	}
 	return h, true
-}
-
-func (w *walIndex) close() {
-	if w.f != nil {
-		_ = w.f.Close()
-		w.f = nil
-	}
 }

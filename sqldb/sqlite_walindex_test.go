@@ -40,7 +40,6 @@ func TestWALIndexCountsTheLogsFrames(t *testing.T) {
 				}
 			}
 			index := walIndex{path: path + "-shm"}
-			defer index.close()
 			before, ok := index.read()
 			if !ok {
 				t.Fatal("the wal-index could not be read")
@@ -119,5 +118,49 @@ func TestCheckpointerMeasuresARestartedLogAsEmpty(t *testing.T) {
 	}
 	if st2, err := os.Stat(path + "-wal"); err != nil || st2.Size() != st.Size() {
 		t.Fatalf("the log's file went from %d to %v bytes (%v)", st.Size(), st2.Size(), err)
+	}
+}
+
+// SQLite deletes the "-shm" file when its last connection closes and makes
+// a new one at the next open: the wal-index is read from the file as it is
+// now, not from one opened before.
+func TestWALIndexReadsTheSHMFileOfNow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "again.db")
+	open := func() *sql.DB {
+		db, err := sql.Open("sqlite", "file:"+url.PathEscape(path)+"?_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		return db
+	}
+	write := func(db *sql.DB, rows int) {
+		for range rows {
+			if _, err := db.ExecContext(ctx, `INSERT INTO blobs (b) VALUES (?)`, strings.Repeat("s", 10_000)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	db := open()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS blobs (b TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	write(db, 20)
+	index := walIndex{path: path + "-shm"}
+	before, ok := index.read()
+	if !ok || before.frames < 40 {
+		t.Fatalf("before: %+v, %v", before, ok)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = open()
+	defer db.Close()
+	write(db, 1)
+	after, ok := index.read()
+	if !ok || after.frames == 0 || after.frames >= before.frames {
+		t.Fatalf("after the last connection closed and one row was written: %+v (was %+v), %v", after, before, ok)
 	}
 }
