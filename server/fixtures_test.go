@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"net/http/httptest"
 	"os"
+	"parcela"
+	"parcela/api"
+	"parcela/server"
+	"parcela/sqldb/sqldbtest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -129,4 +134,14 @@ func mask(v any) {
 			mask(e)
 		}
 	}
+}
+
+// otherInstance is a second server over b's store and clock, as another
+// instance of the same deployment, closed with t.
+func (b *bundle) otherInstance(t *testing.T) *httptest.Server {
+	t.Helper()
+	other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+		PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+	t.Cleanup(other.Close)
+	return other
 }

@@ -178,9 +178,7 @@ func TestIdempotencyAcrossInstances(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		b.skipContract = true // answers are checked below; the sends run concurrently
-		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
-			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
-		t.Cleanup(other.Close)
+		other := b.otherInstance(t)
 		for round := range 5 {
 			offer, order := b.order()
 			_, fin := configs(offer)
@@ -292,9 +290,7 @@ func TestIdempotentPatchAndDeleteAcrossInstances(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		b.skipContract = true // answers are checked below; the sends run concurrently
-		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
-			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
-		t.Cleanup(other.Close)
+		other := b.otherInstance(t)
 		for round := range 20 {
 			h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
 			path := v1 + "/webhooks/" + h["id"].(string)
@@ -340,9 +336,7 @@ func TestIdempotentPostsAtOnceAcrossInstances(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		b.skipContract = true // answers are checked below; the sends run concurrently
-		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
-			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
-		t.Cleanup(other.Close)
+		other := b.otherInstance(t)
 		for _, c := range crashCases() {
 			switch c.name {
 			case "create order", "charge", "cancel order", "cancel billing", "sandbox pay", "sandbox expire":

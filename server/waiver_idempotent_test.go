@@ -1,13 +1,9 @@
 package server_test
 
 import (
-	"net/http/httptest"
 	"sync"
 	"testing"
 
-	"parcela"
-	"parcela/api"
-	"parcela/server"
 	"parcela/sqldb/sqldbtest"
 )
 
@@ -47,9 +43,7 @@ func TestIdempotentWaiverAtOnceAcrossInstances(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		b.skipContract = true // answers are checked below; the sends run concurrently
-		other := httptest.NewServer(server.New(server.ServicesOf(b.app, b.db), server.Config{Environment: parcela.Sandbox, Clock: b.clock,
-			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
-		t.Cleanup(other.Close)
+		other := b.otherInstance(t)
 		ids, amount, _ := b.lateBoleto(t)
 		waive := map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}
 		key := map[string]string{"Idempotency-Key": "waive-" + sqldbtest.Suffix()}

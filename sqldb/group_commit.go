@@ -128,7 +128,7 @@ func (db *DB) runBatch(first *writeJob, next func() *writeJob) {
 // to begin another. Each later job runs in its own savepoint. A savepoint
 // costs the writer two statements and a copy of every page the job
 // changes first; a lone request (a commit of one) pays none of it.
-func (db *DB) commitBatch(first *writeJob, next func() *writeJob) (again *writeJob) {
+func (db *DB) commitBatch(first *writeJob, next func() *writeJob) *writeJob {
 	batch := []*writeJob{first}
 	defer func() {
 		for _, j := range batch {

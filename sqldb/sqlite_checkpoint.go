@@ -81,7 +81,7 @@ type walCheckpointer struct {
 	conn      *sql.DB
 	writer    *sql.DB   // the single writer connection, for restarting
 	gate      *readGate // the reader pool's gate, drained near the bound
-	index     walIndex  // the "-shm" file's header, read by the checkpointer's goroutine only
+	index     walIndex  // where the log's length is read: the "-shm" file's header
 	cancel    context.CancelFunc
 	done      chan struct{}
 	limit     atomic.Int64 // walLimit; smaller in tests
