@@ -28,6 +28,11 @@ type checkoutBundle struct {
 	offer *parcela.Offer
 }
 
+// useAcquirer makes b's services charge cards of the sandbox through acq.
+func (b *checkoutBundle) useAcquirer(acq parcela.CardAcquirer) {
+	b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+}
+
 var checkoutStart = time.Date(2026, 11, 23, 10, 0, 0, 0, parcela.SaoPaulo) // a Monday
 
 func checkoutSetup(t *testing.T, db *sqldb.DB) *checkoutBundle {
@@ -490,7 +495,7 @@ func (a *countingAcquirer) Void(ctx context.Context, v parcela.CardVoid) error {
 func TestCardAttemptsAreIntents(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		acq := &countingAcquirer{}
-		b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		b.useAcquirer(acq)
 		first := b.charge(3, parcela.MethodPix).Billings[0].Bills[0]
 		if _, err := b.payByCard(first, card("4000000000000002", "123")); err != nil {
 			t.Fatal(err)
@@ -585,7 +590,7 @@ func (a *settlingAcquirer) Authorize(ctx context.Context, req parcela.CardAuthor
 func TestCardApprovedAfterAPartialSettlementIsVoided(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		acq := &settlingAcquirer{}
-		b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		b.useAcquirer(acq)
 		first := b.charge(3, parcela.MethodPix).Billings[0].Bills[0]
 		pix := first.Payments[0]
 		acq.settle = func() {
@@ -721,7 +726,7 @@ func (a *dyingAcquirer) Authorize(ctx context.Context, req parcela.CardAuthoriza
 func TestCardApprovedThenTheProcessDied(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		acq := &dyingAcquirer{die: true}
-		b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		b.useAcquirer(acq)
 		first := b.charge(3, parcela.MethodPix).Billings[0].Bills[0]
 		if !survive(t, func() { _, _ = b.payByCard(first, card("4111111111111111", "123")) }) {
 			t.Fatal("the card attempt did not reach the crash")

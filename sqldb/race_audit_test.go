@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"parcela"
-	"parcela/bank"
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
@@ -208,15 +207,7 @@ func TestRaceWaiveSettleAndExpire(t *testing.T) {
 	eachRace(t, func(t *testing.T, db *sqldb.DB) {
 		r := newRound(t, db, 2, false)
 		r.activate()
-		bill := r.bill(1)
-		sweeps := r.app.Sweeps.Only(r.a.CompanyID)
-		r.clock.Set(bill.DueDate.AddDate(0, 0, 5))
-		if _, err := sweeps.ExpireDuePayments(r.ctx); err != nil {
-			t.Fatal(err)
-		}
-		if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 1 {
-			t.Fatalf("overdue: %+v %v", rep, err)
-		}
+		bill, _ := r.overdueFirst()
 		p := r.unpaid(1)
 		paidAt := p.ExpiresAt.Add(-time.Hour)
 		r.clock.Set(p.ExpiresAt.Add(time.Hour))
@@ -327,7 +318,7 @@ func TestRaceCancelOrderAndCard(t *testing.T) {
 		for _, method := range []string{parcela.MethodCreditCard, parcela.MethodPix} {
 			b := checkoutSetup(t, db)
 			acq := &approvingAcquirer{}
-			b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+			b.useAcquirer(acq)
 			o := b.charge(3, method)
 			first := o.Billings[0].Bills[0]
 			var paid *parcela.Payment
@@ -454,7 +445,7 @@ func (a *lapsingAcquirer) Authorize(ctx context.Context, req parcela.CardAuthori
 func TestCardApprovedAfterItsBillLapsedIsVoided(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		acq := &lapsingAcquirer{}
-		b.app = parcela.NewServices(b.db, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
+		b.useAcquirer(acq)
 		o := b.charge(3, parcela.MethodCreditCard)
 		first := o.Billings[0].Bills[0]
 		b.clock.Set(first.DueDate.Add(-time.Minute))

@@ -106,6 +106,23 @@ func (r *raceRound) unpaid(number int) *parcela.Payment {
 	return nil
 }
 
+// overdueFirst moves the round's clock five days past the first
+// installment's due date, expires its boleto and marks its bill overdue; it
+// returns that bill, as it was before, and the company's sweeps.
+func (r *raceRound) overdueFirst() (*parcela.Bill, *parcela.Sweeps) {
+	r.t.Helper()
+	bill := r.bill(1)
+	sweeps := r.app.Sweeps.Only(r.a.CompanyID)
+	r.clock.Set(bill.DueDate.AddDate(0, 0, 5))
+	if _, err := sweeps.ExpireDuePayments(r.ctx); err != nil {
+		r.t.Fatal(err)
+	}
+	if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 1 {
+		r.t.Fatalf("overdue: %+v %v", rep, err)
+	}
+	return bill, sweeps
+}
+
 // activate pays the down payment and issues every installment's boleto,
 // moving the round's clock to the last installment's issue window.
 func (r *raceRound) activate() {
@@ -457,15 +474,7 @@ func TestRaceWaiveAndPayLateInstallment(t *testing.T) {
 	eachRace(t, func(t *testing.T, db *sqldb.DB) {
 		r := newRound(t, db, 2, false)
 		r.activate()
-		bill := r.bill(1)
-		sweeps := r.app.Sweeps.Only(r.a.CompanyID)
-		r.clock.Set(bill.DueDate.AddDate(0, 0, 5))
-		if _, err := sweeps.ExpireDuePayments(r.ctx); err != nil {
-			t.Fatal(err)
-		}
-		if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 1 {
-			t.Fatalf("overdue: %+v %v", rep, err)
-		}
+		bill, sweeps := r.overdueFirst()
 		p := r.unpaid(1)
 		until := r.clock.Now().AddDate(0, 1, 0)
 		errs := race(
