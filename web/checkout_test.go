@@ -203,6 +203,18 @@ func TestCheckoutPixOnDemandForTheDownPayment(t *testing.T) {
 	}
 }
 
+// secondInstallmentByCard is the bill firstInstallmentBoleto issues (the
+// order's second, installment 1), its billing's configuration taking
+// cards too, and its checkout's address.
+func (b *bundle) secondInstallmentByCard(t *testing.T) (*parcela.Bill, string) {
+	t.Helper()
+	second, _ := b.firstInstallmentBoleto(t)
+	b.store.mu.Lock()
+	b.store.bills[second.ID].Billing.PaymentConfiguration.PaymentMethods = []string{parcela.MethodBoleto, parcela.MethodCreditCard}
+	b.store.mu.Unlock()
+	return second, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)
+}
+
 // firstInstallmentBoleto buys the financed configuration, pays its down
 // payment, and issues installment 1's boleto ten days before its due date,
 // at which it leaves the clock.
@@ -356,11 +368,7 @@ func (b *bundle) postCheckoutFrom(t *testing.T, checkoutPath, page, action strin
 func TestCheckoutCardChargesWhatThePageShowed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	second, _ := b.firstInstallmentBoleto(t)
-	b.store.mu.Lock()
-	b.store.bills[second.ID].Billing.PaymentConfiguration.PaymentMethods = []string{parcela.MethodBoleto, parcela.MethodCreditCard}
-	b.store.mu.Unlock()
-	checkout := parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)
+	second, checkout := b.secondInstallmentByCard(t)
 	b.clock.Set(second.EffectiveDueDate.Add(-time.Minute))
 	page := b.get(t, checkout)
 	if got := hiddenValue(page.body, "card_amount"); got != itoa(int(second.AmountCents)) ||
@@ -732,11 +740,7 @@ func TestCheckoutCardWithoutAReadableTotalChargesNothing(t *testing.T) {
 		t.Run(sent, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			second, _ := b.firstInstallmentBoleto(t)
-			b.store.mu.Lock()
-			b.store.bills[second.ID].Billing.PaymentConfiguration.PaymentMethods = []string{parcela.MethodBoleto, parcela.MethodCreditCard}
-			b.store.mu.Unlock()
-			checkout := parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)
+			second, checkout := b.secondInstallmentByCard(t)
 			b.clock.Set(second.EffectiveDueDate.Add(-time.Minute))
 			page := b.get(t, checkout)
 			b.clock.Set(second.EffectiveDueDate.Add(2 * time.Minute))
