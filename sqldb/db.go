@@ -269,6 +269,11 @@ func (db *DB) Close() error {
 	if db.pool != nil {
 		db.pool.Close()
 	}
+	if db.ckpt != nil {
+		// After every connection: closing it earlier would drop their
+		// locks on the -shm file (walIndex).
+		db.ckpt.index.close()
+	}
 	return err
 }
 

@@ -81,7 +81,7 @@ type walCheckpointer struct {
 	conn      *sql.DB
 	writer    *sql.DB   // the single writer connection, for restarting
 	gate      *readGate // the reader pool's gate, drained near the bound
-	index     walIndex  // where the log's length is read: the "-shm" file's header
+	index     *walIndex // where the log's length is read: the "-shm" file's header
 	cancel    context.CancelFunc
 	done      chan struct{}
 	limit     atomic.Int64 // walLimit; smaller in tests
@@ -113,7 +113,7 @@ func startCheckpointer(dsn string, writer *sql.DB, gate *readGate, every time.Du
 	}
 	conn.SetMaxOpenConns(1)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &walCheckpointer{conn: conn, writer: writer, gate: gate, index: walIndex{path: dbPathOf(dsn) + "-shm"}, cancel: cancel, done: make(chan struct{})}
+	c := &walCheckpointer{conn: conn, writer: writer, gate: gate, index: &walIndex{path: dbPathOf(dsn) + "-shm"}, cancel: cancel, done: make(chan struct{})}
 	c.limit.Store(walLimit)
 	c.drainFor.Store(int64(drainWait))
 	c.fullWait.Store(int64(busyTimeout))

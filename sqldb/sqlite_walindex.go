@@ -3,6 +3,7 @@ package sqldb
 import (
 	"encoding/binary"
 	"os"
+	"sync"
 )
 
 // walIndex reads the header SQLite keeps at the start of the "-shm" file
@@ -14,11 +15,24 @@ import (
 //
 // The header is read without SQLite's locks, so a read may meet a commit
 // half written; the figure only decides when to checkpoint, and the next
-// tick reads it again. The file is opened at each read: SQLite deletes it
-// when its last connection closes and makes a new one at the next open,
-// and a descriptor kept across that would read the old file for ever.
+// tick reads it again.
+//
+// The descriptor is kept, and closed only once the process's connections
+// to the file are (close, from DB.Close): closing any descriptor of a file
+// drops every fcntl lock the process holds on it (POSIX), SQLite's locks
+// on the -shm file among them, and another process (a parcela command, a
+// harness's queue client) would then take the file for unused and start
+// it afresh, or write beside this one's writer. An open and close at each
+// look made the harness's smoke test (TestSmoke) fail its charges with
+// 503 in four runs of five.
+// SQLite deletes the file when its last connection closes and makes a new
+// one at the next open, so a look that finds another file at the path
+// moves to it; the old one's descriptor can be closed, as no lock of
+// SQLite's is on it any more.
 type walIndex struct {
 	path string
+	mu   sync.Mutex
+	f    *os.File
 }
 
 // walIndexHeader is what walIndex reads. SQLite writes the header in the
@@ -33,14 +47,14 @@ type walIndexHeader struct {
 // bytes is the log's length in use: its frames with their 24-byte headers.
 func (h walIndexHeader) bytes() int64 { return int64(h.frames) * (h.pageSize + 24) }
 
-func (w walIndex) read() (walIndexHeader, bool) {
-	f, err := os.Open(w.path)
-	if err != nil {
+func (w *walIndex) read() (walIndexHeader, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.current() {
 		return walIndexHeader{}, false
 	}
-	defer f.Close()
 	var b [100]byte
-	if _, err := f.ReadAt(b[:], 0); err != nil {
+	if _, err := w.f.ReadAt(b[:], 0); err != nil {
 		return walIndexHeader{}, false
 	}
 	h := walIndexHeader{
@@ -53,4 +67,36 @@ func (w walIndex) read() (walIndexHeader, bool) {
 		h.pageSize = 65536
 	}
 	return h, true
+}
+
+// current makes w.f the file now at w.path, reporting whether there is one.
+func (w *walIndex) current() bool {
+	now, err := os.Stat(w.path)
+	if err != nil {
+		return false
+	}
+	if w.f != nil {
+		if held, err := w.f.Stat(); err == nil && os.SameFile(held, now) {
+			return true
+		}
+		_ = w.f.Close() // another file: SQLite holds no lock on this one
+		w.f = nil
+	}
+	f, err := os.Open(w.path)
+	if err != nil {
+		return false
+	}
+	w.f = f
+	return true
+}
+
+// close closes the descriptor; only once no connection of the process is
+// open on the database (see walIndex).
+func (w *walIndex) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f != nil {
+		_ = w.f.Close()
+		w.f = nil
+	}
 }

@@ -26,6 +26,9 @@ func TestWALIndexCountsTheLogsFrames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Closed after the database, deferred before it (walIndex).
+			index := &walIndex{path: path + "-shm"}
+			defer index.close()
 			defer db.Close()
 			db.SetMaxOpenConns(1)
 			// The page size is set before the file's first page is written.
@@ -39,7 +42,6 @@ func TestWALIndexCountsTheLogsFrames(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			index := walIndex{path: path + "-shm"}
 			before, ok := index.read()
 			if !ok {
 				t.Fatal("the wal-index could not be read")
@@ -148,7 +150,8 @@ func TestWALIndexReadsTheSHMFileOfNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(db, 20)
-	index := walIndex{path: path + "-shm"}
+	index := &walIndex{path: path + "-shm"}
+	defer index.close() // after the database's last Close below
 	before, ok := index.read()
 	if !ok || before.frames < 40 {
 		t.Fatalf("before: %+v, %v", before, ok)
