@@ -199,6 +199,14 @@ func MainChecked(m *testing.M, check func() error, after ...func()) {
 			code = 1
 		}
 	}
+	// The rows the tests wrote on PostgreSQL (one database for the binary)
+	// are checked against what no key states (saleRowChecks).
+	if code == 0 && pgDSN != "" {
+		if err := checkSaleRows(context.Background(), pgDSN); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: the sale rows the tests wrote:", err)
+			code = 1
+		}
+	}
 	for _, f := range after {
 		f()
 	}
