@@ -47,18 +47,19 @@ func TestSweepTurnsAtSize(t *testing.T) {
 			}
 			copies("bills", installment.ID, 1, backlog, map[string]string{"due_date": "due_date - n.i * 60000",
 				"effective_due_date": "effective_due_date - n.i * 60000"})
-			copies("companies", big.CompanyID, 1, others, map[string]string{"slug": "slug || '-' || CAST(n.i AS TEXT)"})
+			// ith is a copy's column: col numbered as the copy is (copies'
+			// ids are id-i).
+			ith := func(col string) string { return col + " || '-' || CAST(n.i AS TEXT)" }
+			copies("companies", big.CompanyID, 1, others, map[string]string{"slug": ith("slug")})
 			// Each other company's history is of its own copy of the
 			// installment's offer, order and billing, as a sale's rows are.
 			var offerID string
 			if err := r.db.SQLDB().QueryRowContext(r.ctx, sqldb.Rebind(r.db, `SELECT offer_id FROM orders WHERE id = ?`), installment.OrderID).Scan(&offerID); err != nil {
 				t.Fatal(err)
 			}
-			copies("offers", offerID, 1, others, map[string]string{"company_id": "company_id || '-' || CAST(n.i AS TEXT)"})
-			copies("orders", installment.OrderID, 1, others, map[string]string{"company_id": "company_id || '-' || CAST(n.i AS TEXT)",
-				"offer_id": "offer_id || '-' || CAST(n.i AS TEXT)"})
-			copies("billings", installment.BillingID, 1, others, map[string]string{"company_id": "company_id || '-' || CAST(n.i AS TEXT)",
-				"order_id": "order_id || '-' || CAST(n.i AS TEXT)"})
+			copies("offers", offerID, 1, others, map[string]string{"company_id": ith("company_id")})
+			copies("orders", installment.OrderID, 1, others, map[string]string{"company_id": ith("company_id"), "offer_id": ith("offer_id")})
+			copies("billings", installment.BillingID, 1, others, map[string]string{"company_id": ith("company_id"), "order_id": ith("order_id")})
 			nth := func(col string) string {
 				return col + " || '-' || CAST(1 + n.i % " + strconv.Itoa(others) + " AS TEXT)"
 			}
@@ -67,7 +68,7 @@ func TestSweepTurnsAtSize(t *testing.T) {
 			copies("payments", payment.ID, 1, backlog, map[string]string{"nosso_numero": "NULL", "expires_at": "expires_at - n.i * 60000"})
 			// Each paid history payment is of the history bill of its number.
 			copies("payments", payment.ID, backlog+1, history, map[string]string{"company_id": nth("company_id"), "nosso_numero": "NULL", "status": "'paid'",
-				"paid_at": "expires_at", "bill_id": "'" + installment.ID + "-' || CAST(n.i AS TEXT)"})
+				"paid_at": "expires_at", "bill_id": ith("'" + installment.ID + "'")})
 			if e == sqldb.Postgres {
 				if _, err := r.db.SQLDB().ExecContext(r.ctx, `ANALYZE`); err != nil {
 					t.Fatal(err)
