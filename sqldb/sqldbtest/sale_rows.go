@@ -31,10 +31,17 @@ func checkSaleRows(ctx context.Context, dsn string) error {
 		return err
 	}
 	defer conn.Close(ctx)
+	return checkSaleRowsOn(ctx, conn)
+}
+
+// checkSaleRowsOn runs saleRowChecks on q: a connection, or a transaction.
+func checkSaleRowsOn(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) error {
 	for _, c := range saleRowChecks {
 		var n int
 		var example string
-		err := conn.QueryRow(ctx, `SELECT count(*), coalesce(min(id), '') FROM (`+c.query+`) broken`).Scan(&n, &example)
+		err := q.QueryRow(ctx, `SELECT count(*), coalesce(min(id), '') FROM (`+c.query+`) broken`).Scan(&n, &example)
 		if err != nil {
 			return fmt.Errorf("check %q: %w", c.rule, err)
 		}
