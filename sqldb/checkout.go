@@ -61,22 +61,25 @@ const offerPageJoins = ` JOIN offers o ON o.company_id = co.id
 	LEFT JOIN addresses ca ON ca.id = co.address_id LEFT JOIN cities cc ON cc.id = ca.city_id LEFT JOIN states cs ON cs.id = cc.state_id`
 
 // offerPageQuery is an offer page's statement: the head whose company
-// (co) and offer (o) match where, then the configurations of the offer
-// that offerID (a placeholder or a subquery) names.
+// (co) and offer (o) match where, led by the company's catalog version
+// (offerCache), then the configurations of the offer that offerID (a
+// placeholder or a subquery) names.
 func offerPageQuery(where, offerID string) string {
-	return `SELECT ` + pack(offerHeadColumns+`, `+nulls(configurationWidth)) + ` FROM companies co` + offerPageJoins + `
+	return `SELECT ` + pack(`co.catalog_version, `+offerHeadColumns+`, `+nulls(configurationWidth)) + ` FROM companies co` + offerPageJoins + `
 		WHERE ` + where + `
-		UNION ALL SELECT ` + pack(nulls(offerHeadWidth)+`, `+prefixColumns("pc.", configurationColumns)) + `
+		UNION ALL SELECT ` + pack(`NULL, `+nulls(offerHeadWidth)+`, `+prefixColumns("pc.", configurationColumns)) + `
 		FROM payment_configurations pc WHERE pc.offer_id = ` + offerID
 }
 
 var (
-	publicOfferQuery = offerPageQuery(`co.slug = ? AND o.id = ? AND o.environment = ?`, `?`)
-	// A checkout shows the configuration of the bill's billing, not the
-	// offer's others: one row.
-	billOfferQuery = `SELECT ` + pack(`b.company_id, b.order_id, b.authentication_code, `+offerHeadColumns+`, `+prefixColumns("pc.", configurationColumns)) + `
-		FROM bills b JOIN orders od ON od.id = b.order_id JOIN companies co ON co.id = b.company_id` + offerPageJoins + `
-		JOIN billings bl ON bl.id = b.billing_id LEFT JOIN payment_configurations pc ON pc.id = bl.payment_configuration_id AND pc.offer_id = o.id
+	publicOfferRead = newOfferStatements(`co.slug = ? AND o.id = ? AND o.environment = ?`, `?`, 3)
+	// A checkout reads the bill's key, its order's offer as offerRead's
+	// narrow statement does (the offer itself then comes from the cache,
+	// or offerRead), and the configuration of the bill's billing.
+	billOfferQuery = `SELECT b.company_id, b.order_id, b.authentication_code, o.id, co.catalog_version, o.seats_taken, bl.payment_configuration_id
+		FROM bills b JOIN orders od ON od.id = b.order_id JOIN companies co ON co.id = b.company_id JOIN offers o ON o.company_id = co.id
+		JOIN products p ON p.id = o.product_id AND p.company_id = o.company_id AND p.environment = o.environment
+		JOIN billings bl ON bl.id = b.billing_id
 		WHERE b.id = ? AND b.environment = ? AND o.id = od.offer_id AND o.environment = b.environment`
 )
 
@@ -86,7 +89,7 @@ func nulls(n int) string { return strings.Repeat("NULL, ", n-1) + "NULL" }
 // PublicOffer returns the offer id of env whose company's links carry
 // slug, with its product, company and configurations.
 func (db *DB) PublicOffer(ctx context.Context, env parcela.Environment, slug, id string) (*parcela.Offer, error) {
-	o, err := db.offerPage(ctx, nil, publicOfferQuery, slug, id, string(env), id)
+	o, err := db.keptOffer(ctx, db.reader, publicOfferRead, slug, id, string(env), id)
 	return o, failed("read offer", notFound(err, "offer"))
 }
 
@@ -94,9 +97,9 @@ func (db *DB) PublicOffer(ctx context.Context, env parcela.Environment, slug, id
 // its product and company but without its configurations, and the
 // configuration of the bill's billing (nil for none). The offer is what
 // the public offer page shows: nothing in it needs the bill's code. The
-// bill itself is read after the code is compared (Bill): read in this
-// statement's UNION, it cost the checkout more than the statement it
-// saved (docs/performance.md, nineteenth pass).
+// bill itself is read after the code is compared (Bill): read in the same
+// statement, it cost the checkout more than the statement it saved
+// (docs/performance.md, nineteenth pass).
 func (db *DB) BillOffer(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, *parcela.Offer, *parcela.PaymentConfiguration, error) {
 	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
 	o, pc, err := db.billOffer(ctx, &k, id, env)
@@ -108,31 +111,30 @@ func (db *DB) BillOffer(ctx context.Context, env parcela.Environment, id string)
 }
 
 func (db *DB) billOffer(ctx context.Context, k *parcela.PayerKey, id string, env parcela.Environment) (*parcela.Offer, *parcela.PaymentConfiguration, error) {
-	lead := []any{&k.Auth.CompanyID, &k.OrderID, &k.Code}
-	row := make(rawRow, len(lead)+offerHeadWidth+configurationWidth)
-	if err := db.reader.queryRow(ctx, billOfferQuery, id, string(env)).Scan(row.dests()...); err != nil {
-		return nil, nil, err
-	}
-	o, err := scanOfferPage(row, lead)
+	var v offerVersion
+	var configID string
+	err := db.reader.queryRow(ctx, billOfferQuery, id, string(env)).Scan(&k.Auth.CompanyID, &k.OrderID, &k.Code, &v.id, &v.version, &v.taken, &configID)
 	if err != nil {
 		return nil, nil, err
 	}
+	o, err := db.offerAt(ctx, db.reader, offerRead, v, k.Auth.CompanyID, v.id, string(env), v.id)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The billing's configuration is one of its offer's, or none.
 	var pc *parcela.PaymentConfiguration
-	if config := row[len(row)-configurationWidth:]; config[0] != nil {
-		if pc, err = scanConfiguration(config); err != nil {
-			return nil, nil, err
+	for _, c := range o.PaymentConfigurations {
+		if c.ID == configID {
+			pc = c
 		}
 	}
+	o.PaymentConfigurations = nil
 	return o, pc, nil
 }
 
-// offerPage runs an offer page's statement, whose rows are lead's columns
-// then offerHeadColumns and configurationColumns, and scans the head's
-// lead into lead. No head is sql.ErrNoRows.
-func (db *DB) offerPage(ctx context.Context, lead []any, q string, args ...any) (*parcela.Offer, error) {
-	return collectOfferPage(ctx, db.reader, lead, q, args...)
-}
-
+// collectOfferPage runs an offer page's statement, whose rows are lead's
+// columns then offerHeadColumns and configurationColumns, and scans the
+// head's lead into lead. No head is sql.ErrNoRows.
 func collectOfferPage(ctx context.Context, r runner, lead []any, q string, args ...any) (*parcela.Offer, error) {
 	page := newOfferPageRows(lead)
 	rows, err := r.query(ctx, q, args...)

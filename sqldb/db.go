@@ -91,6 +91,8 @@ type DB struct {
 	group     *groupWriter // SQLite only
 	attempts  attemptGroup
 
+	offers offerCache // offers with their company, product and configurations, by catalog version
+
 	numbers   numberBlock
 	numbersMu sync.Mutex
 }

@@ -16,16 +16,20 @@ func BillListQueries(db *DB, a parcela.Auth, f parcela.BillFilter) (count, page 
 
 // LookupQueries are the hot single-entity reads, for the query-plan test.
 var LookupQueries = map[string]string{
-	"billings of an order": billingSelect + ` WHERE bl.order_id = ? ORDER BY bl.created_at, bl.id`,
-	"bills of an order":    billSelect + ` WHERE b.order_id = ? ORDER BY b.number`,
-	"bills of a billing":   billSelect + ` WHERE b.order_id = ? AND b.billing_id = ? ORDER BY b.number`,
-	"payments of a bill":   paymentSelect + ` WHERE p.bill_id IN (?) ORDER BY p.created_at, p.id`,
-	"events of an entity":  `SELECT id FROM events WHERE company_id = ? AND environment = ? AND entity_id = ? ORDER BY created_at, id`,
-	"attempts":             `SELECT attempted_at FROM webhook_attempts WHERE delivery_id IN (?) ORDER BY attempted_at, id`,
-	"delivery work":        deliveryWorkSelect + ` WHERE d.id IN (?)`,
-	"offer":                offerQuery,
-	"offer of an order":    offerOfOrderQuery,
-	"order of a form":      orderOfFormQuery,
+	"billings of an order":                billingSelect + ` WHERE bl.order_id = ? ORDER BY bl.created_at, bl.id`,
+	"bills of an order":                   billSelect + ` WHERE b.order_id = ? ORDER BY b.number`,
+	"bills of a billing":                  billSelect + ` WHERE b.order_id = ? AND b.billing_id = ? ORDER BY b.number`,
+	"payments of a bill":                  paymentSelect + ` WHERE p.bill_id IN (?) ORDER BY p.created_at, p.id`,
+	"events of an entity":                 `SELECT id FROM events WHERE company_id = ? AND environment = ? AND entity_id = ? ORDER BY created_at, id`,
+	"attempts":                            `SELECT attempted_at FROM webhook_attempts WHERE delivery_id IN (?) ORDER BY attempted_at, id`,
+	"delivery work":                       deliveryWorkSelect + ` WHERE d.id IN (?)`,
+	"offer":                               offerRead.wide,
+	"offer's version":                     offerRead.narrow,
+	"offer of an order":                   offerOfOrderRead.wide,
+	"version of an order's offer":         offerOfOrderRead.narrow,
+	"public offer's version":              publicOfferRead.narrow,
+	"checkout's bill and offer's version": billOfferQuery,
+	"order of a form":                     orderOfFormQuery,
 }
 
 // Rebind exposes placeholder rebinding.
@@ -50,3 +54,14 @@ func RecordAttemptsOnce(db *DB, recs []parcela.AttemptRecord) error {
 	ctx := context.Background()
 	return db.tryTx(ctx, func(tx *Tx) error { return db.writeAttemptsIn(ctx, tx, batch) })
 }
+
+// WideOffer reads one of a's offers with its wide statement, past the
+// cache, as the cache's tests' reference.
+func WideOffer(db *DB, a parcela.Auth, id string) (*parcela.Offer, error) {
+	var version int64
+	o, err := collectOfferPage(context.Background(), db.reader, []any{&version}, offerRead.wide, a.CompanyID, id, string(a.Environment), id)
+	return o, notFound(err, "offer")
+}
+
+// CloneOffer exposes the cache's copy.
+var CloneOffer = cloneOffer

@@ -54,19 +54,20 @@ func (db *DB) CreateOffer(ctx context.Context, o *parcela.Offer) error {
 	}))
 }
 
-// offerQuery reads one of a company's offers as a payer's page does (see
+// offerRead reads one of a company's offers as a payer's page does (see
 // offerHeadColumns): a row of the company, the offer and its product, then
-// a row per configuration. An order and its charge each read the offer,
-// and with its company it was four statements (on PostgreSQL two round
-// trips); it is one. Its arguments: the company, the offer, the
-// environment, the offer.
-var offerQuery = offerPageQuery(`co.id = ? AND o.id = ? AND o.environment = ?`, `?`)
+// a row per configuration; its narrow form finds the version of the kept
+// copy (offerCache). An order and its charge each read the offer, and with
+// its company it was four statements (on PostgreSQL two round trips); it
+// is one. Its arguments: the company, the offer, the environment, the
+// offer.
+var offerRead = newOfferStatements(`co.id = ? AND o.id = ? AND o.environment = ?`, `?`, 3)
 
-// offerOfOrderQuery is offerQuery for the offer of an order, found by a
+// offerOfOrderRead is offerRead for the offer of an order, found by a
 // subquery so that it can share a round trip with the order's own read.
 // Its arguments: the company, the environment, then the order, the company
 // and the environment twice.
-var offerOfOrderQuery = offerPageQuery(`co.id = ? AND o.environment = ? AND o.id = (`+orderOffer+`)`, `(`+orderOffer+`)`)
+var offerOfOrderRead = newOfferStatements(`co.id = ? AND o.environment = ? AND o.id = (`+orderOffer+`)`, `(`+orderOffer+`)`, 5)
 
 // orderOffer is the offer id of one of a company's orders, in an environment.
 const orderOffer = `SELECT offer_id FROM orders WHERE id = ? AND company_id = ? AND environment = ?`
@@ -74,7 +75,7 @@ const orderOffer = `SELECT offer_id FROM orders WHERE id = ? AND company_id = ? 
 // loadOffer reads an offer of the caller with its product, the product's
 // company (with its address) and its configurations.
 func (db *DB) loadOffer(ctx context.Context, a parcela.Auth, id string) (*parcela.Offer, error) {
-	o, err := db.offerPage(ctx, nil, offerQuery, a.CompanyID, id, string(a.Environment), id)
+	o, err := db.keptOffer(ctx, db.reader, offerRead, a.CompanyID, id, string(a.Environment), id)
 	return o, notFound(err, "offer")
 }
 

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"parcela"
 )
@@ -79,10 +80,11 @@ func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
 // loadOrder reads one order of the caller with everything its form shows.
 // The order's row is read before its billings', and each billing's before
 // its bills': a change committed in between moves a version or status that
-// the use case's change is guarded by. The order, its offer (with the
-// company, the product and the configurations) and its billings are three
-// statements, in that order, and on PostgreSQL one round trip
-// (readPipeline).
+// the use case's change is guarded by. The order, its offer's version
+// and its billings are three statements, in that order, and on PostgreSQL
+// one round trip (readPipeline); the offer (with the company, the product
+// and the configurations) is then the kept one, or read after them when
+// none is kept at that version (offerCache).
 func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcela.Order, error) {
 	p := db.readPipeline()
 	var o *parcela.Order
@@ -94,8 +96,17 @@ func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcel
 		return nil, err
 	}
 	env := string(a.Environment)
-	offer := newOfferPageRows(nil)
-	err = p.query(ctx, offer.scan, offerOfOrderQuery, a.CompanyID, env, id, a.CompanyID, env, id, a.CompanyID, env)
+	offerArgs := []any{a.CompanyID, env, id, a.CompanyID, env, id, a.CompanyID, env}
+	var offer offerVersion
+	found := false
+	err = p.queryRow(ctx, func(row rowScanner) error {
+		err := offer.scan(row)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // the order's offer is not the company's: not found below
+		}
+		found = err == nil
+		return err
+	}, offerOfOrderRead.narrow, offerArgs[:offerOfOrderRead.versionArgs]...)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +122,10 @@ func (db *DB) loadOrder(ctx context.Context, a parcela.Auth, id string) (*parcel
 	if err := p.flush(ctx); err != nil {
 		return nil, err
 	}
-	if o.Offer, err = offer.offer(); err != nil {
+	if !found {
+		return nil, notFound(sql.ErrNoRows, "offer")
+	}
+	if o.Offer, err = db.offerAt(ctx, db.reader, offerOfOrderRead, offer, offerArgs...); err != nil {
 		return nil, notFound(err, "offer")
 	}
 	if o.Billings, err = attachBillingParts(ctx, db.reader, o.ID, billings); err != nil {
