@@ -2,9 +2,11 @@ package sqldb_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -357,5 +359,70 @@ func shared(t *testing.T, a, b reflect.Value, path string) {
 				shared(t, a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name)
 			}
 		}
+	}
+}
+
+// Readers filling the cache while another handle changes the offer never
+// keep an older copy over a newer one: once a change has committed, the
+// next read shows it, and no read shows a name never written.
+func TestKeptOfferRacingChanges(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			dsn := sqldbtest.DSN(t, e)
+			var dbs [2]*sqldb.DB
+			for i := range dbs {
+				db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{Enqueuer: quietEnqueuer{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				dbs[i] = db
+			}
+			db, other := dbs[0], dbs[1]
+			b := checkoutSetup(t, db)
+			writer := sqldbtest.Services(other, b.clock)
+			var written sync.Map // every name committed or about to be
+			written.Store(b.offer.Name, true)
+			stop := make(chan struct{})
+			var readers sync.WaitGroup
+			for range 4 {
+				readers.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						o, err := db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if _, ok := written.Load(o.Name); !ok {
+							t.Errorf("read the name %q, never written", o.Name)
+							return
+						}
+					}
+				})
+			}
+			for i := range 25 {
+				name := fmt.Sprintf("Turma %d", i)
+				written.Store(name, true)
+				if _, err := writer.Catalog.UpdateOffer(b.ctx, b.a, b.offer.ID, parcela.OfferFields{Name: &name}); err != nil {
+					t.Fatal(err)
+				}
+				o, err := db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.Name != name {
+					t.Fatalf("after the change to %q committed, a read showed %q", name, o.Name)
+				}
+			}
+			close(stop)
+			readers.Wait()
+		})
 	}
 }
