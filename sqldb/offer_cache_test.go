@@ -192,6 +192,23 @@ func versionAcross(t *testing.T, db *sqldb.DB, company, q, id string) (before, a
 	return before, after
 }
 
+// twoHandles opens one database of engine e twice, as two processes or
+// instances would: each handle keeps its own offers.
+func twoHandles(t *testing.T, e sqldb.Dialect) (*sqldb.DB, *sqldb.DB) {
+	t.Helper()
+	dsn := sqldbtest.DSN(t, e)
+	var dbs [2]*sqldb.DB
+	for i := range dbs {
+		db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{Enqueuer: quietEnqueuer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	return dbs[0], dbs[1]
+}
+
 // A kept offer is what the wide read returns, after changes made through
 // another handle (another process or instance: its own cache) and by
 // hand, and with the seats its sales took.
@@ -200,16 +217,7 @@ func TestKeptOfferIsWhatTheWideReadReturns(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			dsn := sqldbtest.DSN(t, e)
-			open := func() *sqldb.DB {
-				db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{Enqueuer: quietEnqueuer{}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { db.Close() })
-				return db
-			}
-			db, other := open(), open()
+			db, other := twoHandles(t, e)
 			b := checkoutSetup(t, db)
 			ob := &checkoutBundle{t: t, ctx: b.ctx, db: other, clock: b.clock, app: sqldbtest.Services(other, b.clock), a: b.a, c: b.c, offer: b.offer}
 			ctx := b.ctx
@@ -370,17 +378,7 @@ func TestKeptOfferRacingChanges(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			dsn := sqldbtest.DSN(t, e)
-			var dbs [2]*sqldb.DB
-			for i := range dbs {
-				db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{Enqueuer: quietEnqueuer{}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { db.Close() })
-				dbs[i] = db
-			}
-			db, other := dbs[0], dbs[1]
+			db, other := twoHandles(t, e)
 			b := checkoutSetup(t, db)
 			writer := sqldbtest.Services(other, b.clock)
 			var written sync.Map // every name committed or about to be
