@@ -21,18 +21,38 @@ import (
 // A kept offer is never handed out: each read gets its own copy, which
 // callers may change (cloneOffer).
 type offerCache struct {
-	mu   sync.Mutex
-	kept map[string]keptOffer
+	mu    sync.Mutex
+	kept  map[string]keptOffer
+	bytes int // the kept offers' keptSize
 }
 
 type keptOffer struct {
 	version int64
 	offer   *parcela.Offer
+	size    int
 }
 
-// maxKeptOffers bounds the cache: when full it starts again empty, which
-// costs each offer one wide read.
-const maxKeptOffers = 4096
+// maxKeptBytes bounds the cache by the kept offers' estimated sizes: a
+// product's description (10,000 characters) and metadata (16 KB) make an
+// offer from 3 to about 60 KB, so a count of offers would not bound the
+// memory. When full it starts again empty, which costs each offer one wide
+// read.
+const maxKeptBytes = 16 << 20
+
+// keptSize estimates what a kept offer holds: its product's free texts,
+// and a fixed share for the rest (ids, names, rates, configurations).
+func keptSize(o *parcela.Offer) int {
+	n := 2048 + 512*len(o.PaymentConfigurations)
+	if p := o.Product; p != nil {
+		n += len(p.Metadata)
+		for _, s := range []*string{p.Description, p.BannerURL} {
+			if s != nil {
+				n += len(*s)
+			}
+		}
+	}
+	return n
+}
 
 func (c *offerCache) get(id string, version int64) *parcela.Offer {
 	c.mu.Lock()
@@ -47,16 +67,21 @@ func (c *offerCache) get(id string, version int64) *parcela.Offer {
 // put keeps o as read at version, unless a later version is kept: versions
 // only grow, and a read that started earlier may finish later.
 func (c *offerCache) put(o *parcela.Offer, version int64) {
-	clone := cloneOffer(o)
+	clone, size := cloneOffer(o), keptSize(o)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if k, ok := c.kept[o.ID]; ok && k.version > version {
+	k, ok := c.kept[o.ID]
+	if ok && k.version > version {
 		return
 	}
-	if c.kept == nil || len(c.kept) >= maxKeptOffers {
-		c.kept = make(map[string]keptOffer)
+	if ok {
+		c.bytes -= k.size
 	}
-	c.kept[o.ID] = keptOffer{version: version, offer: clone}
+	if c.kept == nil || c.bytes+size > maxKeptBytes {
+		c.kept, c.bytes = make(map[string]keptOffer), 0
+	}
+	c.kept[o.ID] = keptOffer{version: version, offer: clone, size: size}
+	c.bytes += size
 }
 
 // offerStatements are an offer read's two forms: the wide one (an
