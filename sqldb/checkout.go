@@ -89,7 +89,7 @@ func nulls(n int) string { return strings.Repeat("NULL, ", n-1) + "NULL" }
 // PublicOffer returns the offer id of env whose company's links carry
 // slug, with its product, company and configurations.
 func (db *DB) PublicOffer(ctx context.Context, env parcela.Environment, slug, id string) (*parcela.Offer, error) {
-	o, err := db.keptOffer(ctx, db.reader, publicOfferRead, slug, id, string(env), id)
+	o, err := db.cachedOffer(ctx, db.reader, publicOfferRead, slug, id, string(env), id)
 	return o, failed("read offer", notFound(err, "offer"))
 }
 

@@ -75,7 +75,7 @@ const orderOffer = `SELECT offer_id FROM orders WHERE id = ? AND company_id = ? 
 // loadOffer reads an offer of the caller with its product, the product's
 // company (with its address) and its configurations.
 func (db *DB) loadOffer(ctx context.Context, a parcela.Auth, id string) (*parcela.Offer, error) {
-	o, err := db.keptOffer(ctx, db.reader, offerRead, a.CompanyID, id, string(a.Environment), id)
+	o, err := db.cachedOffer(ctx, db.reader, offerRead, a.CompanyID, id, string(a.Environment), id)
 	return o, notFound(err, "offer")
 }
 

@@ -118,10 +118,10 @@ type offerVersion struct {
 
 func (v *offerVersion) scan(row rowScanner) error { return row.Scan(&v.id, &v.version, &v.taken) }
 
-// keptOffer reads an offer through the cache: the narrow statement, then
+// cachedOffer reads an offer through the cache: the narrow statement, then
 // the kept copy or, if none is kept at that version, the wide one. No
 // offer is sql.ErrNoRows.
-func (db *DB) keptOffer(ctx context.Context, r runner, s offerStatements, args ...any) (*parcela.Offer, error) {
+func (db *DB) cachedOffer(ctx context.Context, r runner, s offerStatements, args ...any) (*parcela.Offer, error) {
 	var v offerVersion
 	if err := v.scan(r.queryRow(ctx, s.narrow, args[:s.versionArgs]...)); err != nil {
 		return nil, err

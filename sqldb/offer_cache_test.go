@@ -192,111 +192,113 @@ func versionAcross(t *testing.T, db *sqldb.DB, company, q, id string) (before, a
 	return before, after
 }
 
-// twoHandles opens one database of engine e twice, as two processes or
-// instances would: each handle keeps its own offers.
-func twoHandles(t *testing.T, e sqldb.Dialect) (*sqldb.DB, *sqldb.DB) {
+// eachTwoHandles runs fn on every engine, in parallel, with a checkout
+// bundle on one handle of a database and another handle of it, as two
+// processes or instances would have: each keeps its own offers.
+func eachTwoHandles(t *testing.T, fn func(t *testing.T, b *checkoutBundle, other *sqldb.DB)) {
 	t.Helper()
-	dsn := sqldbtest.DSN(t, e)
-	var dbs [2]*sqldb.DB
-	for i := range dbs {
-		db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{Enqueuer: quietEnqueuer{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			dsn := sqldbtest.DSN(t, e)
+			var dbs [2]*sqldb.DB
+			for i := range dbs {
+				db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{Enqueuer: quietEnqueuer{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { db.Close() })
+				dbs[i] = db
+			}
+			fn(t, checkoutSetup(t, dbs[0]), dbs[1])
+		})
 	}
-	return dbs[0], dbs[1]
 }
 
 // A kept offer is what the wide read returns, after changes made through
 // another handle (another process or instance: its own cache) and by
 // hand, and with the seats its sales took.
 func TestKeptOfferIsWhatTheWideReadReturns(t *testing.T) {
-	t.Parallel()
-	for _, e := range sqldbtest.Engines() {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			db, other := twoHandles(t, e)
-			b := checkoutSetup(t, db)
-			ob := &checkoutBundle{t: t, ctx: b.ctx, db: other, clock: b.clock, app: sqldbtest.Services(other, b.clock), a: b.a, c: b.c, offer: b.offer}
-			ctx := b.ctx
-			order := b.charge(3, parcela.MethodPix)
-			check := func(step string) {
-				t.Helper()
-				want, err := sqldb.WideOffer(other, b.a, b.offer.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				reads := map[string]func() (*parcela.Offer, error){
-					"public": func() (*parcela.Offer, error) { return db.PublicOffer(ctx, parcela.Sandbox, b.c.Slug, b.offer.ID) },
-					"owner":  func() (*parcela.Offer, error) { return db.Offer(ctx, b.a, b.offer.ID) },
-					"order": func() (*parcela.Offer, error) {
-						o, err := db.Order(ctx, b.a, order.ID)
-						if err != nil {
-							return nil, err
-						}
-						return o.Offer, nil
-					},
-				}
-				for name, read := range reads {
-					for range 2 { // the second from the cache
-						got, err := read()
-						if err != nil {
-							t.Fatalf("%s: %s read: %v", step, name, err)
-						}
-						if !reflect.DeepEqual(got, want) {
-							t.Fatalf("%s: %s read\n%+v\nwant\n%+v", step, name, got, want)
-						}
-						got.Name, got.Product.Company.Name = "changed by a caller", "changed by a caller"
-						got.PaymentConfigurations[0].PaymentMethods[0] = "changed by a caller"
-					}
-				}
-				// The checkout: the offer without its configurations, and
-				// its billing's.
-				bill := order.Billings[0].Bills[0]
-				wantConfig := want.PaymentConfigurations[slices.IndexFunc(want.PaymentConfigurations, func(pc *parcela.PaymentConfiguration) bool {
-					return pc.ID == order.Billings[0].PaymentConfigurationID
-				})]
-				want.PaymentConfigurations = nil
-				for range 2 {
-					_, got, pc, err := db.BillOffer(ctx, parcela.Sandbox, bill.ID)
+	eachTwoHandles(t, func(t *testing.T, b *checkoutBundle, other *sqldb.DB) {
+		db := b.db
+		ob := &checkoutBundle{t: t, ctx: b.ctx, db: other, clock: b.clock, app: sqldbtest.Services(other, b.clock), a: b.a, c: b.c, offer: b.offer}
+		ctx := b.ctx
+		order := b.charge(3, parcela.MethodPix)
+		check := func(step string) {
+			t.Helper()
+			want, err := sqldb.WideOffer(other, b.a, b.offer.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reads := map[string]func() (*parcela.Offer, error){
+				"public": func() (*parcela.Offer, error) { return db.PublicOffer(ctx, parcela.Sandbox, b.c.Slug, b.offer.ID) },
+				"owner":  func() (*parcela.Offer, error) { return db.Offer(ctx, b.a, b.offer.ID) },
+				"order": func() (*parcela.Offer, error) {
+					o, err := db.Order(ctx, b.a, order.ID)
 					if err != nil {
-						t.Fatalf("%s: checkout read: %v", step, err)
+						return nil, err
 					}
-					if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(pc, wantConfig) {
-						t.Fatalf("%s: checkout read\n%+v\n%+v\nwant\n%+v\n%+v", step, got, pc, want, wantConfig)
+					return o.Offer, nil
+				},
+			}
+			for name, read := range reads {
+				for range 2 { // the second from the cache
+					got, err := read()
+					if err != nil {
+						t.Fatalf("%s: %s read: %v", step, name, err)
 					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s: %s read\n%+v\nwant\n%+v", step, name, got, want)
+					}
+					got.Name, got.Product.Company.Name = "changed by a caller", "changed by a caller"
+					got.PaymentConfigurations[0].PaymentMethods[0] = "changed by a caller"
 				}
 			}
-			check("first reads")
-			if _, err := ob.app.Catalog.UpdateOffer(ctx, b.a, b.offer.ID, fromJSON[parcela.OfferFields](t, `{"name": "Turma de março", "seats": 50}`)); err != nil {
-				t.Fatal(err)
-			}
-			check("the offer updated elsewhere")
-			if _, err := ob.app.Catalog.UpdateProduct(ctx, b.a, b.offer.ProductID, fromJSON[parcela.ProductInput](t, `{"name": "Curso de verão", "full_amount_cents": 150000, "kind": "course"}`)); err != nil {
-				t.Fatal(err)
-			}
-			check("the product updated elsewhere")
-			ob.charge(1, parcela.MethodPix) // a seat taken elsewhere
-			check("a seat sold elsewhere")
-			for _, q := range []string{
-				`UPDATE payment_configurations SET interest_rate = '0.0249' WHERE offer_id = ? AND payment_type = 'financed'`,
-				`UPDATE companies SET max_installments = 6 WHERE id = (SELECT company_id FROM offers WHERE id = ?)`,
-				`UPDATE offers SET amount_cents = 99000 WHERE id = ?`,
-			} {
-				if _, err := other.SQLDB().Exec(sqldb.Rebind(other, q), b.offer.ID); err != nil {
-					t.Fatal(err)
+			// The checkout: the offer without its configurations, and
+			// its billing's.
+			bill := order.Billings[0].Bills[0]
+			wantConfig := want.PaymentConfigurations[slices.IndexFunc(want.PaymentConfigurations, func(pc *parcela.PaymentConfiguration) bool {
+				return pc.ID == order.Billings[0].PaymentConfigurationID
+			})]
+			want.PaymentConfigurations = nil
+			for range 2 {
+				_, got, pc, err := db.BillOffer(ctx, parcela.Sandbox, bill.ID)
+				if err != nil {
+					t.Fatalf("%s: checkout read: %v", step, err)
 				}
-				check(q)
+				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(pc, wantConfig) {
+					t.Fatalf("%s: checkout read\n%+v\n%+v\nwant\n%+v\n%+v", step, got, pc, want, wantConfig)
+				}
 			}
-			b.clock.Advance(time.Hour)
-			if _, err := ob.app.Catalog.UpdateOffer(ctx, b.a, b.offer.ID, fromJSON[parcela.OfferFields](t, `{"availability": "disabled"}`)); err != nil {
+		}
+		check("first reads")
+		if _, err := ob.app.Catalog.UpdateOffer(ctx, b.a, b.offer.ID, fromJSON[parcela.OfferFields](t, `{"name": "Turma de março", "seats": 50}`)); err != nil {
+			t.Fatal(err)
+		}
+		check("the offer updated elsewhere")
+		if _, err := ob.app.Catalog.UpdateProduct(ctx, b.a, b.offer.ProductID, fromJSON[parcela.ProductInput](t, `{"name": "Curso de verão", "full_amount_cents": 150000, "kind": "course"}`)); err != nil {
+			t.Fatal(err)
+		}
+		check("the product updated elsewhere")
+		ob.charge(1, parcela.MethodPix) // a seat taken elsewhere
+		check("a seat sold elsewhere")
+		for _, q := range []string{
+			`UPDATE payment_configurations SET interest_rate = '0.0249' WHERE offer_id = ? AND payment_type = 'financed'`,
+			`UPDATE companies SET max_installments = 6 WHERE id = (SELECT company_id FROM offers WHERE id = ?)`,
+			`UPDATE offers SET amount_cents = 99000 WHERE id = ?`,
+		} {
+			if _, err := other.SQLDB().Exec(sqldb.Rebind(other, q), b.offer.ID); err != nil {
 				t.Fatal(err)
 			}
-			check("the offer disabled elsewhere")
-		})
-	}
+			check(q)
+		}
+		b.clock.Advance(time.Hour)
+		if _, err := ob.app.Catalog.UpdateOffer(ctx, b.a, b.offer.ID, fromJSON[parcela.OfferFields](t, `{"availability": "disabled"}`)); err != nil {
+			t.Fatal(err)
+		}
+		check("the offer disabled elsewhere")
+	})
 }
 
 // A clone shares no pointer, slice or map with the kept offer: every
@@ -374,53 +376,48 @@ func shared(t *testing.T, a, b reflect.Value, path string) {
 // keep an older copy over a newer one: once a change has committed, the
 // next read shows it, and no read shows a name never written.
 func TestKeptOfferRacingChanges(t *testing.T) {
-	t.Parallel()
-	for _, e := range sqldbtest.Engines() {
-		t.Run(string(e), func(t *testing.T) {
-			t.Parallel()
-			db, other := twoHandles(t, e)
-			b := checkoutSetup(t, db)
-			writer := sqldbtest.Services(other, b.clock)
-			var written sync.Map // every name committed or about to be
-			written.Store(b.offer.Name, true)
-			stop := make(chan struct{})
-			var readers sync.WaitGroup
-			for range 4 {
-				readers.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						o, err := db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						if _, ok := written.Load(o.Name); !ok {
-							t.Errorf("read the name %q, never written", o.Name)
-							return
-						}
+	eachTwoHandles(t, func(t *testing.T, b *checkoutBundle, other *sqldb.DB) {
+		db := b.db
+		writer := sqldbtest.Services(other, b.clock)
+		var written sync.Map // every name committed or about to be
+		written.Store(b.offer.Name, true)
+		stop := make(chan struct{})
+		var readers sync.WaitGroup
+		for range 4 {
+			readers.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
 					}
-				})
+					o, err := db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if _, ok := written.Load(o.Name); !ok {
+						t.Errorf("read the name %q, never written", o.Name)
+						return
+					}
+				}
+			})
+		}
+		for i := range 25 {
+			name := fmt.Sprintf("Turma %d", i)
+			written.Store(name, true)
+			if _, err := writer.Catalog.UpdateOffer(b.ctx, b.a, b.offer.ID, parcela.OfferFields{Name: &name}); err != nil {
+				t.Fatal(err)
 			}
-			for i := range 25 {
-				name := fmt.Sprintf("Turma %d", i)
-				written.Store(name, true)
-				if _, err := writer.Catalog.UpdateOffer(b.ctx, b.a, b.offer.ID, parcela.OfferFields{Name: &name}); err != nil {
-					t.Fatal(err)
-				}
-				o, err := db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if o.Name != name {
-					t.Fatalf("after the change to %q committed, a read showed %q", name, o.Name)
-				}
+			o, err := db.PublicOffer(b.ctx, parcela.Sandbox, b.c.Slug, b.offer.ID)
+			if err != nil {
+				t.Fatal(err)
 			}
-			close(stop)
-			readers.Wait()
-		})
-	}
+			if o.Name != name {
+				t.Fatalf("after the change to %q committed, a read showed %q", name, o.Name)
+			}
+		}
+		close(stop)
+		readers.Wait()
+	})
 }
