@@ -131,7 +131,7 @@ func TestSmoke(t *testing.T) {
 	var md bytes.Buffer
 	rep.writeMarkdown(&md)
 	for _, want := range []string{"| scenario |", "server CPU µs/op", "CPU/op × baseline's", "SQLite writer busy %", scGet, scList, scCharge, scOfferPage,
-		"the listing's cost", "CPU µs/bill", "per order + charge", "the write-ahead log under sustained charges", "## Targets"} {
+		"the listing's cost", "CPU µs/bill", "where the machine's CPU went", "load generator µs/op", "per order + charge", "the write-ahead log under sustained charges", "## Targets"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
@@ -148,6 +148,18 @@ func checkCPU(t *testing.T, name string, r Result) {
 	t.Helper()
 	if r.Requests > 0 && (r.ServerCPU <= 0 || r.ServerCPUSeconds <= 0 || r.ServerCPUPerOpUS <= 0) {
 		t.Errorf("%s: server CPU %v%%, %v s, %v µs/op over %d operations", name, r.ServerCPU, r.ServerCPUSeconds, r.ServerCPUPerOpUS, r.Requests)
+	}
+	// The machine's CPU: present, at least the server's and the load
+	// generator's, and no database's on SQLite.
+	if r.Requests > 0 {
+		switch c := r.CPU; {
+		case c == nil:
+			t.Errorf("%s: no machine CPU", name)
+		case c.BusyPercent <= 0 || c.MachineUS <= 0 || c.LoadUS <= 0 || c.HasDatabase || c.DatabaseUS != 0:
+			t.Errorf("%s: machine CPU %+v", name, *c)
+		case c.ServerUS != r.ServerCPUPerOpUS || c.RestUS < 0:
+			t.Errorf("%s: machine CPU %+v against the server's %v µs/op", name, *c, r.ServerCPUPerOpUS)
+		}
 	}
 }
 

@@ -55,6 +55,9 @@ type loadSpec struct {
 	// probe, when set, its SQLite writer.
 	pid   int
 	probe *writerProbe
+	// dbComm names the database's processes on this machine, whose CPU
+	// is read too ("" for none).
+	dbComm string
 	// onMeasure runs when the measured window opens (profiling).
 	onMeasure func()
 }
@@ -79,8 +82,11 @@ type Result struct {
 	ServerCPUPerOpUS float64 `json:"server_cpu_us_per_op,omitempty"`
 	// Writer is SQLite's write lock over the window, for the scenarios
 	// that write.
-	Writer     *WriterShare `json:"sqlite_writer,omitempty"`
-	VsBaseline float64      `json:"vs_baseline,omitempty"`
+	Writer *WriterShare `json:"sqlite_writer,omitempty"`
+	// CPU is the whole machine's CPU over the window, per operation, by
+	// who spent it.
+	CPU        *MachineCPU `json:"cpu,omitempty"`
+	VsBaseline float64     `json:"vs_baseline,omitempty"`
 	// CPUVsBaseline is ServerCPUPerOpUS in units of the bare baseline's
 	// CPU per request in the same run: the machine's speed moves by a
 	// factor of two between runs, and this ratio mostly does not, so it
@@ -139,12 +145,12 @@ func runLoad(ctx context.Context, name string, spec loadSpec) Result {
 	go func() {
 		defer close(edges)
 		sleepUntil(ctx, measureAt)
-		open = readServer(spec.pid, spec.probe)
+		open = readServer(spec.pid, spec.probe, spec.dbComm)
 		if spec.onMeasure != nil {
 			spec.onMeasure()
 		}
 		sleepUntil(ctx, end)
-		closed = readServer(spec.pid, spec.probe)
+		closed = readServer(spec.pid, spec.probe, spec.dbComm)
 	}()
 
 	var wg sync.WaitGroup

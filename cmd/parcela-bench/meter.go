@@ -40,39 +40,121 @@ func cpuTicks(pid int) (int64, error) {
 	return u + s, nil
 }
 
-// reading is the server's counters at one instant.
-type reading struct {
-	at     time.Time
-	ticks  int64
-	cpuOK  bool
-	writer writerCounts
+// machineBusyTicks is the time all the machine's CPUs spent busy, in
+// clock ticks, from the first line of /proc/stat: user, nice, system, irq,
+// softirq and steal (a guest's time is inside user).
+func machineBusyTicks() (int64, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, errors.New("no cpu line in /proc/stat")
+	}
+	var busy int64
+	for _, i := range []int{1, 2, 3, 6, 7, 8} {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		busy += n
+	}
+	return busy, nil
 }
 
-// readServer reads pid's CPU time and p's samples (p may be nil, pid 0).
-func readServer(pid int, p *writerProbe) reading {
+// commTicks is the CPU time, in clock ticks, of every process whose
+// command name is comm: for "postgres", the database's backends and its
+// background processes. A process that exits between two readings takes
+// its time with it, so a figure is a floor; PostgreSQL's backends live as
+// long as the server's pool.
+func commTicks(comm string) (int64, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // gone since the listing
+		}
+		open, shut := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || shut < open || string(b[open+1:shut]) != comm {
+			continue
+		}
+		if t, err := cpuTicks(pid); err == nil {
+			total += t
+		}
+	}
+	return total, nil
+}
+
+// reading is the counters at one instant: the server's CPU time, this
+// process's (the load generator's), the database's when it runs on this
+// machine as processes named dbComm, all CPUs' busy time, and the writer
+// probe's samples.
+type reading struct {
+	at                     time.Time
+	ticks                  int64
+	cpuOK                  bool
+	client, db, machine    int64
+	clientOK, dbOK, busyOK bool
+	writer                 writerCounts
+}
+
+// readServer reads pid's CPU time, this process's, the processes named
+// dbComm ("" for none), the machine's and p's samples (p may be nil, pid 0).
+func readServer(pid int, p *writerProbe, dbComm string) reading {
 	r := reading{writer: p.counts()}
 	if pid > 0 {
 		t, err := cpuTicks(pid)
 		r.ticks, r.cpuOK = t, err == nil
 	}
+	t, err := cpuTicks(os.Getpid())
+	r.client, r.clientOK = t, err == nil
+	if dbComm != "" {
+		t, err := commTicks(dbComm)
+		r.db, r.dbOK = t, err == nil
+	}
+	t, err = machineBusyTicks()
+	r.machine, r.busyOK = t, err == nil
 	r.at = time.Now()
 	return r
 }
 
-// spent is what the server used between two readings.
+// spent is what the server, the load generator, the database and the
+// whole machine used between two readings (a time is negative when its
+// readings failed).
 type spent struct {
 	seconds    float64 // wall time
 	cpuSeconds float64
 	cpuOK      bool
 	writer     writerCounts
+	// Seconds of CPU, -1 when not read.
+	clientSeconds, dbSeconds, machineSeconds float64
 }
 
 func (a reading) until(b reading) spent {
+	secs := func(ok bool, from, to int64) float64 {
+		if !ok {
+			return -1
+		}
+		return float64(to-from) / userHZ
+	}
 	return spent{
-		seconds:    b.at.Sub(a.at).Seconds(),
-		cpuSeconds: float64(b.ticks-a.ticks) / userHZ,
-		cpuOK:      a.cpuOK && b.cpuOK,
-		writer:     writerCounts{samples: b.writer.samples - a.writer.samples, held: b.writer.held - a.writer.held},
+		seconds:        b.at.Sub(a.at).Seconds(),
+		cpuSeconds:     float64(b.ticks-a.ticks) / userHZ,
+		cpuOK:          a.cpuOK && b.cpuOK,
+		writer:         writerCounts{samples: b.writer.samples - a.writer.samples, held: b.writer.held - a.writer.held},
+		clientSeconds:  secs(a.clientOK && b.clientOK, a.client, b.client),
+		dbSeconds:      secs(a.dbOK && b.dbOK, a.db, b.db),
+		machineSeconds: secs(a.busyOK && b.busyOK, a.machine, b.machine),
 	}
 }
 
@@ -114,6 +196,45 @@ func (s spent) apply(r *Result, ops int64) {
 	}
 	r.ServerCPUPerOpUS = s.perOp(float64(ops))
 	r.Writer = s.share(float64(ops))
+	r.CPU = s.machineShare(float64(ops))
+}
+
+// machineShare is the window's CPU per operation by who spent it; nil
+// without operations or without the machine's reading.
+func (s spent) machineShare(ops float64) *MachineCPU {
+	if ops <= 0 || s.machineSeconds < 0 || s.seconds <= 0 {
+		return nil
+	}
+	perOp := func(secs float64) float64 { return max(0, secs) * 1e6 / ops }
+	m := &MachineCPU{
+		BusyPercent: 100 * s.machineSeconds / s.seconds,
+		MachineUS:   perOp(s.machineSeconds),
+		LoadUS:      perOp(s.clientSeconds),
+		DatabaseUS:  perOp(s.dbSeconds),
+		HasDatabase: s.dbSeconds >= 0,
+		ServerUS:    s.perOp(ops),
+	}
+	m.RestUS = max(0, m.MachineUS-m.ServerUS-m.LoadUS-m.DatabaseUS)
+	return m
+}
+
+// MachineCPU is where the whole machine's CPU went in a window, per
+// operation: the server, the load generator (this process, so also the
+// webhook receiver and the SQLite writer probe where they run), the
+// database when it runs here (PostgreSQL's processes), and the rest (the
+// kernel's own threads, other processes). On a machine the load generator shares,
+// a closed loop's rate is about the cores ÷ MachineUS, so this shows what
+// a throughput target is bound by.
+type MachineCPU struct {
+	// BusyPercent is all CPUs' busy time over the window, in % of one
+	// core (200 is two cores saturated).
+	BusyPercent float64 `json:"busy_percent"`
+	MachineUS   float64 `json:"machine_us_per_op"`
+	ServerUS    float64 `json:"server_us_per_op"`
+	LoadUS      float64 `json:"load_generator_us_per_op"`
+	DatabaseUS  float64 `json:"database_us_per_op,omitempty"`
+	HasDatabase bool    `json:"database_measured"`
+	RestUS      float64 `json:"rest_us_per_op"`
 }
 
 // WriterShare is how much of a window SQLite's writer held the write lock.

@@ -141,8 +141,98 @@ func TestSpent(t *testing.T) {
 	// No operations, no probe, no CPU reading: nothing invented.
 	var empty Result
 	reading{at: t0}.until(reading{at: t0.Add(time.Second)}).apply(&empty, 0)
-	if empty.ServerCPU != 0 || empty.ServerCPUSeconds != 0 || empty.ServerCPUPerOpUS != 0 || empty.Writer != nil {
+	if empty.ServerCPU != 0 || empty.ServerCPUSeconds != 0 || empty.ServerCPUPerOpUS != 0 || empty.Writer != nil || empty.CPU != nil {
 		t.Errorf("empty window %+v", empty)
+	}
+}
+
+// TestSpentByWho checks the machine's CPU per operation by who spent it.
+func TestSpentByWho(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 31, 23, 59, 59, 0, time.UTC)
+	a := reading{at: t0, ticks: 100, cpuOK: true, client: 50, clientOK: true, db: 7, dbOK: true, machine: 1000, busyOK: true}
+	b := reading{at: t0.Add(2 * time.Second), ticks: 250, cpuOK: true, client: 110, clientOK: true, db: 147, dbOK: true, machine: 1380, busyOK: true}
+	var r Result
+	a.until(b).apply(&r, 1000)
+	// 3.8 s of the machine in 2 s: 190%; per operation 3,800 µs, of it
+	// the server's 1,500, the load's 600, the database's 1,400, the rest 300.
+	want := MachineCPU{BusyPercent: 190, MachineUS: 3800, ServerUS: 1500, LoadUS: 600, DatabaseUS: 1400, HasDatabase: true, RestUS: 300}
+	if r.CPU == nil || *r.CPU != want {
+		t.Errorf("machine CPU %+v, want %+v", r.CPU, want)
+	}
+
+	// No database read (SQLite): none shown, the rest takes nothing of it.
+	a.dbOK, b.dbOK = false, false
+	a.until(b).apply(&r, 1000)
+	want.DatabaseUS, want.HasDatabase, want.RestUS = 0, false, 1700
+	if r.CPU == nil || *r.CPU != want {
+		t.Errorf("without a database: %+v, want %+v", r.CPU, want)
+	}
+
+	// Without the machine's reading there is nothing to split.
+	a.busyOK = false
+	if a.until(b).apply(&r, 1000); r.CPU != nil {
+		t.Errorf("without /proc/stat: %+v", r.CPU)
+	}
+}
+
+// TestMachineAndCommTicks checks the two readings against this process:
+// the machine's busy time and the time of the processes named as this one
+// both move while it burns CPU, and the named processes' time is at least
+// its own.
+func TestMachineAndCommTicks(t *testing.T) {
+	t.Parallel()
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSpace(string(comm))
+	m0, err := machineBusyTicks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c0, err := commTicks(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own, err := cpuTicks(os.Getpid()); err != nil || c0 < own {
+		t.Fatalf("processes named %q: %d ticks, this one alone %d (%v)", name, c0, own, err)
+	}
+	if n, err := commTicks("no process has this name"); err != nil || n != 0 {
+		t.Errorf("a name no process has: %d, %v", n, err)
+	}
+	x := 0
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		for i := range 1 << 20 {
+			x += i
+		}
+		m1, err1 := machineBusyTicks()
+		c1, err2 := commTicks(name)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if m1 > m0 && c1 > c0 {
+			return
+		}
+	}
+	t.Errorf("busy ticks never moved (%d)", x)
+}
+
+func TestLocalDatabase(t *testing.T) {
+	t.Parallel()
+	for dsn, want := range map[string]string{
+		"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable": "postgres",
+		"postgresql://u@localhost/db":                                 "postgres",
+		"postgres://u@[::1]:5432/db":                                  "postgres",
+		"postgres:///db?host=/var/run/postgresql":                     "postgres",
+		"postgres://u@db.example.com/db":                              "",
+		"postgres://u@10.0.0.5/db":                                    "",
+		"file:/tmp/x.db?_pragma=busy_timeout(1000)":                   "",
+		"/tmp/x.db": "",
+	} {
+		if got := localDatabase(dsn); got != want {
+			t.Errorf("localDatabase(%q) = %q, want %q", dsn, got, want)
+		}
 	}
 }
 

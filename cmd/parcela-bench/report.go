@@ -226,6 +226,7 @@ func (r *Report) writeMarkdown(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 		e.writeNotes(w)
+		r.writeMachineCPU(w, e)
 		fmt.Fprintf(w, "\n\n### %s: the listing's cost by number of bills\n\n", e.Engine)
 		fmt.Fprintln(w, "| bills | req/s | p50 ms | p99 ms | errors | server CPU % | CPU µs/page | CPU µs/bill | full pages | p50 × smallest |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -338,4 +339,42 @@ func growthResults(e *EngineReport) []Result {
 		out = append(out, g.Result)
 	}
 	return out
+}
+
+// writeMachineCPU writes where the machine's CPU went in each scenario of
+// e (and its baselines), per operation: the server's, the load
+// generator's, the database's when it runs here, and the rest.
+func (r *Report) writeMachineCPU(w io.Writer, e *EngineReport) {
+	var rows []Result
+	shown := map[int]bool{}
+	for _, sc := range e.Scenarios {
+		if b := r.baselineAt(sc.Connections); b != nil && !shown[b.Connections] && sc.Available {
+			shown[b.Connections] = true
+			bl := *b
+			bl.Name = "baseline: bare net/http"
+			rows = append(rows, bl)
+		}
+		if sc.Available && sc.CPU != nil {
+			rows = append(rows, sc)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n\n### %s: where the machine's CPU went, per operation\n\n", e.Engine)
+	fmt.Fprintln(w, "| scenario | conns | all cores busy % | machine µs/op | server µs/op | load generator µs/op | PostgreSQL µs/op | rest µs/op |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, sc := range rows {
+		if sc.CPU == nil {
+			continue
+		}
+		db := "—"
+		if sc.CPU.HasDatabase {
+			db = fmt.Sprintf("%.0f", sc.CPU.DatabaseUS)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %.0f | %.0f | %s | %.0f |\n", sc.Name, sc.Connections, sc.CPU.BusyPercent,
+			sc.CPU.MachineUS, sc.CPU.ServerUS, sc.CPU.LoadUS, db, sc.CPU.RestUS)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "All cores' busy time (/proc/stat) over the window, per operation, split by who spent it: the server, the load generator (this process), PostgreSQL's processes when it runs on this machine, and the rest (the kernel's threads, other processes). The load runs on the server's machine, so a closed loop's rate is about the cores' time over the machine's µs/op.\n")
 }

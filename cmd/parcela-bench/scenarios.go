@@ -245,7 +245,7 @@ type scenario struct {
 // CPU profile of the window.
 func (b *bench) measure(ctx context.Context, srv *parcelaServer, sc scenario) Result {
 	resetPeakRSS(srv.pid())
-	spec := loadSpec{conns: sc.conns, warmup: b.cfg.warmup, duration: cmp.Or(sc.duration, b.cfg.duration), op: sc.op, pid: srv.pid()}
+	spec := loadSpec{conns: sc.conns, warmup: b.cfg.warmup, duration: cmp.Or(sc.duration, b.cfg.duration), op: sc.op, pid: srv.pid(), dbComm: srv.dbComm}
 	if sc.writes {
 		p, err := startWriterProbe(srv.sqlitePath)
 		if err != nil {

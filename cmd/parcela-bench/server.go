@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,6 +156,10 @@ type parcelaServer struct {
 	engine                   string
 	dsn                      string // the database it serves
 	sqlitePath               string // the database file on SQLite
+	// dbComm is the command name of the database's processes when they
+	// run on this machine (PostgreSQL at a local address), so their CPU is
+	// measured beside the server's; "" otherwise.
+	dbComm string
 }
 
 func startParcela(ctx context.Context, bin, dsn string, rateLimit int) (*parcelaServer, error) {
@@ -171,7 +177,7 @@ func startParcela(ctx context.Context, bin, dsn string, rateLimit int) (*parcela
 	if err != nil {
 		return nil, err
 	}
-	s := &parcelaServer{child: c, sandbox: addrs["sandbox"], production: addrs["production"], ops: addrs["operations"], dsn: dsn}
+	s := &parcelaServer{child: c, sandbox: addrs["sandbox"], production: addrs["production"], ops: addrs["operations"], dsn: dsn, dbComm: localDatabase(dsn)}
 	if err := waitHealthy(ctx, s.sandbox+"/readyz"); err != nil {
 		_ = c.stop()
 		return nil, fmt.Errorf("%w\n%s", err, c.stderr.String())
@@ -270,4 +276,23 @@ func cpuProfile(ctx context.Context, ops string, seconds int, path string) error
 		return err
 	}
 	return f.Close()
+}
+
+// localDatabase is "postgres" when dsn is a PostgreSQL URL whose server
+// runs on this machine (a loopback address or a socket), and "" otherwise:
+// SQLite runs inside the server, and a remote database's CPU is not ours
+// to read.
+func localDatabase(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "" || host == "localhost" || strings.HasPrefix(host, "/") {
+		return "postgres"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return "postgres"
+	}
+	return ""
 }

@@ -219,7 +219,7 @@ func (b *bench) webhooks(ctx context.Context, srv *parcelaServer, s *seeded) []R
 		b.logf("webhooks: no SQLite writer probe: %v", err)
 	}
 	defer probe.stop()
-	read := func() reading { return readServer(srv.pid(), probe) }
+	read := func() reading { return readServer(srv.pid(), probe, srv.dbComm) }
 
 	// Fixed rate. The window runs from the first charge to the last
 	// delivery's arrival; its CPU includes the charges that made the events.
