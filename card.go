@@ -156,7 +156,7 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 			v.Add("card.number", "invalid", fmt.Sprintf("has the wrong length for a %s card", s.Brand))
 		}
 	}
-	name := strings.TrimSpace(c.HolderName)
+	name := TrimText(c.HolderName)
 	switch {
 	case name == "":
 		v.Add("card.holder_name", "required", "is required")

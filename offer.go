@@ -3,7 +3,6 @@ package parcela
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -134,9 +133,9 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	var v Validation
 	f := req.Offer
 	o := &Offer{CompanyID: c.ID, Availability: "enabled", Product: product}
-	if f.Name == nil || strings.TrimSpace(*f.Name) == "" {
+	if f.Name == nil || TrimText(*f.Name) == "" {
 		v.Add("offer.name", "required", "is required")
-	} else if o.Name = strings.TrimSpace(*f.Name); TooLong(o.Name, 255) {
+	} else if o.Name = TrimText(*f.Name); TooLong(o.Name, 255) {
 		v.Add("offer.name", "too_long", "must be at most 255 characters")
 	} else {
 		checkText(&v, "offer.name", o.Name, SingleLine)

@@ -2,7 +2,6 @@ package parcela
 
 import (
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -12,7 +11,7 @@ import (
 func (o *Offer) Update(f OfferFields, now time.Time) error {
 	var v Validation
 	if f.Name != nil {
-		switch o.Name = strings.TrimSpace(*f.Name); {
+		switch o.Name = TrimText(*f.Name); {
 		case o.Name == "":
 			v.Add("offer.name", "required", "must not be empty")
 		case TooLong(o.Name, 255):

@@ -80,11 +80,11 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	in := req.Order
 	o := &Order{Status: OrderPending}
 	str := func(field string, p *string, max int) string {
-		if p == nil || strings.TrimSpace(*p) == "" {
+		if p == nil || TrimText(*p) == "" {
 			v.Add(field, "required", "is required")
 			return ""
 		}
-		s := strings.TrimSpace(*p)
+		s := TrimText(*p)
 		if TooLong(s, max) {
 			v.Add(field, "too_long", fmt.Sprintf("must be at most %d characters", max))
 		} else if !checkText(&v, field, s, SingleLine) {
@@ -143,7 +143,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	o.Address.Street = str("order.address.street", a.Street, 255)
 	o.Address.Number = str("order.address.number", a.Number, 32)
 	o.Address.Neighborhood = str("order.address.neighborhood", a.Neighborhood, 255)
-	if a.Complement != nil && strings.TrimSpace(*a.Complement) != "" {
+	if a.Complement != nil && TrimText(*a.Complement) != "" {
 		if c := str("order.address.complement", a.Complement, 255); c != "" {
 			o.Address.Complement = &c
 		}

@@ -76,7 +76,7 @@ type ProductInput struct {
 func (p *Product) Apply(in ProductInput, kinds, shifts map[string]Named) error {
 	var v Validation
 	if in.Name != nil {
-		p.Name = strings.TrimSpace(*in.Name)
+		p.Name = TrimText(*in.Name)
 	}
 	if in.FullAmountCents != nil {
 		p.FullAmountCents = *in.FullAmountCents

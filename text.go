@@ -1,9 +1,24 @@
 package parcela
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
+
+// TrimText is s without the white space and the invisible format
+// characters (Unicode's Cf: zero-width space and joiners, word joiner,
+// byte-order mark, soft hyphen, direction marks) at its ends. A name made
+// only of them is as empty as one of spaces, and would be stored and
+// shown as a blank; at the ends they only make two equal names differ.
+// Inside text they stay: an emoji sequence joins with U+200D. The
+// direction overrides are not trimmed, so that ValidText refuses them
+// wherever they are.
+func TrimText(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) && !DirectionControl(r)
+	})
+}
 
 // TextKind says which control characters a string field may hold.
 type TextKind int

@@ -99,3 +99,22 @@ func TestTruncateTextKeepsLetters(t *testing.T) {
 		t.Errorf("short text changed: %q", got)
 	}
 }
+
+func TestTrimText(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                           "",
+		"\u200b":                     "",
+		"\u200b\u200c\u200d\u2060":   "",
+		" \ufeff\u00ad\u200e\u200f ": "",
+		"\u3000\t\n":                 "",
+		"\u200bMaria\u200b":          "Maria",
+		" zero width\u200bspace ":    "zero width\u200bspace",
+		"👩\u200d💻":                   "👩\u200d💻",
+		"\u202eabc":                  "\u202eabc", // refused by ValidText, not trimmed
+	} {
+		if got := TrimText(in); got != want {
+			t.Errorf("TrimText(%+q) = %+q, want %+q", in, got, want)
+		}
+	}
+}

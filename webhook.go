@@ -92,7 +92,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		v.Add("entity", "not_allowed", "cannot be changed; create another webhook")
 	}
 	if req.Name != nil {
-		switch w.Name = strings.TrimSpace(*req.Name); {
+		switch w.Name = TrimText(*req.Name); {
 		case w.Name == "":
 			v.Add("name", "required", "must not be empty")
 		case TooLong(w.Name, 255):

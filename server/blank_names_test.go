@@ -1,0 +1,48 @@
+package server_test
+
+import (
+	"testing"
+)
+
+// A required name made only of invisible format characters (zero-width
+// space and joiners, word joiner, byte-order mark, soft hyphen, direction
+// marks) is no name: it is refused as an empty one is, not stored and
+// shown as a blank. Around a real name they are trimmed; inside one they
+// stay.
+func TestInvisibleOnlyNamesAreRequired(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer := b.offer()
+		offerID := offer["id"].(string)
+		productID := offer["product"].(map[string]any)["id"].(string)
+		required := func(t *testing.T, what string, r resp, field string) {
+			t.Helper()
+			if got := fieldCodes(t, r); got[field] != "required" {
+				t.Errorf("%s: %v, want %s required", what, got, field)
+			}
+		}
+		for _, name := range []string{"\u200b", "\u2060", "\ufeff", "\u00ad", "\u200b\u200c\u200d", " \u200e\u00a0"} {
+			body := orderBody(offerID)
+			body["order"].(map[string]any)["customer_name"] = name
+			required(t, "order "+name, b.call("POST", "/external_api/v1/orders", body), "order.customer_name")
+			p := productBody()
+			p["product"].(map[string]any)["name"] = name
+			required(t, "product "+name, b.call("POST", "/external_api/v1/products", p), "product.name")
+			o := offerBody(productID)
+			o["offer"].(map[string]any)["name"] = name
+			required(t, "offer "+name, b.call("POST", "/external_api/v1/offers", o), "offer.name")
+			patch := map[string]any{"offer": map[string]any{"name": name}}
+			required(t, "offer patch "+name, b.call("PATCH", "/external_api/v1/offers/"+offerID, patch), "offer.name")
+			w := webhookBody(1)
+			w["name"] = name
+			required(t, "webhook "+name, b.call("POST", "/external_api/v1/webhooks", w), "name")
+		}
+
+		body := orderBody(offerID)
+		body["order"].(map[string]any)["customer_name"] = "\ufeff\u200bMaria 👩\u200d💻 da Silva\u200b"
+		got := b.call("POST", "/external_api/v1/orders", body).want(t, 201).JSON(t)
+		if got["customer_name"] != "Maria 👩\u200d💻 da Silva" {
+			t.Errorf("customer_name stored as %+q", got["customer_name"])
+		}
+	})
+}
