@@ -21,8 +21,9 @@ func TestBoletoPayableUntilAndExpiry(t *testing.T) {
 			calEndOfDay(2027, 3, 12), calEndOfDay(2027, 3, 15), calSP(2027, 3, 12, 9, 30, 0, 0)},
 		{"a Saturday is payable through Monday, the grace runs to Tuesday", calSP(2026, 11, 21, 15, 30, 0, 0), 1,
 			calEndOfDay(2026, 11, 23), calEndOfDay(2026, 11, 24), calSP(2026, 11, 21, 15, 30, 0, 0)},
+		// Without grace it expires the millisecond after its last payable one.
 		{"a Sunday without grace", calEndOfDay(2026, 11, 22), 0,
-			calEndOfDay(2026, 11, 23), calEndOfDay(2026, 11, 23), calEndOfDay(2026, 11, 22)},
+			calEndOfDay(2026, 11, 23), calSP(2026, 11, 24, 0, 0, 0, 0), calEndOfDay(2026, 11, 22)},
 		{"a holiday (Tiradentes, a Wednesday) moves to Thursday", calEndOfDay(2027, 4, 21), 1,
 			calEndOfDay(2027, 4, 22), calEndOfDay(2027, 4, 23), calEndOfDay(2027, 4, 21)},
 		{"the grace skips Carnival", calEndOfDay(2027, 2, 5), 2,
@@ -62,5 +63,32 @@ func TestAddBusinessDaysAcrossDST(t *testing.T) {
 	t.Parallel()
 	if got, want := AddBusinessDays(calSP(2018, 2, 16, 12, 0, 0, 0), 1), calSP(2018, 2, 19, 12, 0, 0, 0); !got.Equal(want) {
 		t.Errorf("across the 2018 DST end: %v, want %v", got, want)
+	}
+}
+
+// A bill due at the end of its day is on time through that day's last
+// millisecond, and so is a payment that keeps it payable then: an
+// installment's Pix asked for on its checkout, and a boleto of a company
+// that gives no settlement grace. Each expired at that millisecond, so money
+// paid on time was refused.
+func TestPaymentsSettleInTheirBillsLastOnTimeMillisecond(t *testing.T) {
+	t.Parallel()
+	due := calEndOfDay(2027, 3, 1)
+	bill := &Bill{Type: BillTypeInstallment, AmountCents: 10000, DueDate: due, EffectiveDueDate: EffectiveDueDate(due)}
+	for _, grace := range []int{0, 1} {
+		c := &Company{BoletoGraceBusinessDays: grace, PaymentExpiryHours: 72}
+		if bill.Penalty(due, c) != (Penalty{}) {
+			t.Fatal("the bill is late at its due instant")
+		}
+		o := demandPayment(c, &PaymentConfiguration{}, bill, MethodPix, calSP(2027, 2, 26, 9, 0, 0, 0))
+		pix := &Payment{Method: MethodPix, ExpiresAt: o.expires}
+		if !pix.settlesAt(due) || pix.settlesAt(due.Add(time.Millisecond)) {
+			t.Errorf("grace %d: a Pix expiring %v settles at %v: %v; a millisecond later: %v", grace, pix.ExpiresAt, due,
+				pix.settlesAt(due), pix.settlesAt(due.Add(time.Millisecond)))
+		}
+		boleto := &Payment{Method: MethodBoleto, ExpiresAt: BoletoExpiry(due, grace)}
+		if !boleto.settlesAt(BoletoPayableUntil(due)) {
+			t.Errorf("grace %d: a boleto expiring %v does not settle at %v, its last payable instant", grace, boleto.ExpiresAt, BoletoPayableUntil(due))
+		}
 	}
 }

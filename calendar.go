@@ -167,10 +167,22 @@ func EndOfDay(t time.Time) time.Time {
 // not open that day, on the next business day; the bank's notice of a
 // payment made on that last day arrives up to graceBusinessDays later. So
 // the payment expires at the end of the graceBusinessDays-th business day
-// after the business-day-adjusted due date.
+// after the business-day-adjusted due date; without grace, the millisecond
+// after its last payable one (ExpiryAfter).
 func BoletoExpiry(due time.Time, graceBusinessDays int) time.Time {
-	return EndOfDay(AddBusinessDays(BoletoPayableUntil(due), graceBusinessDays))
+	last := BoletoPayableUntil(due)
+	if graceBusinessDays == 0 {
+		return ExpiryAfter(last)
+	}
+	return EndOfDay(AddBusinessDays(last, graceBusinessDays))
 }
+
+// ExpiryAfter is the expiry of a payment whose last payable instant is
+// last: the millisecond after it. A payment settles only before its
+// expires_at, and a bill due at the end of a day (23:59:59.999) is on
+// time through that millisecond, so a payment expiring at it would refuse
+// money paid on time.
+func ExpiryAfter(last time.Time) time.Time { return last.Add(time.Millisecond) }
 
 // BoletoPayableUntil is the last instant a boleto due at due can be paid:
 // the end of its due day, moved to the next business day. A bill charged

@@ -217,11 +217,12 @@ func TestBoletoExpiry(t *testing.T) {
 		grace int
 		want  time.Time
 	}{
-		{"weekday, no grace: end of its day", calSP(2026, time.March, 10, 9, 30, 0, 0), 0, calEndOfDay(2026, time.March, 10)},
+		// Without grace, the millisecond after the end of its last payable day.
+		{"weekday, no grace: end of its day", calSP(2026, time.March, 10, 9, 30, 0, 0), 0, calSP(2026, time.March, 11, 0, 0, 0, 0)},
 		{"weekday, one business day of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 11)},
 		{"friday, grace over the weekend", calSP(2026, time.March, 13, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 16)},
 		{"saturday: payable monday, grace tuesday", calSP(2026, time.March, 7, 18, 0, 0, 0), 1, calEndOfDay(2026, time.March, 10)},
-		{"sunday, no grace: monday", calSP(2026, time.March, 8, 18, 0, 0, 0), 0, calEndOfDay(2026, time.March, 9)},
+		{"sunday, no grace: monday", calSP(2026, time.March, 8, 18, 0, 0, 0), 0, calSP(2026, time.March, 10, 0, 0, 0, 0)},
 		{"carnival saturday: ash wednesday, grace thursday", calSP(2026, time.February, 14, 10, 0, 0, 0), 1, calEndOfDay(2026, time.February, 19)},
 		{"good friday then tiradentes", calSP(2025, time.April, 17, 10, 0, 0, 0), 1, calEndOfDay(2025, time.April, 22)},
 		{"month end: friday 31 july, grace monday 3 august", calSP(2026, time.July, 31, 10, 0, 0, 0), 1, calEndOfDay(2026, time.August, 3)},
@@ -230,7 +231,7 @@ func TestBoletoExpiry(t *testing.T) {
 		{"31 december 2024: payable 2 january, grace 3rd", calSP(2024, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2025, time.January, 3)},
 		{"five days of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 5, calEndOfDay(2026, time.March, 17)},
 		// 01:30 UTC on Saturday is Friday 22:30 in São Paulo: Friday is the due day.
-		{"due date read in São Paulo", time.Date(2026, time.March, 7, 1, 30, 0, 0, time.UTC), 0, calEndOfDay(2026, time.March, 6)},
+		{"due date read in São Paulo", time.Date(2026, time.March, 7, 1, 30, 0, 0, time.UTC), 0, calSP(2026, time.March, 7, 0, 0, 0, 0)},
 	}
 	for _, tt := range tests {
 		got := BoletoExpiry(tt.due, tt.grace)

@@ -58,12 +58,14 @@ func (b *Bill) CardsRestUntil(now time.Time) time.Time {
 
 // CardsResting is the error of a card attempt on a bill whose cards rest
 // (CardsRestUntil), until then, or zero when not known (attempts in
-// flight on other requests made the limit).
+// flight on other requests made the limit). The instant is written as the
+// API writes every timestamp (São Paulo time, to the millisecond): cut to
+// the second in UTC, it named an instant at which cards still rested.
 func CardsResting(until time.Time) error {
 	msg := "the bill had too many refused card attempts; it takes no card for now: pay it by Pix or boleto, or try a card later"
 	if !until.IsZero() {
 		msg = "the bill had " + strconv.Itoa(CardRefusalLimit) + " refused card attempts in " + CardRefusalWindow.String() +
-			"; it takes no card until " + until.UTC().Format(time.RFC3339) + ": pay it by Pix or boleto, or try a card then"
+			"; it takes no card until " + until.In(SaoPaulo).Format(TimestampLayout) + ": pay it by Pix or boleto, or try a card then"
 	}
 	return &Error{Code: ERATELIMITED, Message: msg}
 }

@@ -79,16 +79,16 @@ func checkMethod(pc *PaymentConfiguration, b *Bill, method string) error {
 // installment's boleto is the sweep's (installmentPayment); a Pix for an
 // installment is priced and due like it, and expires when that boleto
 // would stop being payable without settlement grace (a Pix settles at
-// once; the provider is told that expiry as the Pix's due instant); a
-// first bill's payment is the charge's (firstPayment).
+// once; the provider is told its last payable instant as the Pix's due
+// one); a first bill's payment is the charge's (firstPayment).
 func demandPayment(c *Company, pc *PaymentConfiguration, bill *Bill, method string, now time.Time) paymentOrder {
 	if bill.Type != BillTypeInstallment {
 		return firstPayment(c, bill, method, now)
 	}
 	o := installmentPayment(c, pc, bill, now)
 	if method == MethodPix {
-		o.method, o.withPix, o.expires = MethodPix, false, BoletoPayableUntil(o.due)
-		o.due = o.expires
+		o.method, o.withPix, o.due = MethodPix, false, BoletoPayableUntil(o.due)
+		o.expires = ExpiryAfter(o.due)
 	}
 	return o
 }

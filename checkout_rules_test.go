@@ -188,8 +188,9 @@ func TestAccessCodes(t *testing.T) {
 
 // A first bill charged by boleto stays payable past its due instant, until
 // the end of the boleto's last payable day. A Pix asked for on its
-// checkout then is good until that day's end: expiring at the due instant,
-// it expired before it was issued.
+// checkout then is good until that day's end, its last millisecond
+// included (it expires the millisecond after): expiring at the due
+// instant, it expired before it was issued.
 func TestDemandPaymentFirstBillPixAfterItsDueInstant(t *testing.T) {
 	t.Parallel()
 	c := NewCompany("Escola", "11222333000181", "escola")
@@ -199,18 +200,19 @@ func TestDemandPaymentFirstBillPixAfterItsDueInstant(t *testing.T) {
 	tests := []struct {
 		name        string
 		now         time.Time
+		wantDue     time.Time
 		wantExpires time.Time
 	}{
-		{"before its due instant: expires then, as the charge's", calSP(2026, time.March, 7, 9, 0, 0, 0), due},
-		{"at its due instant", due, calEndOfDay(2026, time.March, 9)},
-		{"on Sunday", calSP(2026, time.March, 8, 10, 0, 0, 0), calEndOfDay(2026, time.March, 9)},
-		{"the last minute of Monday", calSP(2026, time.March, 9, 23, 59, 0, 0), calEndOfDay(2026, time.March, 9)},
+		{"before its due instant: expires then, as the charge's", calSP(2026, time.March, 7, 9, 0, 0, 0), due, due},
+		{"at its due instant", due, calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
+		{"on Sunday", calSP(2026, time.March, 8, 10, 0, 0, 0), calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
+		{"the last minute of Monday", calSP(2026, time.March, 9, 23, 59, 0, 0), calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
 	}
 	for _, tt := range tests {
 		o := demandPayment(&c, pc, bill, MethodPix, tt.now)
-		if o.method != MethodPix || o.amount != 30000 || !o.expires.Equal(tt.wantExpires) || !o.due.Equal(o.expires) {
-			t.Errorf("%s: %s of %d cents, due %v, expires %v; want a Pix of 30000 expiring (and due) %v",
-				tt.name, o.method, o.amount, o.due, o.expires, tt.wantExpires)
+		if o.method != MethodPix || o.amount != 30000 || !o.expires.Equal(tt.wantExpires) || !o.due.Equal(tt.wantDue) {
+			t.Errorf("%s: %s of %d cents, due %v, expires %v; want a Pix of 30000 due %v, expiring %v",
+				tt.name, o.method, o.amount, o.due, o.expires, tt.wantDue, tt.wantExpires)
 		}
 		if !o.expires.After(tt.now) {
 			t.Errorf("%s: a Pix issued at %v expires at %v", tt.name, tt.now, o.expires)

@@ -191,8 +191,8 @@ func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentO
 	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents - bill.Received(), due: bill.DueDate,
 		expires: PaymentExpiry(method, bill.DueDate, c.BoletoGraceBusinessDays)}
 	if method == MethodPix && !now.Before(bill.DueDate) {
-		o.expires = BoletoPayableUntil(bill.DueDate)
-		o.due = o.expires
+		o.due = BoletoPayableUntil(bill.DueDate)
+		o.expires = ExpiryAfter(o.due)
 	}
 	return o
 }

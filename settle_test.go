@@ -29,7 +29,7 @@ func lateInstallment(t *testing.T) (*Order, *Company, *Bill, *Payment, *Payment)
 	pc := &PaymentConfiguration{ID: "pc", PaymentType: Financed}
 	boleto := issueForTest(t, c, installmentPayment(c, pc, bill, issued), issued)
 	pix := issueForTest(t, c, demandPayment(c, pc, bill, MethodPix, issued), issued)
-	if boleto.AmountCents != 10227 || pix.AmountCents != 10227 || !pix.ExpiresAt.Equal(calEndOfDay(2027, 1, 18)) {
+	if boleto.AmountCents != 10227 || pix.AmountCents != 10227 || !pix.ExpiresAt.Equal(ExpiryAfter(calEndOfDay(2027, 1, 18))) {
 		t.Fatalf("late boleto %d, Pix %d expiring %v", boleto.AmountCents, pix.AmountCents, pix.ExpiresAt)
 	}
 	bill.Payments = append(bill.Payments, boleto, pix)

@@ -1392,7 +1392,7 @@ type PaymentBill struct {
 	CardLastDigits *string   `json:"card_last_digits"`
 	CreatedAt      time.Time `json:"created_at"`
 
-	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December).
+	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December); with no grace, the start of the day after its last payable day. A Pix that keeps a bill payable to the end of a day (one asked for on an installment's checkout, or on a first bill's after its due moment) expires at the start of the next day, so that a payment in the day's last millisecond, when the bill is still on time, settles it.
 	ExpiresAt time.Time `json:"expires_at"`
 	Id        string    `json:"id"`
 
@@ -1596,7 +1596,7 @@ type PaymentOrder struct {
 	CardLastDigits *string   `json:"card_last_digits"`
 	CreatedAt      time.Time `json:"created_at"`
 
-	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December).
+	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the end of the company's settlement grace (one business day by default) after its last payable day, which is its due date moved to the next business day (weekends, national bank holidays, 31 December); with no grace, the start of the day after its last payable day. A Pix that keeps a bill payable to the end of a day (one asked for on an installment's checkout, or on a first bill's after its due moment) expires at the start of the next day, so that a payment in the day's last millisecond, when the bill is still on time, settles it.
 	ExpiresAt time.Time `json:"expires_at"`
 	Id        string    `json:"id"`
 

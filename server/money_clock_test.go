@@ -312,9 +312,10 @@ func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
 
 // A down payment charged by boleto due on a Saturday afternoon stays
 // payable all Monday. A Pix asked for on its checkout on Sunday is good
-// until Monday's end (it used to expire at Saturday's due instant, before
-// it was issued); in Tuesday's settlement grace none is issued, and the
-// bill does not lapse until the boleto expires.
+// until Monday's end, expiring the millisecond after (it used to expire at
+// Saturday's due instant, before it was issued); in Tuesday's settlement
+// grace none is issued, and the bill does not lapse until the boleto
+// expires.
 func TestFirstBillPixAskedForAfterItsDueInstant(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -328,7 +329,7 @@ func TestFirstBillPixAskedForAfterItsDueInstant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := time.Date(2027, 2, 1, 23, 59, 59, 999e6, parcela.SaoPaulo); !pix.ExpiresAt.Equal(want) || pix.AmountCents != first.AmountCents {
+		if want := time.Date(2027, 2, 2, 0, 0, 0, 0, parcela.SaoPaulo); !pix.ExpiresAt.Equal(want) || pix.AmountCents != first.AmountCents {
 			t.Fatalf("Pix asked for on Sunday: %d cents, expires %v; want %d cents, expiring %v", pix.AmountCents, pix.ExpiresAt, first.AmountCents, want)
 		}
 		b.clock.Set(time.Date(2027, 2, 2, 10, 0, 0, 0, parcela.SaoPaulo))
@@ -461,6 +462,35 @@ func TestSettlementInTheDueDaysLastMillisecondIsOnTime(t *testing.T) {
 			}
 		}
 		t.Fatalf("payment %v not in %v", p["id"], paid["payments"])
+	})
+}
+
+// An installment's Pix asked for on its checkout before the due date,
+// paid in the due day's last millisecond, pays the bill on time, as its
+// boleto would: the Pix expires the millisecond after. It expired at that
+// millisecond, and the notice was refused with 422 while the bill was
+// still on time.
+func TestInstallmentPixPaidInTheDueDaysLastMillisecond(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		i1 := b.firstInstallment(t, "boleto", "pix")
+		b.clock.Set(time.Date(2027, 2, 26, 9, 0, 0, 0, parcela.SaoPaulo))
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Date(2027, 3, 2, 0, 0, 0, 0, parcela.SaoPaulo); !pix.ExpiresAt.Equal(want) {
+			t.Errorf("the Pix expires %v, want %v (installment 1 is due at the end of Monday 1 March)", pix.ExpiresAt, want)
+		}
+		b.clock.Set(time.Date(2027, 3, 1, 23, 59, 59, 999e6, parcela.SaoPaulo))
+		if got := b.bill(t, i1.ID); got["status"] != "pending" || cents(got["current_amount_cents"]) != i1.AmountCents {
+			t.Fatalf("at the due day's last millisecond: %v, %v cents", got["status"], got["current_amount_cents"])
+		}
+		paid := b.call("POST", "/external_api/v1/sandbox/payments/"+pix.ID+"/pay",
+			map[string]any{"paid_at": "2027-03-01T23:59:59.999500-03:00"}).want(t, 200).JSON(t)
+		if paid["status"] != "paid" || cents(paid["received_amount_cents"]) != i1.AmountCents {
+			t.Fatalf("paid by its Pix in the due day's last millisecond: bill %v, received %v of %d", paid["status"], paid["received_amount_cents"], i1.AmountCents)
+		}
 	})
 }
 

@@ -308,7 +308,7 @@ func TestIssueOnDemand(t *testing.T) {
 
 		pix, err := issue(bills[1], parcela.MethodPix)
 		if err != nil || pix.Method != parcela.MethodPix || pix.Status != parcela.PaymentUnpaid || pix.AmountCents != bills[1].AmountCents ||
-			pix.Barcode == nil || !strings.HasPrefix(*pix.Barcode, "000201") || !pix.ExpiresAt.Equal(bills[1].EffectiveDueDate) {
+			pix.Barcode == nil || !strings.HasPrefix(*pix.Barcode, "000201") || !pix.ExpiresAt.Equal(parcela.ExpiryAfter(bills[1].EffectiveDueDate)) {
 			t.Fatalf("Pix on demand: %+v, %v", pix, err)
 		}
 		again, err := issue(bills[1], parcela.MethodPix)
@@ -337,9 +337,9 @@ func TestIssueOnDemand(t *testing.T) {
 
 // The checkout offers a Pix or boleto only when asking for it gets one
 // (Bill.CanIssueAt): a first bill charged as a boleto due on a Saturday
-// gets a Pix through the end of Monday, its last payable day, and none in
-// the settlement grace after it, where the page offered one that
-// IssuePayment refused.
+// gets a Pix through the end of Monday, its last payable day (its last
+// millisecond included), and none in the settlement grace after it, where
+// the page offered one that IssuePayment refused.
 func TestCanIssueAtAgreesWithIssuePayment(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		b.clock.Set(time.Date(2026, 11, 19, 10, 0, 0, 0, parcela.SaoPaulo)) // Thursday; due Saturday 10:00
@@ -348,8 +348,8 @@ func TestCanIssueAtAgreesWithIssuePayment(t *testing.T) {
 			at   time.Time
 			want bool
 		}{
-			{time.Date(2026, 11, 23, 23, 59, 59, 998_000_000, parcela.SaoPaulo), true},
-			{time.Date(2026, 11, 23, 23, 59, 59, 999_000_000, parcela.SaoPaulo), false},
+			{time.Date(2026, 11, 23, 23, 59, 59, 999_000_000, parcela.SaoPaulo), true},
+			{time.Date(2026, 11, 24, 0, 0, 0, 0, parcela.SaoPaulo), false},
 			{time.Date(2026, 11, 24, 12, 0, 0, 0, parcela.SaoPaulo), false},
 		} {
 			b.clock.Set(tt.at)

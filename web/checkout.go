@@ -306,7 +306,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		v.Methods = slices.DeleteFunc(slices.Clone(v.Methods), func(m string) bool {
 			if m == parcela.MethodCreditCard {
 				if h.d.CardCharges != nil && !cardsRest.IsZero() {
-					v.CardsRest = "Por segurança, esta cobrança não aceita cartão até " + dateTime(cardsRest) + ": houve " +
+					v.CardsRest = "Por segurança, esta cobrança não aceita cartão até " + dateTimeFrom(cardsRest) + ": houve " +
 						strconv.Itoa(parcela.CardRefusalLimit) + " tentativas com cartão recusadas em 24 horas."
 				}
 				return h.d.CardCharges == nil || !cardsRest.IsZero() // no acquirer serves this listener's environment, or its cards rest

@@ -476,11 +476,11 @@ func TestCheckoutOffersNoPixInAFirstBoletosGrace(t *testing.T) {
 	b.store.mu.Unlock()
 	checkout := parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)
 
-	b.clock.Set(time.Date(2026, time.March, 9, 23, 59, 59, 998_000_000, parcela.SaoPaulo))
-	if body := b.get(t, checkout).body; !strings.Contains(body, "Pagar com Pix") {
-		t.Fatal("no Pix offered on the boleto's last payable day")
-	}
 	b.clock.Set(time.Date(2026, time.March, 9, 23, 59, 59, 999_000_000, parcela.SaoPaulo))
+	if body := b.get(t, checkout).body; !strings.Contains(body, "Pagar com Pix") {
+		t.Fatal("no Pix offered in the last millisecond of the boleto's last payable day")
+	}
+	b.clock.Set(time.Date(2026, time.March, 10, 0, 0, 0, 0, parcela.SaoPaulo))
 	body := html.UnescapeString(b.get(t, checkout).body)
 	if strings.Contains(body, "Pagar com Pix") {
 		t.Error("a Pix offered in the boleto's settlement grace")

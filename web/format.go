@@ -47,6 +47,16 @@ func date(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006
 // dateTime writes the São Paulo date and time: 10/12/2026 às 15:04.
 func dateTime(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006 às 15:04") }
 
+// dateTimeFrom writes, as dateTime does, the first minute from which
+// something refused until t is taken again: t rounded up to the minute.
+// Rounded down, the page named a minute at which it was still refused.
+func dateTimeFrom(t time.Time) string {
+	if m := t.Truncate(time.Minute); m.Before(t) {
+		t = m.Add(time.Minute)
+	}
+	return dateTime(t)
+}
+
 // percent writes a rate as a percentage with a decimal comma and every
 // place it has (a rate has at most six): 0.0199 → 1,99%, 0.2 → 20%,
 // 0.000001 → 0,0001%. Rounded, the page would disclose another rate than

@@ -70,3 +70,21 @@ func TestTimeLeft(t *testing.T) {
 		}
 	}
 }
+
+// dateTimeFrom names the first whole minute from which something refused
+// until t is taken: rounded down, the card rest's notice named a minute at
+// which cards were still refused.
+func TestDateTimeFromRoundsUp(t *testing.T) {
+	t.Parallel()
+	for at, want := range map[time.Time]string{
+		time.Date(2027, 3, 2, 14, 5, 0, 0, parcela.SaoPaulo):         "02/03/2027 às 14:05",
+		time.Date(2027, 3, 2, 14, 5, 30, 500e6, parcela.SaoPaulo):    "02/03/2027 às 14:06",
+		time.Date(2027, 3, 2, 14, 5, 0, 1e6, parcela.SaoPaulo):       "02/03/2027 às 14:06",
+		time.Date(2026, 12, 31, 23, 59, 59, 999e6, parcela.SaoPaulo): "01/01/2027 às 00:00",
+		time.Date(2027, 3, 2, 17, 5, 30, 0, time.UTC):                "02/03/2027 às 14:06",
+	} {
+		if got := dateTimeFrom(at); got != want {
+			t.Errorf("dateTimeFrom(%v) = %q, want %q", at, got, want)
+		}
+	}
+}
