@@ -117,9 +117,12 @@ func (m *mover) recordCard(o *Order, b *Billing, bill *Bill, p *Payment, c *Comp
 		m.addPayment(bill, p)
 		return false, nil
 	}
-	// Penalties only grow, so a bill owing less than the card was priced
-	// at received money since: kept, the card would charge it twice.
-	if bill.NotPayable() != "" || bill.owed(m.c.At, c) < p.AmountCents {
+	// Measured at the instant the card was priced (and pays the bill at),
+	// a bill owing less than the card's amount received money since (or
+	// had its penalty waived): kept, the card would charge it twice.
+	// Measured at the decision, a fine or a day's interest begun while the
+	// acquirer decided hid what was received meanwhile.
+	if bill.NotPayable() != "" || bill.owed(p.CreatedAt, c) < p.AmountCents {
 		m.releaseCard(bill, p)
 		return true, nil
 	}

@@ -623,6 +623,61 @@ func TestCardApprovedAfterAPartialSettlementIsVoided(t *testing.T) {
 	})
 }
 
+// A card priced an hour before an installment's due instant, approved an
+// hour after it, while 1 cent of the bill's boleto was settled: the bill
+// received money since the card was priced, so the approval is voided. The
+// check measured what the bill owed at the decision, whose fine (begun in
+// between) hid the cent received, and the card paid the bill on top of it.
+func TestCardApprovedAcrossTheDueInstantAfterAPartialSettlementIsVoided(t *testing.T) {
+	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
+		acq := &settlingAcquirer{}
+		b.useAcquirer(acq)
+		p, err := b.app.Catalog.CreateProduct(b.ctx, b.a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.offer, err = b.app.Catalog.CreateOffer(b.ctx, b.a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+			"payment_configurations": [{"payment_type": "financed", "financed_type": "boleto", "payment_methods": ["boleto", "credit_card"],
+			 "allowed_down_payment_methods": ["pix"], "down_payment_type": "percentage", "down_payment_value": 0.2,
+			 "interest_rate": 0.0199, "max_installments": 12, "expires_in_hours": 48}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := b.charge(3, parcela.MethodPix)
+		if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, o.Billings[0].Bills[0].Payments[0].ID, parcela.Settlement{}); err != nil {
+			t.Fatal(err)
+		}
+		installment := o.Billings[0].Bills[1]
+		boleto, err := b.app.Checkout.IssuePayment(b.ctx, parcela.Sandbox, installment.ID, installment.AuthenticationCode, parcela.MethodBoleto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.clock.Set(installment.EffectiveDueDate.Add(-time.Hour))
+		acq.settle = func() {
+			cents := int64(1)
+			if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, boleto.ID, parcela.Settlement{PaidAmountCents: &cents}); err != nil {
+				t.Errorf("part of the boleto: %v", err)
+			}
+			b.clock.Set(installment.EffectiveDueDate.Add(time.Hour))
+		}
+		paid, err := b.payByCard(installment, card("4111111111111111", "123"))
+		got := b.bill(installment.ID)
+		if err == nil {
+			t.Fatalf("card approved for %d cents on a bill that received 1 cent since it was priced: bill %s, received in all %d",
+				paid.AmountCents, got.Status, got.ReceivedInAll())
+		}
+		wantCode(t, "card", err, parcela.EINVALIDSTATE)
+		if got.Status == parcela.BillPaid || got.ReceivedInAll() != 1 {
+			t.Fatalf("after the voided card: bill %s, received %d, want open with the 1 cent", got.Status, got.ReceivedInAll())
+		}
+		for _, q := range got.Payments {
+			if q.Method == parcela.MethodCreditCard && (q.Status != parcela.PaymentCanceled || q.PaidAmountCents != 0) {
+				t.Fatalf("the voided card: %s, %d paid", q.Status, q.PaidAmountCents)
+			}
+		}
+	})
+}
+
 // releaseRaceStore is the store, except that the first change recording a
 // card attempt as canceled (its approval just voided at the acquirer) runs
 // once the clock has passed the bill's due instant and another change
