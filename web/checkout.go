@@ -318,10 +318,15 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		for _, m := range v.Methods {
 			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + methodPaths[m]
 		}
-		if v.CardsRest != "" && len(v.Methods) > 0 {
+		switch {
+		case v.CardsRest != "" && len(v.Methods) > 0:
 			v.CardsRest += " Você pode pagar agora com Pix ou boleto."
-		} else if v.CardsRest != "" {
+		case v.CardsRest != "":
 			v.CardsRest += " Tente de novo depois disso ou fale com o vendedor."
+		case len(v.Methods) == 0:
+			// Nothing to pay with, and nothing said why: the page showed
+			// the amount alone.
+			v.NotPayable = noMethodHere
 		}
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {

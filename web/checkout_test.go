@@ -770,3 +770,28 @@ func TestCheckoutCardWithoutAReadableTotalChargesNothing(t *testing.T) {
 		})
 	}
 }
+
+// A bill whose only method is a card, opened on a listener no acquirer
+// serves (bought while one did), says it cannot be paid here now: its
+// checkout showed the amount and nothing to pay with, nor why.
+func TestCheckoutCardOnlyBillWithoutACardDoorSaysWhy(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.store.mu.Lock()
+	b.offer.PaymentConfigurations = append(b.offer.PaymentConfigurations, &parcela.PaymentConfiguration{ID: testCardOnly, OfferID: testOfferID,
+		Position: 2, PaymentType: parcela.Upfront, PaymentMethods: []string{"credit_card"}, AllowedDownPaymentMethods: []string{},
+		Availability: "enabled", ExpiresIn: 72, MaxInstallments: 1, MinInstallmentCents: 5000})
+	b.store.mu.Unlock()
+	checkout := b.buy(t, testCardOnly+":credit_card")
+	if page := b.get(t, checkout); !strings.Contains(page.body, `name="card_number"`) {
+		t.Fatalf("with an acquirer, no card form:\n%s", page.body)
+	}
+	d := b.deps
+	d.CardCharges = nil
+	b.server.Config.Handler = New(d)
+	page := b.get(t, checkout)
+	body := html.UnescapeString(page.body)
+	if page.status != http.StatusOK || !strings.Contains(body, noMethodHere) || strings.Contains(body, `name="card_number"`) {
+		t.Fatalf("status %d, the checkout of a card-only bill without an acquirer:\n%s", page.status, body)
+	}
+}

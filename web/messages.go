@@ -150,6 +150,11 @@ var notPayableMessages = map[string]string{
 	parcela.NotPayableFirstBillLapsed:    "O prazo para pagar esta cobrança acabou e o pedido será cancelado. Você pode fazer um novo pedido pela oferta.",
 }
 
+// noMethodHere says why an open bill offers no way to pay on this
+// listener: its only method is a card, and no acquirer serves the
+// environment (a bill made while one did, opened after).
+const noMethodHere = "Esta cobrança não pode ser paga por aqui no momento. Fale com o vendedor."
+
 // Status labels.
 var (
 	orderStatus = map[string]string{

@@ -52,7 +52,13 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", contentSecurityPolicy)
 		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// same-origin, not no-referrer: no other site learns a page's
+		// address (its access code), and a browser that sends no
+		// Sec-Fetch-Site (Safari before 16.4) still sends the page's own
+		// Origin with its forms, which the origin check compares; under
+		// no-referrer it sends "Origin: null", refused, and no such payer
+		// could buy or pay.
+		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")

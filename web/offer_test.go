@@ -83,7 +83,7 @@ func checkSecurityHeaders(t *testing.T, h http.Header) {
 	if strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("CSP allows inline code: %q", csp)
 	}
-	if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "no-referrer" {
+	if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") != "same-origin" {
 		t.Errorf("headers: %v", h)
 	}
 }
@@ -839,5 +839,40 @@ func TestOfferAddressAutofill(t *testing.T) {
 	}
 	if regexp.MustCompile(`<input id="f-number" [^>]*autocomplete="address-line`).MatchString(page) {
 		t.Error("the number asks autofill for a line of the address")
+	}
+}
+
+// A browser that sends no fetch metadata (Sec-Fetch-Site: Safari before
+// 16.4, Firefox before 90) is judged by its Origin. The pages' referrer
+// policy lets it send the page's own origin with a form (under
+// no-referrer it sent "null", refused with 403, and such a payer could not
+// buy): that post buys; one from another site is refused.
+func TestFormPostsWithoutFetchMetadataAreJudgedByTheirOrigin(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.get(t, b.offerPath())
+	if p := page.header.Get("Referrer-Policy"); p != "same-origin" {
+		t.Fatalf("Referrer-Policy %q: a browser without fetch metadata posts with Origin: null", p)
+	}
+	post := func(origin string) int {
+		f := buyForm(t, page.body, testUpfront+":pix", nil)
+		req, err := http.NewRequest(http.MethodPost, b.server.URL+b.offerPath(), strings.NewReader(f.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		res, err := b.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := post("https://loja.example"); got != http.StatusForbidden || len(b.store.orderList()) != 0 {
+		t.Fatalf("a post from another site: status %d, %d orders", got, len(b.store.orderList()))
+	}
+	if got := post(b.server.URL); got != http.StatusSeeOther || len(b.store.orderList()) != 1 {
+		t.Fatalf("a post from the page's own origin: status %d, %d orders", got, len(b.store.orderList()))
 	}
 }
