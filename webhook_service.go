@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/text/unicode/norm"
 
 	"parcela/webhook"
@@ -52,9 +53,17 @@ func (s *Webhooks) checkAddress(w *Webhook) error {
 	if err != nil {
 		return nil // Apply refused it
 	}
-	// The client dials the host as IDNA maps it (full-width and circled
-	// digits to digits, ideographic full stops to dots): judge that host.
-	host := strings.ReplaceAll(norm.NFKC.String(u.Hostname()), "\u3002", ".")
+	// The client dials the host as IDNA's lookup profile maps it, the
+	// one net/http applies before dialling (full-width and circled digits
+	// to digits, ideographic full stops to dots, and the characters
+	// UTS #46 ignores, a soft hyphen or a zero-width space, removed):
+	// judge that host. Judged as NFKC alone, "127.0.0.\u00ad1" passed here
+	// and was dialled as 127.0.0.1, refused at every delivery. A host the
+	// profile refuses is not dialled at all; NFKC then judges what it can.
+	host, err := idna.Lookup.ToASCII(u.Hostname())
+	if err != nil {
+		host = strings.ReplaceAll(norm.NFKC.String(u.Hostname()), "\u3002", ".")
+	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	var refused error
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {

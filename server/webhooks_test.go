@@ -516,7 +516,8 @@ func TestDeliveriesOfADeletedWebhook(t *testing.T) {
 // An address written as a number, in octal or hex, or with parts left out
 // (2130706433, 0177.0.0.1, 127.1), as URLs and inet_aton read it, is one
 // too, where only the dotted decimal form was. Names are looked up only
-// when a delivery connects; an operator's allowed ranges are honoured.
+// when a delivery connects; an operator's allowed ranges are honoured. The
+// host judged is the one the client dials, after IDNA's lookup mapping.
 func TestWebhookURLToAnAddressNotAllowed(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -534,7 +535,12 @@ func TestWebhookURLToAnAddressNotAllowed(t *testing.T) {
 			"http://2130706433/x", "http://0177.0.0.1/x", "http://0x7f.0.0.1/x", "http://0x7F000001/x", "http://127.1/x",
 			"http://10.1.1/x", "http://0/x", "http://0xa9.0376.43518/x",
 			// Or in the digits and dots the client maps to ASCII before it dials.
-			"http://１２７.０.０.１/x", "http://①②⑦.0.0.1/x", "http://127。0。0。1/x", "http://ｌｏｃａｌｈｏｓｔ/x"} {
+			"http://１２７.０.０.１/x", "http://①②⑦.0.0.1/x", "http://127。0。0。1/x", "http://ｌｏｃａｌｈｏｓｔ/x",
+			// Or with characters IDNA drops before it dials (soft hyphen,
+			// zero-width space, word joiner): these passed, dialled as the
+			// address without them and blocked at every delivery.
+			"https://127.0.0.\u00ad1/x", "https://127.0.0.1\u200b/x", "http://169.254.169\u00ad.254/latest", "https://local\u00adhost/x",
+			"http://10.0.0.1\u2060/x"} {
 			p := b.call("POST", "/external_api/v1/webhooks", body(url)).want(t, 422).JSON(t)
 			if errs := p["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["field"] != "url" {
 				t.Errorf("%s: %v", url, p)
