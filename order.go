@@ -54,21 +54,25 @@ type Order struct {
 // OrderRequest is the body of POST /orders.
 type OrderRequest struct {
 	Order struct {
-		OfferID           *string `json:"offer_id"`
-		CustomerName      *string `json:"customer_name"`
-		CustomerBirthdate *string `json:"customer_birthdate"`
-		CustomerDocument  *string `json:"customer_document"`
-		Email             *string `json:"email"`
-		Phone             *string `json:"phone"`
-		Address           *struct {
-			Zipcode      *string `json:"zipcode"`
-			Street       *string `json:"street"`
-			Number       *string `json:"number"`
-			Complement   *string `json:"complement"`
-			Neighborhood *string `json:"neighborhood"`
-			CityIBGECode *string `json:"city_ibge_code"`
-		} `json:"address"`
+		OfferID           *string       `json:"offer_id"`
+		CustomerName      *string       `json:"customer_name"`
+		CustomerBirthdate *string       `json:"customer_birthdate"`
+		CustomerDocument  *string       `json:"customer_document"`
+		Email             *string       `json:"email"`
+		Phone             *string       `json:"phone"`
+		Address           *AddressInput `json:"address"`
 	} `json:"order"`
+}
+
+// AddressInput is an address as a request (or the operator's command)
+// gives it.
+type AddressInput struct {
+	Zipcode      *string `json:"zipcode"`
+	Street       *string `json:"street"`
+	Number       *string `json:"number"`
+	Complement   *string `json:"complement"`
+	Neighborhood *string `json:"neighborhood"`
+	CityIBGECode *string `json:"city_ibge_code"`
 }
 
 // BuildOrder validates the customer data of a request and returns the order
@@ -79,19 +83,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	var v Validation
 	in := req.Order
 	o := &Order{Status: OrderPending}
-	str := func(field string, p *string, max int) string {
-		if p == nil || TrimText(*p) == "" {
-			v.Add(field, "required", "is required")
-			return ""
-		}
-		s := TrimText(*p)
-		if TooLong(s, max) {
-			v.Add(field, "too_long", fmt.Sprintf("must be at most %d characters", max))
-		} else if !checkText(&v, field, s, SingleLine) {
-			return ""
-		}
-		return s
-	}
+	str := func(field string, p *string, max int) string { return requiredText(&v, field, p, max) }
 	if o.OfferID = str("order.offer_id", in.OfferID, 64); o.OfferID != "" && !IsUUID(o.OfferID) {
 		v.Add("order.offer_id", "not_found", "is not an offer of this company and environment")
 	}
@@ -131,33 +123,70 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		v.Add("order.address", "required", "is required")
 		return nil, v.Err()
 	}
-	a := in.Address
-	if z := str("order.address.zipcode", a.Zipcode, 10); z != "" {
-		o.Address.Zipcode = brcode.NormalizeDigits(z)
-		if !isDigits(o.Address.Zipcode) || len(o.Address.Zipcode) != 8 {
-			v.Add("order.address.zipcode", "invalid", "must be 8 digits")
-		} else if !validZipcode(o.Address.Zipcode) {
-			v.Add("order.address.zipcode", "invalid", "is not a zipcode of any state")
-		}
-	}
-	o.Address.Street = str("order.address.street", a.Street, 255)
-	o.Address.Number = str("order.address.number", a.Number, 32)
-	o.Address.Neighborhood = str("order.address.neighborhood", a.Neighborhood, 255)
-	if a.Complement != nil && TrimText(*a.Complement) != "" {
-		if c := str("order.address.complement", a.Complement, 255); c != "" {
-			o.Address.Complement = &c
-		}
-	}
-	if c := str("order.address.city_ibge_code", a.CityIBGECode, 7); c != "" {
-		if !isDigits(c) || len(c) != 7 {
-			v.Add("order.address.city_ibge_code", "invalid", "must be the 7-digit IBGE code of a municipality")
-		}
-		o.Address.City.IBGECode = c
-	}
+	o.Address = buildAddress(&v, "order.address.", in.Address)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// requiredText is the text *p holds, trimmed (TrimText), or "" with a
+// validation error on field when it is missing, blank, longer than max
+// characters or not single-line text.
+func requiredText(v *Validation, field string, p *string, max int) string {
+	if p == nil || TrimText(*p) == "" {
+		v.Add(field, "required", "is required")
+		return ""
+	}
+	s := TrimText(*p)
+	if TooLong(s, max) {
+		v.Add(field, "too_long", fmt.Sprintf("must be at most %d characters", max))
+	} else if !checkText(v, field, s, SingleLine) {
+		return ""
+	}
+	return s
+}
+
+// buildAddress is the address a holds, its fields checked as prefix plus
+// their names (order.address.zipcode), the zipcode kept as its digits.
+// The city is named by its IBGE code only: the caller resolves it, and
+// checks the zipcode against its state (CheckZipcodeState).
+func buildAddress(v *Validation, prefix string, a *AddressInput) Address {
+	var out Address
+	if z := requiredText(v, prefix+"zipcode", a.Zipcode, 10); z != "" {
+		out.Zipcode = brcode.NormalizeDigits(z)
+		if !isDigits(out.Zipcode) || len(out.Zipcode) != 8 {
+			v.Add(prefix+"zipcode", "invalid", "must be 8 digits")
+		} else if !validZipcode(out.Zipcode) {
+			v.Add(prefix+"zipcode", "invalid", "is not a zipcode of any state")
+		}
+	}
+	out.Street = requiredText(v, prefix+"street", a.Street, 255)
+	out.Number = requiredText(v, prefix+"number", a.Number, 32)
+	out.Neighborhood = requiredText(v, prefix+"neighborhood", a.Neighborhood, 255)
+	if a.Complement != nil && TrimText(*a.Complement) != "" {
+		if c := requiredText(v, prefix+"complement", a.Complement, 255); c != "" {
+			out.Complement = &c
+		}
+	}
+	if c := requiredText(v, prefix+"city_ibge_code", a.CityIBGECode, 7); c != "" {
+		if !isDigits(c) || len(c) != 7 {
+			v.Add(prefix+"city_ibge_code", "invalid", "must be the 7-digit IBGE code of a municipality")
+		}
+		out.City.IBGECode = c
+	}
+	return out
+}
+
+// BuildAddress is the address in holds, checked as an order's is, its
+// fields named prefix plus their names ("address." for a company's).
+func BuildAddress(prefix string, in AddressInput) (*Address, error) {
+	var v Validation
+	a := buildAddress(&v, prefix, &in)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return &a, nil
 }
 
 // CancelReason validates the optional reason given to cancel an order.

@@ -90,13 +90,6 @@ func orderRequestIn(zipcode string) OrderRequest {
 	var req OrderRequest
 	req.Order.OfferID, req.Order.CustomerName, req.Order.CustomerBirthdate, req.Order.CustomerDocument = &s, &c, &birth, &doc
 	req.Order.Email, req.Order.Phone = &e, &ph
-	req.Order.Address = &struct {
-		Zipcode      *string `json:"zipcode"`
-		Street       *string `json:"street"`
-		Number       *string `json:"number"`
-		Complement   *string `json:"complement"`
-		Neighborhood *string `json:"neighborhood"`
-		CityIBGECode *string `json:"city_ibge_code"`
-	}{Zipcode: &zipcode, Street: &street, Number: &num, Neighborhood: &hood, CityIBGECode: &code}
+	req.Order.Address = &AddressInput{Zipcode: &zipcode, Street: &street, Number: &num, Neighborhood: &hood, CityIBGECode: &code}
 	return req
 }

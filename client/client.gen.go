@@ -1025,7 +1025,7 @@ type City struct {
 
 // Company The seller, as shown inside a product's order form.
 type Company struct {
-	// Address An address, or `null` when there is none (a company registered without one).
+	// Address An address, or `null` when there is none (a company its operator registered without one; `parcela company create` takes the address as `--zipcode`, `--street`, `--number`, `--complement`, `--neighborhood` and `--city-ibge-code`).
 	Address   *NullableAddress `json:"address"`
 	CreatedAt time.Time        `json:"created_at"`
 
@@ -1151,7 +1151,7 @@ type KindSummary struct {
 	Name string `json:"name"`
 }
 
-// NullableAddress An address, or `null` when there is none (a company registered without one).
+// NullableAddress An address, or `null` when there is none (a company its operator registered without one; `parcela company create` takes the address as `--zipcode`, `--street`, `--number`, `--complement`, `--neighborhood` and `--city-ibge-code`).
 type NullableAddress struct {
 	City         City      `json:"city"`
 	Complement   *string   `json:"complement"`

@@ -28,6 +28,11 @@ func (db *DB) CreateCompany(ctx context.Context, c *parcela.Company) error {
 		} else if err != nil {
 			return err
 		}
+		a := *c.Address
+		a.City = *city
+		if err := parcela.CheckZipcodeState("address.zipcode", &a); err != nil {
+			return err
+		}
 	}
 	taken := &parcela.Error{Code: parcela.ECONFLICT, Message: "a company with slug " + c.Slug + " already exists",
 		Fields: []parcela.FieldError{{Field: "slug", Code: "taken", Message: "is already taken"}}}

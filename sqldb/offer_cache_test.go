@@ -31,7 +31,8 @@ func newCatalogFixture(t *testing.T, db *sqldb.DB) catalogFixture {
 	var f catalogFixture
 	for i, city := range []string{"3304557", "3550308"} {
 		c := parcela.NewCompany("Escola "+sqldbtest.Suffix(), "11222333000181", "catalogo-"+sqldbtest.Suffix())
-		c.Address = &parcela.Address{Zipcode: "20040002", Street: "Rua da Assembleia", Number: "10", Neighborhood: "Centro",
+		zipcode := map[string]string{"3304557": "20040002", "3550308": "01310100"}[city] // each in its city's state
+		c.Address = &parcela.Address{Zipcode: zipcode, Street: "Rua da Assembleia", Number: "10", Neighborhood: "Centro",
 			City: parcela.City{IBGECode: city}}
 		if err := db.CreateCompany(ctx, &c); err != nil {
 			t.Fatal(err)

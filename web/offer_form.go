@@ -78,14 +78,8 @@ func (f offerForm) orderRequest(offerID string) parcela.OrderRequest {
 	}
 	o.OfferID, o.CustomerName, o.CustomerBirthdate = &offerID, ptr(f.Name), &birth
 	o.CustomerDocument, o.Email, o.Phone = ptr(f.CPF), ptr(strings.TrimSpace(f.Email)), ptr(f.Phone)
-	o.Address = &struct {
-		Zipcode      *string `json:"zipcode"`
-		Street       *string `json:"street"`
-		Number       *string `json:"number"`
-		Complement   *string `json:"complement"`
-		Neighborhood *string `json:"neighborhood"`
-		CityIBGECode *string `json:"city_ibge_code"`
-	}{ptr(f.CEP), ptr(f.Street), ptr(f.Number), ptr(f.Complement), ptr(f.Neighborhood), ptr(f.City)}
+	o.Address = &parcela.AddressInput{Zipcode: ptr(f.CEP), Street: ptr(f.Street), Number: ptr(f.Number), Complement: ptr(f.Complement),
+		Neighborhood: ptr(f.Neighborhood), CityIBGECode: ptr(f.City)}
 	return req
 }
 

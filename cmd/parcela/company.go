@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -46,9 +47,38 @@ func companyCreate(ctx context.Context, args []string, getenv func(string) strin
 	fs.StringVar(&c.TakeRateType, "take-rate-type", c.TakeRateType, "the platform's fee per payment: percentage or absolute")
 	fs.Var(&rateFlag{r: &c.TakeRateValue}, "take-rate-value", "the platform's fee: a fraction of each payment (percentage) or cents (absolute)")
 	fs.Int64Var(&c.MinInstallmentCents, "min-installment-cents", c.MinInstallmentCents, "smallest installment bill in cents")
+	// What payers see of the company on its orders and pages: the API's
+	// company shows an email, a phone, a logo and an address.
+	email := fs.String("email", "", "contact email shown to payers")
+	phone := fs.String("phone", "", "contact phone shown to payers (Brazilian, with its area code)")
+	fs.StringVar(&c.Logo, "logo", "", "the address (http or https URL) of the company's logo image")
+	var addr parcela.AddressInput
+	addressFlags := map[string]**string{"zipcode": &addr.Zipcode, "street": &addr.Street, "number": &addr.Number,
+		"complement": &addr.Complement, "neighborhood": &addr.Neighborhood, "city-ibge-code": &addr.CityIBGECode}
+	for name, usage := range map[string]string{"zipcode": "the company's address: zipcode (CEP)", "street": "the company's address: street",
+		"number": "the company's address: number", "complement": "the company's address: complement (optional)",
+		"neighborhood": "the company's address: neighborhood", "city-ibge-code": "the company's address: the city's 7-digit IBGE code"} {
+		fs.Func(name, usage+"; give the address's flags together or none", func(v string) error {
+			*addressFlags[name] = &v
+			return nil
+		})
+	}
 	asJSON := fs.Bool("json", false, "print the company as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *email != "" {
+		c.Email = email
+	}
+	if *phone != "" {
+		c.Phone = phone
+	}
+	if addr != (parcela.AddressInput{}) {
+		a, err := parcela.BuildAddress("address.", addr)
+		if err != nil {
+			return validationLine(err)
+		}
+		c.Address = a
 	}
 	if err := c.Validate(); err != nil {
 		return validationLine(err)
@@ -79,7 +109,8 @@ func validationLine(err error) error {
 		if i > 0 {
 			msg += "; "
 		}
-		msg += "--" + dashed(f.Field) + " " + f.Message
+		// An address's fields are flags of their own (--zipcode).
+		msg += "--" + dashed(strings.TrimPrefix(f.Field, "address.")) + " " + f.Message
 	}
 	return usageError{msg}
 }
@@ -133,8 +164,18 @@ func companyJSON(c *parcela.Company) map[string]any {
 		"fine_rate": c.FineRate, "monthly_interest_rate": c.MonthlyInterestRate,
 		"min_installment_amount_cents": c.MinInstallmentCents, "payment_expiry_hours": c.PaymentExpiryHours,
 		"installment_issue_days": c.InstallmentIssueDays, "boleto_grace_business_days": c.BoletoGraceBusinessDays,
+		"email": c.Email, "phone": c.Phone, "logo": c.Logo, "address": addressJSON(c.Address),
 		// As the API writes times: the company just created holds the
 		// clock's UTC instant, a listed one São Paulo's.
 		"created_at": c.CreatedAt.In(parcela.SaoPaulo).Format(parcela.TimestampLayout),
 	}
+}
+
+// addressJSON is a company's address as the commands print it, or nil.
+func addressJSON(a *parcela.Address) map[string]any {
+	if a == nil {
+		return nil
+	}
+	return map[string]any{"zipcode": a.Zipcode, "street": a.Street, "number": a.Number, "complement": a.Complement,
+		"neighborhood": a.Neighborhood, "city_ibge_code": a.City.IBGECode, "city": a.City.Name, "state": a.City.State.Acronym}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +89,89 @@ func TestCompanyCreateJSONIsTheListedCompany(t *testing.T) {
 	at, _ := created["created_at"].(string)
 	if _, err := time.Parse(parcela.TimestampLayout, at); err != nil || !strings.HasSuffix(at, "-03:00") {
 		t.Fatalf("created_at %q is not in the API's form: %v", at, err)
+	}
+}
+
+// An operator gives a company what the API's company shows payers: an
+// email, a phone, a logo and an address, checked as an order's are (the
+// zipcode in its city's state). There were no flags for them: every
+// company but the demo showed "address": null and "logo": "" on its
+// orders.
+func TestCompanyCreateWithContactLogoAndAddress(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	base := []string{"company", "create", "--name", "Escola W", "--document", "11222333000181"}
+	address := []string{"--zipcode", "01310-100", "--street", "Avenida Paulista", "--number", "1000", "--complement", "Sala 4",
+		"--neighborhood", "Bela Vista", "--city-ibge-code", "3550308"}
+	args := append(append(slices.Clone(base), "--slug", "escola-"+sqldbtest.Suffix(), "--email", "contato@escola.example",
+		"--phone", "(11) 98765-4321", "--logo", "https://escola.example/logo.png", "--json"), address...)
+	var c struct {
+		ID, Logo     string
+		Email, Phone *string
+		Address      map[string]any
+	}
+	out := cli(t, dsn, args...)
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Logo != "https://escola.example/logo.png" || c.Email == nil ||
+		*c.Email != "contato@escola.example" || c.Phone == nil || *c.Phone != "11987654321" || c.Address["zipcode"] != "01310100" ||
+		c.Address["city"] != "São Paulo" || c.Address["state"] != "SP" || c.Address["complement"] != "Sala 4" {
+		t.Fatalf("company create: %v %s", err, out)
+	}
+	// The company on an order shows them.
+	var tok struct{ Token string }
+	if err := json.Unmarshal([]byte(cli(t, dsn, "token", "create", "--company", c.ID, "--environment", "sandbox", "--json")), &tok); err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, dsn, nil)
+	v1 := ts.sandbox + "/external_api/v1"
+	product := do(t, "POST", v1+"/products", tok.Token, strings.NewReader(`{"product": {"name": "Curso", "full_amount_cents": 150000, "kind": "course"}}`), nil)
+	var p struct{ ID string }
+	if json.Unmarshal(product.body, &p) != nil || product.status != 201 {
+		t.Fatalf("product: %d %s", product.status, product.body)
+	}
+	offer := do(t, "POST", v1+"/offers", tok.Token, strings.NewReader(`{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+		"payment_configurations": [{"payment_type": "upfront", "payment_methods": ["pix"]}]}`), nil)
+	var o struct{ ID string }
+	if json.Unmarshal(offer.body, &o) != nil || offer.status != 201 {
+		t.Fatalf("offer: %d %s", offer.status, offer.body)
+	}
+	order := do(t, "POST", v1+"/orders", tok.Token, strings.NewReader(`{"order": {"offer_id": "`+o.ID+`", "customer_name": "Maria da Silva",
+		"customer_birthdate": "1990-05-17", "customer_document": "52998224725", "email": "maria@example.com", "phone": "11987654321",
+		"address": {"zipcode": "01310100", "street": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`), nil)
+	var shown struct {
+		Offer struct {
+			Product struct {
+				Company struct {
+					Logo    string
+					Email   *string
+					Address *struct{ Zipcode, Street string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(order.body, &shown); err != nil || order.status != 201 {
+		t.Fatalf("order: %d %s", order.status, order.body)
+	}
+	if co := shown.Offer.Product.Company; co.Logo != c.Logo || co.Email == nil || co.Address == nil || co.Address.Zipcode != "01310100" {
+		t.Fatalf("the order's company: %+v", co)
+	}
+
+	// Refused, naming the flag: an address in part, a zipcode of another
+	// state, an unknown city, a logo that is not an image's address.
+	for _, tt := range []struct {
+		extra []string
+		want  string
+	}{
+		{[]string{"--street", "Avenida Paulista"}, "--zipcode is required"},
+		{append(slices.Clone(address[:len(address)-1]), "3304557"), "--zipcode is not a zipcode of Rio de Janeiro (RJ)"},
+		{append(slices.Clone(address[:len(address)-1]), "9999999"), "--city-ibge-code is not a known IBGE municipality"},
+		{[]string{"--logo", "javascript:alert(1)"}, "--logo must be an absolute http(s) URL"},
+		{[]string{"--phone", "123"}, "--phone "},
+	} {
+		var outb, errb bytes.Buffer
+		args := append(append(slices.Clone(base), "--slug", "escola-"+sqldbtest.Suffix()), tt.extra...)
+		err := run(context.Background(), args, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &outb, &errb)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: %v, want %q", tt.extra, err, tt.want)
+		}
 	}
 }
