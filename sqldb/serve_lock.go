@@ -62,6 +62,14 @@ func LockServe(dsn string) (release func(), err error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", lockPath, err)
 	}
+	// SQLite names the log and its index after the path (-wal, -shm): a
+	// server by another hard link to the same file would keep a log of its
+	// own beside this one's, which corrupts the database, and locks
+	// another lock file. One name, one server.
+	if n := hardLinks(path); n > 1 {
+		f.Close()
+		return nil, fmt.Errorf("the database %s has %d hard links: serve it by one name (SQLite keeps its log beside the name it was opened by, so two names would keep two logs of one file)", path, n)
+	}
 	// Who holds it, for the refusal of the next start: an operator looks
 	// for the process by it.
 	host, _ := os.Hostname()

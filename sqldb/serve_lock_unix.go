@@ -10,6 +10,16 @@ import (
 
 var errLocked = errors.New("locked")
 
+// hardLinks is how many names the file at path has (0 when it cannot be
+// read, as a database not created yet).
+func hardLinks(path string) uint64 {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0
+	}
+	return uint64(st.Nlink)
+}
+
 // flock takes f's lock without waiting. flock (not fcntl, which SQLite
 // uses on the database) is held by the open file, so a second open in the
 // same process is refused too.

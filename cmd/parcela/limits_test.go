@@ -120,13 +120,24 @@ func variableLimits(t *testing.T, names, good, bad []string) {
 
 // The token cache's TTL and the shutdown's grace take 0 (no cache, no
 // wait) and stop the start, naming the variable, on a negative duration,
-// which acted as 0 while saying something else, and on one past int64's
-// nanoseconds.
+// which acted as 0 while saying something else, on one past int64's
+// nanoseconds, and past their ceilings: a revoked token was taken for as
+// long as its lookup was kept (1000000h: for ever), and a stop could wait
+// as long.
 func TestServeDurationsAtTheirLimits(t *testing.T) {
 	t.Parallel()
-	variableLimits(t, []string{"PARCELA_TOKEN_CACHE_TTL", "PARCELA_SHUTDOWN_TIMEOUT"},
-		[]string{"0", "0s", "1ms", "2562047h"},
-		[]string{"-1s", "-0.5ms", "2562048h", "9999999999999999999s", "20", "soon"})
+	bad := []string{"-1s", "-0.5ms", "1000000h", "2562047h", "2562048h", "9999999999999999999s", "20", "soon"}
+	variableLimits(t, []string{"PARCELA_TOKEN_CACHE_TTL"}, []string{"0", "0s", "1ms", "2s", "5m"}, append(bad, "5m1ms", "1h"))
+	variableLimits(t, []string{"PARCELA_SHUTDOWN_TIMEOUT"}, []string{"0", "0s", "1ms", "20s", "10m"}, append(bad, "10m1ms", "1h"))
+}
+
+// The log level is one of its four names, in any case: slog also reads
+// "error+100" (every line silenced) and "info+3", which said nothing of
+// what they did.
+func TestServeLogLevels(t *testing.T) {
+	t.Parallel()
+	variableLimits(t, []string{"PARCELA_LOG_LEVEL"}, []string{"debug", "info", "warn", "error", "WARN", "Error"},
+		[]string{"error+100", "info+3", "WARN-9", "warning", "trace", "-4", " info"})
 }
 
 // The public URLs are the prefixes of every offer, checkout and image link

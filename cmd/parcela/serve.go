@@ -70,15 +70,18 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 		return c, err
 	}
 	// 0 is meant (no cache, no wait); a negative duration would act as 0
-	// while saying something else.
+	// while saying something else. Each has a ceiling: a revoked token is
+	// taken for as long as its lookup is kept (1000000h kept it for ever,
+	// its revocation reported done), and a stop that may wait hours is no
+	// stop an orchestrator can plan for.
 	if s := getenv("PARCELA_TOKEN_CACHE_TTL"); s != "" {
-		if c.tokenCacheTTL, err = time.ParseDuration(s); err != nil || c.tokenCacheTTL < 0 {
-			return c, fmt.Errorf("PARCELA_TOKEN_CACHE_TTL: %q is not a duration of 0 or more", s)
+		if c.tokenCacheTTL, err = time.ParseDuration(s); err != nil || c.tokenCacheTTL < 0 || c.tokenCacheTTL > maxTokenCacheTTL {
+			return c, fmt.Errorf("PARCELA_TOKEN_CACHE_TTL: %q is not a duration from 0 to %s (a revoked token is taken until its lookup expires)", s, maxTokenCacheTTL)
 		}
 	}
 	if s := getenv("PARCELA_SHUTDOWN_TIMEOUT"); s != "" {
-		if c.shutdownTimeout, err = time.ParseDuration(s); err != nil || c.shutdownTimeout < 0 {
-			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration of 0 or more", s)
+		if c.shutdownTimeout, err = time.ParseDuration(s); err != nil || c.shutdownTimeout < 0 || c.shutdownTimeout > maxShutdownTimeout {
+			return c, fmt.Errorf("PARCELA_SHUTDOWN_TIMEOUT: %q is not a duration from 0 to %s", s, maxShutdownTimeout)
 		}
 	}
 	// The queue reads it again; refused here, before the database is
@@ -103,7 +106,12 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 		return c, err
 	}
 	if s := getenv("PARCELA_LOG_LEVEL"); s != "" {
-		if err := c.logLevel.UnmarshalText([]byte(s)); err != nil {
+		// The four names only: slog also reads "error+100", which
+		// silenced every line without a word.
+		switch strings.ToLower(s) {
+		case "debug", "info", "warn", "error":
+			_ = c.logLevel.UnmarshalText([]byte(s))
+		default:
 			return c, fmt.Errorf("PARCELA_LOG_LEVEL: %q is not debug, info, warn or error", s)
 		}
 	}
@@ -142,6 +150,12 @@ func envOr(getenv func(string) string, name, def string) string {
 	}
 	return def
 }
+
+// The ceilings of PARCELA_TOKEN_CACHE_TTL and PARCELA_SHUTDOWN_TIMEOUT.
+const (
+	maxTokenCacheTTL   = 5 * time.Minute
+	maxShutdownTimeout = 10 * time.Minute
+)
 
 // The rates a limiter can count: its window (1/rate seconds, below one a
 // second) and its count per second must fit in int64.
@@ -434,7 +448,9 @@ func opsHandler(reg *prometheus.Registry) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	// Not pprof.Cmdline: the command line can hold --database with its
+	// password, and this listener is the metrics scrapers'.
+	mux.HandleFunc("/debug/pprof/cmdline", http.NotFound)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

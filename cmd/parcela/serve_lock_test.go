@@ -85,3 +85,29 @@ func runBriefly(t *testing.T, args []string, vars map[string]string, out *syncBu
 		}
 	}
 }
+
+// A hard link to the SQLite file one serves is the same database under
+// another name: SQLite would keep a second log beside it (-wal and -shm
+// are named after the path), and the lock beside the name is another
+// file. Its start was served; it is refused, naming why.
+func TestServeByASecondHardLinkIsRefused(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	first := startServer(t, dsn, nil)
+	defer first.stop()
+	link := filepath.Join(t.TempDir(), "linked.db")
+	if err := os.Link(path, link); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	vars := map[string]string{"PARCELA_DATABASE_URL": "sqlite:" + link, "PARCELA_ADDR": "127.0.0.1:0",
+		"PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"}
+	out := &syncBuffer{}
+	err := runBriefly(t, []string{"serve"}, vars, out)
+	if err == nil || !strings.Contains(errorLine(err), "2 hard links") {
+		t.Fatalf("a serve by a second hard link: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(link + "-wal"); err == nil {
+		t.Errorf("the refused start opened the database by the link: %s-wal exists", link)
+	}
+}
