@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -97,4 +98,39 @@ func TestEmptyDatabaseURLIsRefused(t *testing.T) {
 	}
 	// A database given is opened as ever.
 	cli(t, "sqlite:"+filepath.Join(dir, "given.db"), "migrate")
+}
+
+// -h and --help print the command's flags on stdout and succeed: they
+// were a usage error (exit 2) pointing to 'parcela help', which lists no
+// command's flags, so an operator learned them only from the README.
+func TestEveryCommandsHelpListsItsFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"serve", "--help"}, []string{"-database", "-demo"}},
+		{[]string{"migrate", "-h"}, []string{"-database"}},
+		{[]string{"company", "create", "--help"}, []string{"-name", "-slug", "-zipcode", "-city-ibge-code", "-logo"}},
+		{[]string{"company", "list", "-help"}, []string{"-json"}},
+		{[]string{"token", "create", "-h"}, []string{"-company", "-environment"}},
+		{[]string{"token", "revoke", "--help"}, []string{"parcela token revoke ID", "-database"}},
+		{[]string{"demo", "--help"}, []string{"-json"}},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), tt.args, env(map[string]string{"PARCELA_DATABASE_URL": "sqlite:" + dir + "/x.db"}), &out, &errb)
+		if err != nil || exitCode(err) == 2 {
+			t.Errorf("%v: %v", tt.args, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: the help lacks %q:\n%s", tt.args, w, out.String())
+			}
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("a help touched the database: %v %v", entries, err)
+	}
 }

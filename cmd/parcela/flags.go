@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"parcela"
 	"parcela/sqldb"
@@ -21,11 +22,12 @@ func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	return fs, db
 }
 
-// parse parses args; errors become one-line usage errors.
+// parse parses args; errors become one-line usage errors, and -h or
+// --help the command's flags (helpShown), which run prints.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return usageError{fs.Name() + ": see 'parcela help'"}
+			return flagHelp(fs)
 		}
 		return usageError{fs.Name() + ": " + err.Error()}
 	}
@@ -33,6 +35,37 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
+}
+
+// helpShown is a command's help, asked for with -h or --help: run prints
+// it on stdout and exits 0. It was a usage error (exit 2) pointing to
+// 'parcela help', which lists no command's flags.
+type helpShown struct{ text string }
+
+func (h helpShown) Error() string { return h.text }
+
+// flagHelp is fs's usage line and its flags with their defaults.
+func flagHelp(fs *flag.FlagSet) helpShown {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: %s [flags]\n\nflags:\n", fs.Name())
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return helpShown{b.String()}
+}
+
+// wantsHelp tells whether args ask for help (-h, -help, --help) before a
+// "--" ends the flags.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help", "--h":
+			return true
+		}
+	}
+	return false
 }
 
 // databaseAddress is the database named by --database or the environment.

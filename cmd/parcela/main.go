@@ -51,6 +51,16 @@ default parcela.db; or postgres://...).`
 
 // run is the whole program; main only wires the process to it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := runCommand(ctx, args, getenv, stdout, stderr)
+	if h, ok := errors.AsType[helpShown](err); ok {
+		fmt.Fprint(stdout, h.text)
+		return nil
+	}
+	return err
+}
+
+// runCommand runs the command args name.
+func runCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usage)
 		return usageError{"no command given"}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -90,6 +91,10 @@ func tokenList(ctx context.Context, args []string, getenv func(string) string, s
 
 func tokenRevoke(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, dbFlag := newFlags("token revoke", stderr)
+	fs.Init("parcela token revoke ID", flag.ContinueOnError)
+	if wantsHelp(args) {
+		return flagHelp(fs)
+	}
 	// The id is positional: parcela token revoke ID [--database …].
 	if len(args) == 0 || len(args[0]) == 0 || args[0][0] == '-' {
 		return usageError{"token revoke: want a token id"}
