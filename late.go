@@ -47,10 +47,14 @@ func (b *Bill) lateFrom() time.Time {
 // lateDue is the due date a late bill's interest counts from: its own,
 // though it was payable through the next business day (late after that,
 // it owes every calendar day since, as a bank charges it), or, when its
-// first Pix or boleto was issued only past it, that payment's expiry.
+// first Pix or boleto was issued only past it, that payment's last
+// instant that settles it, the millisecond before its expiry (settlesAt).
+// Counted from the expiry itself, a payment expiring the millisecond after
+// its last payable day (ExpiryAfter, 00:00:00.000 of the next) made that
+// next day no day late: a day's interest short on every day after.
 func (b *Bill) lateDue() time.Time {
 	if t := b.lateFrom(); !t.Equal(b.EffectiveDueDate) {
-		return t
+		return t.Add(-time.Millisecond)
 	}
 	return b.DueDate
 }

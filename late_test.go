@@ -149,3 +149,32 @@ func TestLatePenaltyIsOwedWithoutALivePayment(t *testing.T) {
 		t.Fatalf("never issued: penalty %+v, owes %d", p, owed)
 	}
 }
+
+// An installment whose first Pix was issued past its due date owes
+// interest from the end of that Pix's last payable day: the day after is
+// one day late. The Pix expires the millisecond after that day
+// (ExpiryAfter, 00:00:00.000), and counted from its expiry the day after
+// was no day late, every later day one short.
+func TestLateIssuedPixCountsItsFirstLateDay(t *testing.T) {
+	t.Parallel()
+	c := &Company{FineRate: MustRate("0.02"), MonthlyInterestRate: MustRate("0.01")}
+	due := time.Date(2027, 3, 10, 23, 59, 59, 999_000_000, SaoPaulo) // a Wednesday
+	issued := time.Date(2027, 3, 15, 10, 0, 0, 0, SaoPaulo)          // past its effective due date
+	lastPayable := EndOfDay(time.Date(2027, 3, 16, 12, 0, 0, 0, SaoPaulo))
+	bill := &Bill{Type: BillTypeInstallment, Status: BillPending, AmountCents: 30000, DueDate: due, EffectiveDueDate: EffectiveDueDate(due),
+		Payments: []*Payment{{Method: MethodPix, Status: PaymentExpired, AmountCents: 30000, CreatedAt: issued, ExpiresAt: ExpiryAfter(lastPayable)}}}
+	if p := bill.Penalty(lastPayable, c); p != (Penalty{}) {
+		t.Fatalf("late on the Pix's last payable day: %+v", p)
+	}
+	for days, now := range map[int64]time.Time{
+		1:  time.Date(2027, 3, 17, 10, 0, 0, 0, SaoPaulo),
+		2:  time.Date(2027, 3, 18, 10, 0, 0, 0, SaoPaulo),
+		30: time.Date(2027, 4, 15, 23, 59, 59, 0, SaoPaulo),
+	} {
+		// 2% of 30000 and 1% a month: 10 cents a day.
+		want := Penalty{FineCents: 600, InterestCents: 10 * days, DaysLate: days}
+		if got := bill.Penalty(now, c); got != want {
+			t.Errorf("at %s: %+v, want %+v", now.Format(time.DateTime), got, want)
+		}
+	}
+}

@@ -2701,9 +2701,10 @@ type ClientInterface interface {
 	// Pix payment's BR Code. Public (no token), so that it can be shown in
 	// e-mails and pages; payment ids are unguessable. This is the address
 	// in `barcode_image_url`; 404 for a payment without a `barcode` (card
-	// payments), exactly as for a payment that does not exist. A
-	// payment's codes never change, so the image is sent as immutable
-	// with an `ETag`; requests are limited per client address (429).
+	// payments), and for one that can no longer be paid (paid, expired,
+	// canceled), exactly as for a payment that does not exist. Caches may
+	// keep the image an hour at most, never past the payment's
+	// `expires_at`, with an `ETag`; requests are limited per client address (429).
 	//
 	// Corresponds with GET /external_api/v1/payments/{id}/barcode.png (the `GetPaymentBarcode` operationId).
 	GetPaymentBarcode(ctx context.Context, id PaymentId, params *GetPaymentBarcodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2714,7 +2715,8 @@ type ClientInterface interface {
 	// `bolepix` billing carries besides its bar code. Public like the bar
 	// code image; 404 for every payment without a `pix_code` (plain
 	// boletos, Pix payments, whose QR code is `barcode_image_url`, and card
-	// payments). This is the address in `pix_qrcode_url`.
+	// payments), and for one that can no longer be paid, as the bar
+	// code image is. This is the address in `pix_qrcode_url`.
 	//
 	// Corresponds with GET /external_api/v1/payments/{id}/pix.png (the `GetPaymentPixQRCode` operationId).
 	GetPaymentPixQRCode(ctx context.Context, id PaymentId, params *GetPaymentPixQRCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3594,9 +3596,10 @@ func (c *RawClient) ChargeOrder(ctx context.Context, id OrderId, params *ChargeO
 // Pix payment's BR Code. Public (no token), so that it can be shown in
 // e-mails and pages; payment ids are unguessable. This is the address
 // in `barcode_image_url`; 404 for a payment without a `barcode` (card
-// payments), exactly as for a payment that does not exist. A
-// payment's codes never change, so the image is sent as immutable
-// with an `ETag`; requests are limited per client address (429).
+// payments), and for one that can no longer be paid (paid, expired,
+// canceled), exactly as for a payment that does not exist. Caches may
+// keep the image an hour at most, never past the payment's
+// `expires_at`, with an `ETag`; requests are limited per client address (429).
 //
 // Corresponds with GET /external_api/v1/payments/{id}/barcode.png (the `GetPaymentBarcode` operationId).
 func (c *RawClient) GetPaymentBarcode(ctx context.Context, id PaymentId, params *GetPaymentBarcodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3617,7 +3620,8 @@ func (c *RawClient) GetPaymentBarcode(ctx context.Context, id PaymentId, params 
 // `bolepix` billing carries besides its bar code. Public like the bar
 // code image; 404 for every payment without a `pix_code` (plain
 // boletos, Pix payments, whose QR code is `barcode_image_url`, and card
-// payments). This is the address in `pix_qrcode_url`.
+// payments), and for one that can no longer be paid, as the bar
+// code image is. This is the address in `pix_qrcode_url`.
 //
 // Corresponds with GET /external_api/v1/payments/{id}/pix.png (the `GetPaymentPixQRCode` operationId).
 func (c *RawClient) GetPaymentPixQRCode(ctx context.Context, id PaymentId, params *GetPaymentPixQRCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6264,9 +6268,10 @@ type ClientWithResponsesInterface interface {
 	// Pix payment's BR Code. Public (no token), so that it can be shown in
 	// e-mails and pages; payment ids are unguessable. This is the address
 	// in `barcode_image_url`; 404 for a payment without a `barcode` (card
-	// payments), exactly as for a payment that does not exist. A
-	// payment's codes never change, so the image is sent as immutable
-	// with an `ETag`; requests are limited per client address (429).
+	// payments), and for one that can no longer be paid (paid, expired,
+	// canceled), exactly as for a payment that does not exist. Caches may
+	// keep the image an hour at most, never past the payment's
+	// `expires_at`, with an `ETag`; requests are limited per client address (429).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6279,7 +6284,8 @@ type ClientWithResponsesInterface interface {
 	// `bolepix` billing carries besides its bar code. Public like the bar
 	// code image; 404 for every payment without a `pix_code` (plain
 	// boletos, Pix payments, whose QR code is `barcode_image_url`, and card
-	// payments). This is the address in `pix_qrcode_url`.
+	// payments), and for one that can no longer be paid, as the bar
+	// code image is. This is the address in `pix_qrcode_url`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12246,9 +12252,10 @@ func (c *ClientWithResponses) ChargeOrderWithResponse(ctx context.Context, id Or
 // Pix payment's BR Code. Public (no token), so that it can be shown in
 // e-mails and pages; payment ids are unguessable. This is the address
 // in `barcode_image_url`; 404 for a payment without a `barcode` (card
-// payments), exactly as for a payment that does not exist. A
-// payment's codes never change, so the image is sent as immutable
-// with an `ETag`; requests are limited per client address (429).
+// payments), and for one that can no longer be paid (paid, expired,
+// canceled), exactly as for a payment that does not exist. Caches may
+// keep the image an hour at most, never past the payment's
+// `expires_at`, with an `ETag`; requests are limited per client address (429).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12267,7 +12274,8 @@ func (c *ClientWithResponses) GetPaymentBarcodeWithResponse(ctx context.Context,
 // `bolepix` billing carries besides its bar code. Public like the bar
 // code image; 404 for every payment without a `pix_code` (plain
 // boletos, Pix payments, whose QR code is `barcode_image_url`, and card
-// payments). This is the address in `pix_qrcode_url`.
+// payments), and for one that can no longer be paid, as the bar
+// code image is. This is the address in `pix_qrcode_url`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -142,6 +142,11 @@ func TestSandboxWalkthrough(t *testing.T) {
 		if pix.PaymentMethod != client.PaymentMethodPix || pix.Barcode == nil || !strings.HasPrefix(*pix.Barcode, "000201") || pix.PixCode != nil || pix.PixQrcodeUrl != nil {
 			t.Errorf("Pix down payment %+v", pix)
 		}
+		// An answer that is not JSON: the image of the Pix, while it can be
+		// paid (a paid one has none).
+		if img, err := c.GetPaymentBarcodeWithResponse(ctx, pix.Id, nil); err != nil || !strings.HasPrefix(string(img.Body), "\x89PNG") {
+			t.Errorf("the Pix image: %v", err)
+		}
 
 		paid, err := c.SandboxPayPaymentWithResponse(ctx, pix.Id, nil, client.SandboxPayRequest{})
 		if err != nil {
@@ -156,10 +161,10 @@ func TestSandboxWalkthrough(t *testing.T) {
 			t.Errorf("paying again: %v", err)
 		}
 
-		// The answers that are not JSON (an image, the document) and those
-		// without a body are answers too.
-		if img, err := c.GetPaymentBarcodeWithResponse(ctx, pix.Id, nil); err != nil || !strings.HasPrefix(string(img.Body), "\x89PNG") {
-			t.Errorf("the Pix image: %v", err)
+		// The answers that are not JSON (the document) and those without a
+		// body are answers too; the paid Pix has no image now.
+		if img, err := c.GetPaymentBarcodeWithResponse(ctx, pix.Id, nil); err == nil || img != nil && img.StatusCode() != http.StatusNotFound {
+			t.Errorf("the paid Pix's image: %v", err)
 		}
 		if doc, err := c.GetOpenAPIWithResponse(ctx); err != nil || !strings.HasPrefix(string(doc.Body), "openapi:") {
 			t.Errorf("the OpenAPI document: %v", err)

@@ -22,7 +22,12 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		// The address is read (and hashed) only on the paths that count it:
 		// a request with a valid cached token never needs it.
 		addrKey := sync.OnceValue(func() string { return addressKey(clientAddress(r, s.trustedProxies)) })
-		token, ok := bearerToken(r.Header.Get("Authorization"))
+		// Two Authorization headers are no credential: a proxy in front
+		// may have checked or logged the other one.
+		token, ok := "", false
+		if h := r.Header.Values("Authorization"); len(h) == 1 {
+			token, ok = bearerToken(h[0])
+		}
 		if !ok {
 			if s.refuseAddress(w, r, addrKey()) {
 				return

@@ -2,13 +2,13 @@ package server
 
 import (
 	"container/list"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"parcela"
 	"parcela/brcode"
@@ -33,8 +33,13 @@ var noImage = parcela.Errorf(parcela.ENOTFOUND, "no such payment image")
 // interleaved 2 of 5 barcode (a Pix payment's QR code on barcode.png), or
 // the Pix QR code. It is public (the image goes into e-mails and pages),
 // found by the payment's unguessable id, and limited per client address.
-// A payment's codes never change once issued, so each image is rendered
-// once, kept in a bounded cache and sent as immutable.
+// Only a payment that can be paid has one: an ended payment (paid,
+// expired, canceled) answers as a missing one, as its payment page shows
+// no code, and caches keep an image an hour at most, never past the
+// payment's expiry. Served for ever as immutable, an expired boleto's
+// barcode looked payable in every e-mail and cache. A payment's codes
+// never change once issued, so each image is rendered once and kept in a
+// bounded cache; the payment is read at every request.
 func (s *Server) handlePaymentImage(kind string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		addr := addressKey(clientAddress(r, s.trustedProxies))
@@ -47,17 +52,31 @@ func (s *Server) handlePaymentImage(kind string) http.HandlerFunc {
 			writeError(w, r, noImage)
 			return
 		}
+		p, err := s.svc.Payments.PublicPayment(r.Context(), s.env, id)
+		if parcela.ErrorCode(err) == parcela.ENOTFOUND {
+			err = noImage
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		now := s.clock.Now()
+		if p.Status != parcela.PaymentUnpaid || !now.Before(p.ExpiresAt) {
+			writeError(w, r, noImage)
+			return
+		}
 		key := string(s.env) + "/" + id + "/" + kind
 		img, ok := s.images.get(key)
 		if !ok {
-			png, err := s.renderImage(r.Context(), id, kind)
+			png, err := renderImage(p, kind)
 			if err != nil {
 				writeError(w, r, err)
 				return
 			}
 			img = s.images.put(key, png)
 		}
-		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		maxAge := min(time.Hour, p.ExpiresAt.Sub(now)) / time.Second
+		w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(maxAge)))
 		w.Header().Set("ETag", img.etag)
 		if etagMatches(r.Header.Get("If-None-Match"), img.etag) {
 			w.WriteHeader(http.StatusNotModified)
@@ -69,14 +88,8 @@ func (s *Server) handlePaymentImage(kind string) http.HandlerFunc {
 	}
 }
 
-// renderImage draws the code of kind of payment id.
-func (s *Server) renderImage(ctx context.Context, id, kind string) ([]byte, error) {
-	p, err := s.svc.Payments.PublicPayment(ctx, s.env, id)
-	if parcela.ErrorCode(err) == parcela.ENOTFOUND {
-		return nil, noImage
-	} else if err != nil {
-		return nil, err
-	}
+// renderImage draws the code of kind of payment p.
+func renderImage(p *parcela.Payment, kind string) ([]byte, error) {
 	switch {
 	case kind == pixImage && p.PixCode != nil:
 		return brcode.QRCodePNG(*p.PixCode, 512)

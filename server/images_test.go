@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"parcela"
 	"parcela/server"
@@ -17,6 +18,8 @@ import (
 type paymentsFake struct {
 	parcela.PaymentService
 	lookups atomic.Int32
+	// ended, when set, is the status the payment has ended in.
+	ended atomic.Value
 }
 
 const fakePaymentID = "0195a3f0-0000-7000-8000-000000000001"
@@ -27,11 +30,18 @@ func (p *paymentsFake) PublicPayment(_ context.Context, env parcela.Environment,
 		return nil, parcela.NotFound("payment")
 	}
 	code := "00020101021226820014br.gov.bcb.pix2560pix.example.com/qr/v2/cobv/0195a3f05204000053039865802BR5913ESCOLA6009SAO PAULO62070503***6304ABCD"
-	return &parcela.Payment{ID: id, Environment: env, Method: parcela.MethodPix, Barcode: &code}, nil
+	status, _ := p.ended.Load().(string)
+	if status == "" {
+		status = parcela.PaymentUnpaid
+	}
+	return &parcela.Payment{ID: id, Environment: env, Method: parcela.MethodPix, Status: status, Barcode: &code,
+		ExpiresAt: time.Now().Add(48 * time.Hour)}, nil
 }
 
-// An image is rendered once: later requests come from the cache, with
-// strong cache headers, and a matching If-None-Match is a 304.
+// An image is the same at every request, with a validator, kept by caches
+// an hour at most (never past the payment's expiry: TestImageOfAnEndedPaymentIsGone),
+// and a matching If-None-Match is a 304. The payment is read at every
+// request, as it may have ended since.
 func TestPaymentImageCached(t *testing.T) {
 	t.Parallel()
 	payments := &paymentsFake{}
@@ -42,7 +52,7 @@ func TestPaymentImageCached(t *testing.T) {
 		t.Fatalf("%d %v", status, h)
 	}
 	etag := h.Get("ETag")
-	if h.Get("Cache-Control") != "public, max-age=31536000, immutable" || len(etag) < 10 || etag[0] != '"' {
+	if h.Get("Cache-Control") != "public, max-age=3600" || len(etag) < 10 || etag[0] != '"' {
 		t.Fatalf("cache headers %v", h)
 	}
 	for range 5 {
@@ -51,8 +61,8 @@ func TestPaymentImageCached(t *testing.T) {
 			t.Fatalf("again: %d %v", status, h)
 		}
 	}
-	if n := payments.lookups.Load(); n != 1 {
-		t.Fatalf("%d lookups for one image", n)
+	if n := payments.lookups.Load(); n != 6 {
+		t.Fatalf("%d lookups for six requests: the payment is read at each", n)
 	}
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("If-None-Match", `"other", `+etag)
@@ -64,14 +74,21 @@ func TestPaymentImageCached(t *testing.T) {
 	if res.StatusCode != http.StatusNotModified || res.Header.Get("ETag") != etag {
 		t.Fatalf("If-None-Match: %d %v", res.StatusCode, res.Header)
 	}
-	// Without a cache every request renders again.
+	// Without a cache every request renders again, the same image.
 	uncached := &paymentsFake{}
 	srv = limitedServer(t, server.Services{Payments: uncached}, server.Config{ImageCacheBytes: -1})
 	for range 3 {
-		get(t, http.DefaultClient, srv.URL+"/external_api/v1/payments/"+fakePaymentID+"/barcode.png", "", "")
+		if status, h, again := get(t, http.DefaultClient, srv.URL+"/external_api/v1/payments/"+fakePaymentID+"/barcode.png", "", ""); status != 200 ||
+			!bytes.Equal(again, first) || h.Get("ETag") != etag {
+			t.Fatalf("without a cache: %d %v", status, h)
+		}
 	}
-	if n := uncached.lookups.Load(); n != 3 {
-		t.Fatalf("%d lookups without a cache", n)
+	// Ended since it was served, it has no image, from the cache either.
+	for _, status := range []string{parcela.PaymentPaid, parcela.PaymentExpired, parcela.PaymentCanceled} {
+		payments.ended.Store(status)
+		if got, _, _ := get(t, http.DefaultClient, url, "", ""); got != http.StatusNotFound {
+			t.Fatalf("the image of a %s payment: %d, want 404", status, got)
+		}
 	}
 }
 
@@ -129,6 +146,36 @@ func TestPaymentImageMissingAnswersAlike(t *testing.T) {
 				first = same
 			} else if !bytes.Equal(same, first) {
 				t.Fatalf("%s answers %s, not %s", at.path, same, first)
+			}
+		}
+	})
+}
+
+// A payment that can no longer be paid (expired, or canceled with its
+// billing) has no image to pay it with, as its payment page shows no code;
+// and while it can, caches keep its image an hour at most. The image of an
+// expired boleto was served, "immutable" for a year.
+func TestImageOfAnEndedPaymentIsGone(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for _, end := range []string{"expire", "cancel"} {
+			offer, order := b.order()
+			up, _ := configs(offer)
+			o := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
+			billing := o["billings"].([]any)[0].(map[string]any)
+			payment := billing["bills"].([]any)[0].(map[string]any)["payments"].([]any)[0].(map[string]any)["id"].(string)
+			img := "/external_api/v1/payments/" + payment + "/barcode.png"
+			if r := b.send(b.sandbox.URL, "", "GET", img, nil, nil).want(t, 200); r.Header.Get("Cache-Control") != "public, max-age=3600" {
+				t.Errorf("a live boleto's image: Cache-Control %q", r.Header.Get("Cache-Control"))
+			}
+			if end == "expire" {
+				b.call("POST", "/external_api/v1/sandbox/payments/"+payment+"/expire", nil).want(t, 200)
+			} else {
+				b.call("POST", "/external_api/v1/billings/"+billing["id"].(string)+"/cancel",
+					map[string]any{"cancelation_reason": "refunded_by_company"}).want(t, 200)
+			}
+			if r := b.send(b.sandbox.URL, "", "GET", img, nil, nil); r.Status != http.StatusNotFound {
+				t.Errorf("%s: the image of an ended payment: %d (Cache-Control %q), want 404", end, r.Status, r.Header.Get("Cache-Control"))
 			}
 		}
 	})

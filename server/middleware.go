@@ -60,6 +60,11 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 		start := time.Now()
 		id := parcela.NewRequestID()
 		w.Header().Set("X-Request-Id", id)
+		// Every answer is what its Content-Type says; and none is kept by
+		// a cache unless its handler says so (the payment images): an
+		// order carries its customer's CPF, email and phone.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
 		clean := cleanPath(r.URL.EscapedPath())
 		_, pattern := mux.Handler(r)
 		if !clean {
