@@ -335,11 +335,22 @@ func (m *mover) expire(o *Order, b *Billing, bill *Bill, p *Payment, c *Company)
 	return false, m.lapse(o, b, c)
 }
 
-// otherLivePayment is an unpaid payment of the bill other than p that has
-// not expired at now, or nil.
+// otherLivePayment is an unpaid payment of the bill other than p that may
+// still settle it at now, or nil: one not expired, or a Pix within the
+// hour its expiry sweep leaves it for the bank's notice (PixNoticeGrace).
+// A boleto expiring in that hour lapsed the bill's order, or issued a
+// second payment beside the Pix, and the notice of a Pix paid on time
+// then found it canceled: the payer's money on no record.
 func (b *Bill) otherLivePayment(p *Payment, now time.Time) *Payment {
 	for _, q := range b.Payments {
-		if q != p && q.Status == PaymentUnpaid && now.Before(q.ExpiresAt) {
+		if q == p || q.Status != PaymentUnpaid {
+			continue
+		}
+		until := q.ExpiresAt
+		if q.Method == MethodPix {
+			until = until.Add(PixNoticeGrace)
+		}
+		if now.Before(until) {
 			return q
 		}
 	}
