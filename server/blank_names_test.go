@@ -46,3 +46,23 @@ func TestInvisibleOnlyNamesAreRequired(t *testing.T) {
 		}
 	})
 }
+
+// An order's cancel takes its reason as reason or as cancelation_reason,
+// the name the order and the billing's cancel give it: sent under that
+// name, it was ignored as an unknown field, and refunded_by_company was
+// recorded as customer_dropout. Both, differing, are refused.
+func TestOrderCancelTakesCancelationReason(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		_, order := b.order()
+		id := order["id"].(string)
+		if got := fieldCodes(t, b.call("POST", "/external_api/v1/orders/"+id+"/cancel",
+			map[string]any{"reason": "customer_dropout", "cancelation_reason": "refunded_by_company"})); got["cancelation_reason"] != "invalid" {
+			t.Fatalf("two reasons: %v", got)
+		}
+		c := b.call("POST", "/external_api/v1/orders/"+id+"/cancel", map[string]any{"cancelation_reason": "refunded_by_company"}).want(t, 200).JSON(t)
+		if c["status"] != "canceled" || c["cancelation_reason"] != "refunded_by_company" {
+			t.Fatalf("canceled with cancelation_reason: %v (%v)", c["status"], c["cancelation_reason"])
+		}
+	})
+}

@@ -26,11 +26,22 @@ func (s *Server) handleGetOrder(r *http.Request, _ []byte) (int, any, error) {
 }
 
 func (s *Server) handleCancelOrder(r *http.Request, body []byte) (int, any, error) {
+	// cancelation_reason is taken too, as the billing's cancel and the
+	// order's own field name it: ignored as an unknown field, it recorded
+	// customer_dropout for the refunded_by_company its caller sent.
 	var req struct {
-		Reason *string `json:"reason"`
+		Reason            *string `json:"reason"`
+		CancelationReason *string `json:"cancelation_reason"`
 	}
 	if err := decode(body, &req, true); err != nil {
 		return 0, nil, err
+	}
+	if req.Reason == nil {
+		req.Reason = req.CancelationReason
+	} else if req.CancelationReason != nil && *req.CancelationReason != *req.Reason {
+		var v parcela.Validation
+		v.Add("cancelation_reason", "invalid", "must be the reason given, or left out")
+		return 0, nil, v.Err()
 	}
 	reason, err := parcela.CancelReason(req.Reason)
 	if err != nil {
