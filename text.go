@@ -12,13 +12,24 @@ import (
 // only of them is as empty as one of spaces, and would be stored and
 // shown as a blank; at the ends they only make two equal names differ.
 // Inside text they stay: an emoji sequence joins with U+200D. The
-// direction overrides are not trimmed, so that ValidText refuses them
-// wherever they are.
+// joiners and the tag characters are not trimmed at the ends either (a
+// flag of Scotland ends in tags, an old-style Malayalam chillu in a
+// joiner), only when nothing else is left; nor the direction overrides,
+// so that ValidText refuses them wherever they are.
 func TrimText(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) && !DirectionControl(r)
+	s = strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) && !DirectionControl(r) && !joinerOrTag(r)
 	})
+	if strings.IndexFunc(s, func(r rune) bool { return !joinerOrTag(r) }) < 0 {
+		return "" // joiners and tags alone: nothing to see
+	}
+	return s
 }
+
+// joinerOrTag tells the zero-width joiner and non-joiner and the tag
+// characters (U+E0000 to U+E007F), the format characters that belong to
+// what they follow or precede.
+func joinerOrTag(r rune) bool { return r == '\u200c' || r == '\u200d' || r >= 0xE0000 && r <= 0xE007F }
 
 // TextKind says which control characters a string field may hold.
 type TextKind int

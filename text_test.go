@@ -111,7 +111,12 @@ func TestTrimText(t *testing.T) {
 		"\u200bMaria\u200b":          "Maria",
 		" zero width\u200bspace ":    "zero width\u200bspace",
 		"👩\u200d💻":                   "👩\u200d💻",
-		"\u202eabc":                  "\u202eabc", // refused by ValidText, not trimmed
+		// A flag of Scotland ends in tag characters; a chillu in a joiner.
+		"Whisky \U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F": "Whisky \U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F",
+		"\u0d28\u0d4d\u200d ":         "\u0d28\u0d4d\u200d",
+		"\u200d\u200c":                "",
+		"\U000E0067\U000E007F \u200b": "",
+		"\u202eabc":                   "\u202eabc", // refused by ValidText, not trimmed
 	} {
 		if got := TrimText(in); got != want {
 			t.Errorf("TrimText(%+q) = %+q, want %+q", in, got, want)

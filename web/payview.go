@@ -30,6 +30,17 @@ type payView struct {
 	Now           time.Time
 }
 
+// LastPayable is the last minute the payment is shown payable until: its
+// expiry, or, for one expiring at midnight (the millisecond after its last
+// payable day, parcela.ExpiryAfter), that day's 23:59, where 00:00 of the
+// next read as one more day to pay.
+func (v payView) LastPayable() time.Time {
+	if t := v.ExpiresAt.In(parcela.SaoPaulo); t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
+		return t.Add(-time.Millisecond)
+	}
+	return v.ExpiresAt
+}
+
 // ExpiresAtISO is the expiry the script counts down to.
 func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(parcela.TimestampLayout) }
 

@@ -23,6 +23,8 @@ func cmdCompany(ctx context.Context, args []string, getenv func(string) string, 
 		return companyCreate(ctx, args[1:], getenv, stdout, stderr)
 	case "list":
 		return companyList(ctx, args[1:], getenv, stdout, stderr)
+	case "-h", "-help", "--help", "--h":
+		return helpShown{"usage: parcela company create|list [flags]\n\nsee 'parcela company create --help' and 'parcela company list --help'\n"}
 	}
 	return usageError{fmt.Sprintf("company: unknown subcommand %q", args[0])}
 }

@@ -117,6 +117,9 @@ func TestEveryCommandsHelpListsItsFlags(t *testing.T) {
 		{[]string{"token", "create", "-h"}, []string{"-company", "-environment"}},
 		{[]string{"token", "revoke", "--help"}, []string{"parcela token revoke ID", "-database"}},
 		{[]string{"demo", "--help"}, []string{"-json"}},
+		// The commands that group subcommands list them.
+		{[]string{"company", "-h"}, []string{"create|list", "parcela company create --help"}},
+		{[]string{"token", "--help"}, []string{"create|list|revoke"}},
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), tt.args, env(map[string]string{"PARCELA_DATABASE_URL": "sqlite:" + dir + "/x.db"}), &out, &errb)
