@@ -29,7 +29,11 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 		o.ExpiresAt = nil
 	}
 	if f.ClearSeats {
-		o.Seats = nil
+		// Without a limit no seat is counted (charges of an unlimited
+		// offer stay off its row): kept, the last count showed for ever,
+		// whatever was charged or canceled after. A limit set again
+		// counts the sales.
+		o.Seats, o.SeatsTaken = nil, 0
 	}
 	if f.ExpiresAt != nil {
 		f.ExpiresAt = toMillisecond(f.ExpiresAt)

@@ -1190,7 +1190,7 @@ type OfferCreate struct {
 	// Seats The configured number of seats (not the seats left); `null` when unlimited.
 	Seats *int `json:"seats"`
 
-	// SeatsTaken Extension. Orders of this offer charged and not canceled.
+	// SeatsTaken Extension. Orders of this offer charged and not canceled, counted while the offer has a seat limit (`seats`); 0 for an offer without one (a limit set again counts its sales).
 	SeatsTaken int       `json:"seats_taken"`
 	UpdatedAt  time.Time `json:"updated_at"`
 

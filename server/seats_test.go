@@ -48,6 +48,9 @@ func TestCanceledOrdersGiveTheirSeatBack(t *testing.T) {
 		// Without a limit nothing is counted; a limit set again counts the
 		// order not canceled alone.
 		b.call("PATCH", "/external_api/v1/offers/"+oid, map[string]any{"offer": map[string]any{"seats": nil}}).want(t, 200)
+		if got := taken(); got != float64(0) {
+			t.Fatalf("seats_taken %v without a limit, want 0 (the last count showed for ever)", got)
+		}
 		b.call("PATCH", "/external_api/v1/offers/"+oid, map[string]any{"offer": map[string]any{"seats": 2}}).want(t, 200)
 		if got := taken(); got != float64(1) {
 			t.Fatalf("seats_taken %v counted for a new limit, want 1", got)
