@@ -632,26 +632,7 @@ func TestCardApprovedAcrossTheDueInstantAfterAPartialSettlementIsVoided(t *testi
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		acq := &settlingAcquirer{}
 		b.useAcquirer(acq)
-		p, err := b.app.Catalog.CreateProduct(b.ctx, b.a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.offer, err = b.app.Catalog.CreateOffer(b.ctx, b.a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
-			"payment_configurations": [{"payment_type": "financed", "financed_type": "boleto", "payment_methods": ["boleto", "credit_card"],
-			 "allowed_down_payment_methods": ["pix"], "down_payment_type": "percentage", "down_payment_value": 0.2,
-			 "interest_rate": 0.0199, "max_installments": 12, "expires_in_hours": 48}]}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := b.charge(3, parcela.MethodPix)
-		if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, o.Billings[0].Bills[0].Payments[0].ID, parcela.Settlement{}); err != nil {
-			t.Fatal(err)
-		}
-		installment := o.Billings[0].Bills[1]
-		boleto, err := b.app.Checkout.IssuePayment(b.ctx, parcela.Sandbox, installment.ID, installment.AuthenticationCode, parcela.MethodBoleto)
-		if err != nil {
-			t.Fatal(err)
-		}
+		installment, boleto := b.cardInstallmentWithBoleto(t)
 		b.clock.Set(installment.EffectiveDueDate.Add(-time.Hour))
 		acq.settle = func() {
 			cents := int64(1)
@@ -707,26 +688,7 @@ func TestCardApprovalVoidedStaysVoided(t *testing.T) {
 		acq := &settlingAcquirer{}
 		store := &releaseRaceStore{DB: b.db}
 		b.app = parcela.NewServices(store, bank.NewSimulated(), parcela.AcquirersByEnvironment{parcela.Sandbox: acq}, b.clock, sqldbtest.Links)
-		p, err := b.app.Catalog.CreateProduct(b.ctx, b.a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.offer, err = b.app.Catalog.CreateOffer(b.ctx, b.a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
-			"payment_configurations": [{"payment_type": "financed", "financed_type": "boleto", "payment_methods": ["boleto", "credit_card"],
-			 "allowed_down_payment_methods": ["pix"], "down_payment_type": "percentage", "down_payment_value": 0.2,
-			 "interest_rate": 0.0199, "max_installments": 12, "expires_in_hours": 48}]}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := b.charge(3, parcela.MethodPix)
-		if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, o.Billings[0].Bills[0].Payments[0].ID, parcela.Settlement{}); err != nil {
-			t.Fatal(err)
-		}
-		installment := o.Billings[0].Bills[1]
-		boleto, err := b.app.Checkout.IssuePayment(b.ctx, parcela.Sandbox, installment.ID, installment.AuthenticationCode, parcela.MethodBoleto)
-		if err != nil {
-			t.Fatal(err)
-		}
+		installment, boleto := b.cardInstallmentWithBoleto(t)
 		settle := func(cents int64) {
 			if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, boleto.ID, parcela.Settlement{PaidAmountCents: &cents}); err != nil {
 				t.Errorf("part of the boleto: %v", err)
@@ -740,7 +702,7 @@ func TestCardApprovalVoidedStaysVoided(t *testing.T) {
 			b.clock.Set(installment.EffectiveDueDate.Add(time.Hour))
 			settle(1)
 		}
-		_, err = b.payByCard(installment, card("4111111111111111", "123"))
+		_, err := b.payByCard(installment, card("4111111111111111", "123"))
 		got := b.bill(installment.ID)
 		for _, p := range got.Payments {
 			if p.Method == parcela.MethodCreditCard && slices.Contains(acq.voided, p.ID) && p.Status != parcela.PaymentCanceled {
@@ -830,4 +792,32 @@ func TestCardApprovedThenTheProcessDied(t *testing.T) {
 			t.Fatalf("bill %s with %d card payments, voided %v", got.Status, cards, acq.voided)
 		}
 	})
+}
+
+// cardInstallmentWithBoleto charges an offer whose installments take cards
+// and boletos (its down payment by Pix, paid) and returns the first
+// installment with a boleto issued for it on its checkout.
+func (b *checkoutBundle) cardInstallmentWithBoleto(t *testing.T) (*parcela.Bill, *parcela.Payment) {
+	t.Helper()
+	p, err := b.app.Catalog.CreateProduct(b.ctx, b.a, fromJSON[parcela.ProductInput](t, `{"name": "Curso", "full_amount_cents": 150000, "kind": "course"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.offer, err = b.app.Catalog.CreateOffer(b.ctx, b.a, fromJSON[parcela.OfferRequest](t, `{"offer": {"name": "Turma", "product_id": "`+p.ID+`", "amount_cents": 120000},
+		"payment_configurations": [{"payment_type": "financed", "financed_type": "boleto", "payment_methods": ["boleto", "credit_card"],
+		 "allowed_down_payment_methods": ["pix"], "down_payment_type": "percentage", "down_payment_value": 0.2,
+		 "interest_rate": 0.0199, "max_installments": 12, "expires_in_hours": 48}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := b.charge(3, parcela.MethodPix)
+	if _, _, err := b.app.Payments.PayPayment(b.ctx, b.a, o.Billings[0].Bills[0].Payments[0].ID, parcela.Settlement{}); err != nil {
+		t.Fatal(err)
+	}
+	installment := o.Billings[0].Bills[1]
+	boleto, err := b.app.Checkout.IssuePayment(b.ctx, parcela.Sandbox, installment.ID, installment.AuthenticationCode, parcela.MethodBoleto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return installment, boleto
 }
