@@ -191,11 +191,15 @@ func TestMachineAndCommTicks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c0, err := commTicks(name)
+	// Its own time read first: it only grows, so the sum read after it is
+	// at least as large (read the other way round, a tick between the two
+	// reads failed this).
+	own, err := cpuTicks(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if own, err := cpuTicks(os.Getpid()); err != nil || c0 < own {
+	c0, err := commTicks(name)
+	if err != nil || c0 < own {
 		t.Fatalf("processes named %q: %d ticks, this one alone %d (%v)", name, c0, own, err)
 	}
 	if n, err := commTicks("no process has this name"); err != nil || n != 0 {
