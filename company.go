@@ -2,7 +2,6 @@ package parcela
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -133,12 +132,7 @@ func (c *Company) Validate() error {
 		}
 	}
 	if c.Logo != "" {
-		// Shown to payers as an image's address: a page's <img>, a receipt.
-		if u, err := url.Parse(c.Logo); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || !ValidText(c.Logo, SingleLine) {
-			v.Add("logo", "invalid", "must be an absolute http(s) URL")
-		} else if TooLong(c.Logo, 2048) {
-			v.Add("logo", "too_long", "must be at most 2048 characters")
-		}
+		checkImageURL(&v, "logo", c.Logo)
 	}
 	checkRate(&v, "max_interest_rate", c.MaxInterestRate, rateOne)
 	checkRate(&v, "min_down_payment_rate", c.MinDownPaymentRate, rateOne)

@@ -195,11 +195,7 @@ func (p *Product) validate(v *Validation) {
 		v.Add("product.end_date", "invalid", "must not be before start_date")
 	}
 	if p.BannerURL != nil {
-		if u, err := url.Parse(*p.BannerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || !ValidText(*p.BannerURL, SingleLine) {
-			v.Add("product.banner_url", "invalid", "must be an absolute http(s) URL")
-		} else if TooLong(*p.BannerURL, 2048) {
-			v.Add("product.banner_url", "too_long", "must be at most 2048 characters")
-		}
+		checkImageURL(v, "product.banner_url", *p.BannerURL)
 	}
 	if len(p.Metadata) == 0 {
 		p.Metadata = json.RawMessage("{}")
@@ -294,5 +290,16 @@ func checkCount(v *Validation, field string, n *int, min, max int) {
 		v.Add(field, "too_small", fmt.Sprintf("must be at least %d", min))
 	case *n > max:
 		v.Add(field, "too_large", fmt.Sprintf("must be at most %d", max))
+	}
+}
+
+// checkImageURL checks s, the address of an image shown to payers (a
+// product's banner, a company's logo): an absolute http(s) URL of
+// single-line text, at most 2048 characters.
+func checkImageURL(v *Validation, field, s string) {
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || !ValidText(s, SingleLine) {
+		v.Add(field, "invalid", "must be an absolute http(s) URL")
+	} else if TooLong(s, 2048) {
+		v.Add(field, "too_long", "must be at most 2048 characters")
 	}
 }

@@ -319,16 +319,7 @@ func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
 func TestFirstBillPixAskedForAfterItsDueInstant(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		_, ids := b.chargedNearMonthEnd(t, 24, "boleto") // due Saturday 30 January 2027, 15:30
-		first, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.clock.Set(time.Date(2027, 1, 31, 10, 0, 0, 0, parcela.SaoPaulo))
-		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, first.ID, first.AuthenticationCode, parcela.MethodPix)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, ids, first, pix := b.firstBillPixOnSunday(t)
 		if want := time.Date(2027, 2, 2, 0, 0, 0, 0, parcela.SaoPaulo); !pix.ExpiresAt.Equal(want) || pix.AmountCents != first.AmountCents {
 			t.Fatalf("Pix asked for on Sunday: %d cents, expires %v; want %d cents, expiring %v", pix.AmountCents, pix.ExpiresAt, first.AmountCents, want)
 		}

@@ -27,16 +27,7 @@ func TestBoletoExpiryKeepsAPixInItsNoticeGrace(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		b.setNoBoletoGrace(t)
-		orderID, ids := b.chargedNearMonthEnd(t, 24, "boleto") // due Saturday 30 January 2027, 15:30
-		first, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.clock.Set(time.Date(2027, 1, 31, 10, 0, 0, 0, parcela.SaoPaulo))
-		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, first.ID, first.AuthenticationCode, parcela.MethodPix)
-		if err != nil {
-			t.Fatal(err)
-		}
+		orderID, _, _, pix := b.firstBillPixOnSunday(t)
 		b.clock.Set(pix.ExpiresAt.Add(30 * time.Second)) // the boleto and the Pix both expired at 2 February 00:00
 		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.LapseFirstBills)
 		if o := b.call("GET", "/external_api/v1/orders/"+orderID, nil).want(t, 200).JSON(t); o["status"] != "in_progress" {
@@ -89,4 +80,21 @@ func TestInstallmentBoletoExpiryWithAPixInItsNoticeGrace(t *testing.T) {
 			t.Fatalf("after the grace: bill %v", got["status"])
 		}
 	})
+}
+
+// firstBillPixOnSunday charges a down payment by boleto, due Saturday 30
+// January 2027 at 15:30, and asks for a Pix on its checkout on Sunday at
+// 10:00: the order, its bills, the first bill and the Pix.
+func (b *bundle) firstBillPixOnSunday(t *testing.T) (orderID string, ids []string, first *parcela.Bill, pix *parcela.Payment) {
+	t.Helper()
+	orderID, ids = b.chargedNearMonthEnd(t, 24, "boleto")
+	first, _, err := b.db.Bill(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Set(time.Date(2027, 1, 31, 10, 0, 0, 0, parcela.SaoPaulo))
+	if pix, err = b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, first.ID, first.AuthenticationCode, parcela.MethodPix); err != nil {
+		t.Fatal(err)
+	}
+	return orderID, ids, first, pix
 }

@@ -55,13 +55,16 @@ func companyCreate(ctx context.Context, args []string, getenv func(string) strin
 	phone := fs.String("phone", "", "contact phone shown to payers (Brazilian, with its area code)")
 	fs.StringVar(&c.Logo, "logo", "", "the address (http or https URL) of the company's logo image")
 	var addr parcela.AddressInput
-	addressFlags := map[string]**string{"zipcode": &addr.Zipcode, "street": &addr.Street, "number": &addr.Number,
-		"complement": &addr.Complement, "neighborhood": &addr.Neighborhood, "city-ibge-code": &addr.CityIBGECode}
-	for name, usage := range map[string]string{"zipcode": "the company's address: zipcode (CEP)", "street": "the company's address: street",
-		"number": "the company's address: number", "complement": "the company's address: complement (optional)",
-		"neighborhood": "the company's address: neighborhood", "city-ibge-code": "the company's address: the city's 7-digit IBGE code"} {
-		fs.Func(name, usage+"; give the address's flags together or none", func(v string) error {
-			*addressFlags[name] = &v
+	for _, f := range []struct {
+		name, usage string
+		dest        **string
+	}{
+		{"zipcode", "zipcode (CEP)", &addr.Zipcode}, {"street", "street", &addr.Street}, {"number", "number", &addr.Number},
+		{"complement", "complement (optional)", &addr.Complement}, {"neighborhood", "neighborhood", &addr.Neighborhood},
+		{"city-ibge-code", "the city's 7-digit IBGE code", &addr.CityIBGECode},
+	} {
+		fs.Func(f.name, "the company's address: "+f.usage+"; give the address's flags together or none", func(v string) error {
+			*f.dest = &v
 			return nil
 		})
 	}
