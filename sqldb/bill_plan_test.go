@@ -229,3 +229,45 @@ func mergesBeforeLimit(d sqldb.Dialect, plan string) string {
 	}
 	return ""
 }
+
+// On SQLite a listing by status, or without one, reads its page from
+// bills_status_due alone: the index holds every column the page reads, so a
+// page is adjacent leaves of it rather than a table leaf per bill
+// (migration 00021). A column added to bills and read by the listing, but
+// not to the index, fails here.
+func TestBillListingByStatusReadsOnlyItsIndex(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		if db.Dialect() != sqldb.SQLite {
+			t.Skip("PostgreSQL reads the page's rows from the table (its migration 00021)")
+		}
+		ctx := context.Background()
+		a := parcela.Auth{CompanyID: "c", Environment: parcela.Sandbox}
+		day := time.Date(2026, 12, 31, 0, 0, 0, 0, parcela.SaoPaulo)
+		next := day.AddDate(0, 1, 0)
+		for name, f := range map[string]parcela.BillFilter{
+			"status":     {Status: "paid"},
+			"status+due": {Status: "pending", DueFrom: &day, DueTo: &next},
+			"none":       {},
+			"due":        {DueFrom: &day, DueTo: &next},
+		} {
+			f.Page = parcela.Page{Page: 2, PerPage: 100}
+			_, page, _, args := sqldb.BillListQueries(db, a, f)
+			plan := explain(t, ctx, db, page, args)
+			reads := 0
+			for _, l := range strings.Split(plan, "\n") {
+				l = strings.TrimLeft(l, " |`-")
+				if !strings.HasPrefix(l, "SEARCH b ") && !strings.HasPrefix(l, "SCAN bills") {
+					continue
+				}
+				if !strings.HasPrefix(l, "SEARCH b USING COVERING INDEX bills_status_due ") {
+					t.Errorf("%s: the page reads bills otherwise than from bills_status_due alone: %q\n%s", name, l, plan)
+				}
+				reads++
+			}
+			if reads == 0 {
+				t.Errorf("%s: no read of bills in the plan:\n%s", name, plan)
+			}
+		}
+	})
+}
