@@ -12,7 +12,7 @@ import (
 // the counts' keys (paid_at), and count the bills themselves.
 func (l listing) countQuery() (string, []any) {
 	if l.countBills {
-		return `SELECT COUNT(*) FROM bills b WHERE ` + l.where(), l.args
+		return `SELECT COUNT(*) FROM ` + l.bills + ` WHERE ` + l.where(), l.args
 	}
 	cond := strings.Join(l.countCond, " AND ")
 	return `SELECT COALESCE(SUM(n), 0) FROM (

@@ -3,6 +3,7 @@ package sqldb_test
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,43 +231,71 @@ func mergesBeforeLimit(d sqldb.Dialect, plan string) string {
 	return ""
 }
 
-// On SQLite a listing by status, or without one, reads its page from
-// bills_status_due alone: the index holds every column the page reads, so a
-// page is adjacent leaves of it rather than a table leaf per bill
-// (migration 00021). A column added to bills and read by the listing, but
-// not to the index, fails here.
-func TestBillListingByStatusReadsOnlyItsIndex(t *testing.T) {
+// On SQLite each listing reads the narrowest index its filter names: an
+// order's or a billing's bills bills_order, a payment date's bills_paid,
+// and every other filter bills_status_due alone, which holds every column
+// the page reads (migration 00021), so a page is adjacent leaves of it
+// rather than a table leaf per bill. SQLite plans without statistics: the
+// index that holds every column would otherwise win for an order's bills
+// too, and walk a company's whole run of a status to find its twelve. A
+// column added to bills and read by the listing, but not to the index,
+// fails here as well.
+func TestBillListingReadsTheNarrowestIndex(t *testing.T) {
 	t.Parallel()
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
 		if db.Dialect() != sqldb.SQLite {
-			t.Skip("PostgreSQL reads the page's rows from the table (its migration 00021)")
+			t.Skip("PostgreSQL plans from its statistics, and its bills_status_due holds the key alone (its migration 00021)")
 		}
 		ctx := context.Background()
 		a := parcela.Auth{CompanyID: "c", Environment: parcela.Sandbox}
 		day := time.Date(2026, 12, 31, 0, 0, 0, 0, parcela.SaoPaulo)
 		next := day.AddDate(0, 1, 0)
-		for name, f := range map[string]parcela.BillFilter{
-			"status":     {Status: "paid"},
-			"status+due": {Status: "pending", DueFrom: &day, DueTo: &next},
-			"none":       {},
-			"due":        {DueFrom: &day, DueTo: &next},
-		} {
-			f.Page = parcela.Page{Page: 2, PerPage: 100}
-			_, page, _, args := sqldb.BillListQueries(db, a, f)
-			plan := explain(t, ctx, db, page, args)
-			reads := 0
-			for _, l := range strings.Split(plan, "\n") {
-				l = strings.TrimLeft(l, " |`-")
-				if !strings.HasPrefix(l, "SEARCH b ") && !strings.HasPrefix(l, "SCAN bills") {
-					continue
+		// The sixth and seventh bits bound the payment date on one side only.
+		for mask := 0; mask < 1<<7; mask++ {
+			f := parcela.BillFilter{Page: parcela.Page{Page: 2, PerPage: 100}}
+			var used []string
+			for i, set := range []func(){
+				func() { f.BillingID, used = "b", append(used, "billing_id") },
+				func() { f.OrderID, used = "o", append(used, "order_id") },
+				func() { f.Status, used = "paid", append(used, "status") },
+				func() { f.DueFrom, f.DueTo, used = &day, &next, append(used, "due") },
+				func() { f.PaidFrom, f.PaidTo, used = &day, &next, append(used, "paid") },
+				func() { f.PaidFrom, f.PaidTo, used = &day, nil, append(used, "paid_from") },
+				func() { f.PaidFrom, f.PaidTo, used = nil, &next, append(used, "paid_to") },
+			} {
+				if mask&(1<<i) != 0 {
+					set()
 				}
-				if !strings.HasPrefix(l, "SEARCH b USING COVERING INDEX bills_status_due ") {
-					t.Errorf("%s: the page reads bills otherwise than from bills_status_due alone: %q\n%s", name, l, plan)
-				}
-				reads++
 			}
-			if reads == 0 {
-				t.Errorf("%s: no read of bills in the plan:\n%s", name, plan)
+			// The narrow indexes may cover a count (bills_paid a payment
+			// date's); bills_status_due must cover the page.
+			want, countsBills := []string{"USING COVERING INDEX bills_status_due "}, false
+			switch {
+			case f.BillingID != "" || f.OrderID != "":
+				want, countsBills = []string{"USING INDEX bills_order ", "USING COVERING INDEX bills_order "}, true
+			case f.PaidFrom != nil || f.PaidTo != nil:
+				want, countsBills = []string{"USING INDEX bills_paid ", "USING COVERING INDEX bills_paid "}, true
+			}
+			count, page, countArgs, args := sqldb.BillListQueries(db, a, f)
+			plans := map[string]string{"page": explain(t, ctx, db, page, args)}
+			if countsBills {
+				plans["count"] = explain(t, ctx, db, count, countArgs)
+			}
+			for which, plan := range plans {
+				reads := 0
+				for _, l := range strings.Split(plan, "\n") {
+					l = strings.TrimLeft(l, " |`-")
+					if !strings.HasPrefix(l, "SEARCH b ") && !strings.HasPrefix(l, "SCAN b ") && l != "SCAN bills" {
+						continue
+					}
+					if !slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(l, "SEARCH b "+w) }) {
+						t.Errorf("filters %v: the %s reads bills otherwise than %s: %q\n%s", used, which, want[0], l, plan)
+					}
+					reads++
+				}
+				if reads == 0 {
+					t.Errorf("filters %v: no read of bills in the %s's plan:\n%s", used, which, plan)
+				}
 			}
 		}
 	})

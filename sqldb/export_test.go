@@ -9,7 +9,7 @@ import (
 // BillListQueries exposes the listing's SQL to the query-plan test, the
 // page's arguments for its second page of 100.
 func BillListQueries(db *DB, a parcela.Auth, f parcela.BillFilter) (count, page string, countArgs, args []any) {
-	l := billListing(a, f)
+	l := billListing(db.dialect, a, f)
 	countSQL, countArgs := l.countAndRatesQuery()
 	return db.binder.bind(countSQL), db.binder.bind(l.pageQuery(db.dialect)), countArgs, l.pageArgs(db.dialect, 100, 100)
 }
