@@ -165,19 +165,11 @@ type listing struct {
 func billListing(d Dialect, a parcela.Auth, f parcela.BillFilter) listing {
 	l := listing{companyID: a.CompanyID, bills: "bills b", countBills: f.BillingID != "" || f.OrderID != "" || f.PaidFrom != nil || f.PaidTo != nil}
 	if d == SQLite {
-		// SQLite plans without statistics, and prefers the index that
-		// holds every column (bills_status_due, migration 00021) when the
-		// filter names its company, status and due dates: for an order's
-		// bills that walks the company's whole run of the status to find
-		// its twelve. An order's (or a billing's) bills are read through
-		// bills_order, a payment date's through bills_paid, as before that
-		// index held them (TestBillListingReadsTheNarrowestIndex).
-		switch {
-		case f.BillingID != "" || f.OrderID != "":
-			l.bills = "bills b INDEXED BY bills_order"
-		case f.PaidFrom != nil || f.PaidTo != nil:
-			l.bills = "bills b INDEXED BY bills_paid"
-		}
+		// SQLite plans without statistics, so the listing names the
+		// index: left to itself it took the index that holds every column
+		// (bills_status_due, migration 00021) for an order's bills too,
+		// walking the company's whole run of a status to find its twelve.
+		l.bills = "bills b INDEXED BY " + sqliteBillIndex(f)
 	}
 	add := func(bills, counts string, v any) {
 		l.cond, l.args = append(l.cond, bills), append(l.args, v)
@@ -213,6 +205,32 @@ func billListing(d Dialect, a parcela.Auth, f parcela.BillFilter) listing {
 	}
 	l.byStatus = f.Status == "" && !l.countBills
 	return l
+}
+
+// sqliteBillIndex is the index a SQLite listing under f reads
+// (TestBillListingReadsTheNarrowestIndex). An order's (or a billing's)
+// bills: bills_order, a dozen or so rows. A payment date's: bills_paid,
+// unless a status and a due date bounded on both sides are named too and
+// the payment dates are not bounded on both sides within an eighth of
+// the due dates' span: bills_status_due holds every column, so its entries
+// are read in sequence, already in the page's order, where bills_paid
+// reads a table row per bill for its status and sorts them all; the
+// eighth stands for that difference of cost, and bills fall due and are
+// paid over spans alike. (Forcing bills_paid whenever a payment date was
+// named made a day's due dates with a status and paid_at_start read every
+// bill paid since: 57 ms against 2 ms for 300,000 bills.)
+func sqliteBillIndex(f parcela.BillFilter) string {
+	switch {
+	case f.BillingID != "" || f.OrderID != "":
+		return "bills_order"
+	case f.PaidFrom == nil && f.PaidTo == nil:
+		return "bills_status_due"
+	case f.Status == "" || f.DueFrom == nil || f.DueTo == nil:
+		return "bills_paid"
+	case f.PaidFrom != nil && f.PaidTo != nil && f.PaidTo.Sub(*f.PaidFrom)*8 < f.DueTo.Sub(*f.DueFrom):
+		return "bills_paid"
+	}
+	return "bills_status_due"
 }
 
 func (l listing) where() string { return strings.Join(l.cond, " AND ") }
