@@ -245,7 +245,7 @@ func TestBillListingReadsTheNarrowestIndex(t *testing.T) {
 	t.Parallel()
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
 		if db.Dialect() != sqldb.SQLite {
-			t.Skip("PostgreSQL plans from its statistics, and its bills_status_due holds the key alone (its migration 00021)")
+			t.Skip("PostgreSQL plans from its statistics")
 		}
 		ctx := context.Background()
 		a := parcela.Auth{CompanyID: "c", Environment: parcela.Sandbox}
@@ -320,6 +320,52 @@ func TestBillListingReadsTheNarrowestIndex(t *testing.T) {
 					t.Errorf("filters %v: no read of bills in the %s's plan:\n%s", l.used, which, plan)
 				}
 			}
+		}
+	})
+}
+
+// bills_status_due holds every column of bills, on both engines (after its
+// key; PostgreSQL's as INCLUDE columns), so a listing's page reads that
+// index alone (migration 00021). A column added to bills must be added to
+// it.
+func TestBillStatusDueHoldsEveryColumn(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		tableQ := `SELECT name FROM pragma_table_info('bills')`
+		indexQ := `SELECT name FROM pragma_index_xinfo('bills_status_due') WHERE name IS NOT NULL`
+		if db.Dialect() == sqldb.Postgres {
+			tableQ = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'bills'`
+			indexQ = `SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+				JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+				WHERE c.relname = 'bills_status_due' AND c.relnamespace = current_schema()::regnamespace`
+		}
+		names := func(q string) []string {
+			rows, err := db.SQLDB().QueryContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var out []string
+			for rows.Next() {
+				var n string
+				if err := rows.Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, n)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(out)
+			return out
+		}
+		table, index := names(tableQ), names(indexQ)
+		if len(table) < 20 {
+			t.Fatalf("bills has %d columns: %v", len(table), table)
+		}
+		if !slices.Equal(table, index) {
+			t.Errorf("bills_status_due holds %v\nbills has %v", index, table)
 		}
 	})
 }

@@ -5,7 +5,7 @@
 -- leaf of its own to read from the table. Holding every column a listing
 -- reads in the index itself, the page is a few adjacent leaves of it
 -- (docs/design.md, "A bill listing reads its page from one index").
--- SQLite only (see PostgreSQL's 00021).
+-- PostgreSQL's 00021 does the same with INCLUDE.
 DROP INDEX bills_status_due;
 CREATE INDEX bills_status_due ON bills (company_id, environment, status, due_date, id,
   billing_id, order_id, number, bill_type, amount_cents, effective_due_date, disable_penalties_until, paid_at,
