@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/riverqueue/river/riverdriver"
@@ -134,40 +133,19 @@ func migrateRiverUp[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]
 	return all[len(all)-1].Version, nil
 }
 
-// migrationLockPoll is how often an instance asks again for the lock of
-// the migrations while another holds it.
-const migrationLockPoll = 50 * time.Millisecond
-
 // migrationLockKey is the PostgreSQL advisory lock that Migrate holds.
 const migrationLockKey = int64(0x7061726365_6c61) // "parcela"
 
 // lockMigrations waits for the session advisory lock of the migrations, on
-// a connection of its own kept until the returned unlock. It asks again
-// every migrationLockPoll rather than wait inside pg_advisory_lock: a
-// statement waiting there holds a snapshot, and a migration that builds an
-// index CONCURRENTLY (00021) waits for every older snapshot to end, so the
-// instance holding the lock waited for those waiting on it, a deadlock no
-// database can see (TestServeDemoStartedTwiceAtOnce hung).
+// a connection of its own kept until the returned unlock.
 func (db *DB) lockMigrations(ctx context.Context) (unlock func(), err error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for {
-		var locked bool
-		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", migrationLockKey).Scan(&locked); err != nil {
-			conn.Release()
-			return nil, fmt.Errorf("lock migrations: %w", err)
-		}
-		if locked {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			conn.Release()
-			return nil, fmt.Errorf("lock migrations: %w", ctx.Err())
-		case <-time.After(migrationLockPoll):
-		}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLockKey); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("lock migrations: %w", err)
 	}
 	return func() {
 		// A lock that cannot be released goes with its connection.
