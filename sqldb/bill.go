@@ -227,7 +227,9 @@ func sqliteBillIndex(f parcela.BillFilter) string {
 		return "bills_status_due"
 	case f.Status == "" || f.DueFrom == nil || f.DueTo == nil:
 		return "bills_paid"
-	case f.PaidFrom != nil && f.PaidTo != nil && f.PaidTo.Sub(*f.PaidFrom)*8 < f.DueTo.Sub(*f.DueFrom):
+	case f.PaidFrom != nil && f.PaidTo != nil && f.PaidTo.Sub(*f.PaidFrom) < f.DueTo.Sub(*f.DueFrom)/8:
+		// Divided, not multiplied: eight times a span of over 36 years
+		// overflows a Duration (and Sub saturates at 292 years).
 		return "bills_paid"
 	}
 	return "bills_status_due"

@@ -292,6 +292,19 @@ func TestBillListingReadsTheNarrowestIndex(t *testing.T) {
 			f:    parcela.BillFilter{Page: parcela.Page{Page: 1, PerPage: 100}, Status: "paid", DueFrom: &day, DueTo: &twoYears, PaidFrom: &day, PaidTo: new(day.AddDate(0, 0, 1))},
 			want: "bills_paid",
 		})
+		// Payment dates over decades among a month of due dates:
+		// bills_status_due (eight times such a span overflowed a Duration
+		// and chose bills_paid).
+		for _, paid := range [][2]time.Time{
+			{time.Date(2000, 1, 1, 0, 0, 0, 0, parcela.SaoPaulo), time.Date(2050, 1, 1, 0, 0, 0, 0, parcela.SaoPaulo)},
+			{time.Date(1, 1, 1, 0, 0, 0, 0, parcela.SaoPaulo), time.Date(9999, 12, 31, 0, 0, 0, 0, parcela.SaoPaulo)},
+		} {
+			listings = append(listings, listing{
+				used: []string{"status", "due over a month", "paid from " + paid[0].Format(time.DateOnly) + " to " + paid[1].Format(time.DateOnly)},
+				f:    parcela.BillFilter{Page: parcela.Page{Page: 1, PerPage: 100}, Status: "paid", DueFrom: &day, DueTo: &next, PaidFrom: &paid[0], PaidTo: &paid[1]},
+				want: "bills_status_due",
+			})
+		}
 		for _, l := range listings {
 			count, page, countArgs, args := sqldb.BillListQueries(db, a, l.f)
 			plans := map[string]string{"page": explain(t, ctx, db, page, args)}
