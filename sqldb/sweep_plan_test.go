@@ -27,7 +27,7 @@ func TestBillSweepsUseAnIndex(t *testing.T) {
 						t.Errorf("%s, companies %v: the sweep scans a table:\n%s", name, companies, plan)
 					}
 				}
-				if db.Dialect() == sqldb.SQLite && !strings.Contains(plan, "USING INDEX bills_status_due") && !strings.Contains(plan, "USING COVERING INDEX bills_status_due") {
+				if db.Dialect() == sqldb.SQLite && !strings.Contains(plan, "INDEX bills_status_due ") {
 					t.Errorf("%s, companies %v: the sweep does not read bills_status_due:\n%s", name, companies, plan)
 				}
 			}

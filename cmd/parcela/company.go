@@ -23,8 +23,9 @@ func cmdCompany(ctx context.Context, args []string, getenv func(string) string, 
 		return companyCreate(ctx, args[1:], getenv, stdout, stderr)
 	case "list":
 		return companyList(ctx, args[1:], getenv, stdout, stderr)
-	case "-h", "-help", "--help", "--h":
-		return helpShown{"usage: parcela company create|list [flags]\n\nsee 'parcela company create --help' and 'parcela company list --help'\n"}
+	}
+	if isHelp(args[0]) {
+		return subcommandsHelp("company", "create", "list")
 	}
 	return usageError{fmt.Sprintf("company: unknown subcommand %q", args[0])}
 }

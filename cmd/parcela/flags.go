@@ -54,19 +54,34 @@ func flagHelp(fs *flag.FlagSet) helpShown {
 	return helpShown{b.String()}
 }
 
-// wantsHelp tells whether args ask for help (-h, -help, --help) before a
-// "--" ends the flags.
+// subcommandsHelp is the help of a command made of subcommands: their
+// names, and where each one's flags are told.
+func subcommandsHelp(cmd string, subs ...string) helpShown {
+	see := make([]string, len(subs))
+	for i, s := range subs {
+		see[i] = "'parcela " + cmd + " " + s + " --help'"
+	}
+	last := len(see) - 1
+	return helpShown{"usage: parcela " + cmd + " " + strings.Join(subs, "|") + " [flags]\n\nsee " +
+		strings.Join(see[:last], ", ") + " and " + see[last] + "\n"}
+}
+
+// wantsHelp tells whether args ask for help before a "--" ends the flags.
 func wantsHelp(args []string) bool {
 	for _, a := range args {
-		switch a {
-		case "--":
+		if a == "--" {
 			return false
-		case "-h", "-help", "--help", "--h":
+		}
+		if isHelp(a) {
 			return true
 		}
 	}
 	return false
 }
+
+// isHelp tells whether a is a request for help (-h, -help, --help, --h),
+// as the flag package reads them.
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }
 
 // databaseAddress is the database named by --database or the environment.
 func databaseAddress(flagValue string, getenv func(string) string) (string, error) {

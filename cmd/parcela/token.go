@@ -24,8 +24,9 @@ func cmdToken(ctx context.Context, args []string, getenv func(string) string, st
 		return tokenList(ctx, args[1:], getenv, stdout, stderr)
 	case "revoke":
 		return tokenRevoke(ctx, args[1:], getenv, stdout, stderr)
-	case "-h", "-help", "--help", "--h":
-		return helpShown{"usage: parcela token create|list|revoke [flags]\n\nsee 'parcela token create --help', 'parcela token list --help' and 'parcela token revoke --help'\n"}
+	}
+	if isHelp(args[0]) {
+		return subcommandsHelp("token", "create", "list", "revoke")
 	}
 	return usageError{fmt.Sprintf("token: unknown subcommand %q", args[0])}
 }
