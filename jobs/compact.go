@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// countCompactor folds the bill count deltas into the per-hour counts every
+// countCompactor folds the bill count deltas into the per-day counts every
 // interval, so that a listing's count reads few delta rows. It is a plain
 // loop rather than a periodic job: once a second as a River job would leave
 // 86,400 finished job rows a day behind it. Every replica may run it; the

@@ -22,7 +22,7 @@ func rebind(d sqldb.Dialect, q string) string {
 	return q
 }
 
-// The queue folds count deltas into the per-hour counts on its own, and stops
+// The queue folds count deltas into the per-day counts on its own, and stops
 // doing so when stopped.
 func TestCountCompactionRuns(t *testing.T) {
 	t.Parallel()
@@ -37,7 +37,7 @@ func TestCountCompactionRuns(t *testing.T) {
 				status string
 				delta  int
 			}{{"pending", 1}, {"pending", 1}, {"pending", -1}, {"paid", 1}} {
-				if _, err := db.SQLDB().ExecContext(ctx, rebind(db.Dialect(), `INSERT INTO bill_count_deltas (company_id, environment, status, due_hour, delta) VALUES (?, 'sandbox', ?, 0, ?)`),
+				if _, err := db.SQLDB().ExecContext(ctx, rebind(db.Dialect(), `INSERT INTO bill_count_deltas (company_id, environment, status, due_day, delta) VALUES (?, 'sandbox', ?, 0, ?)`),
 					company, d.status, d.delta); err != nil {
 					t.Fatal(err)
 				}

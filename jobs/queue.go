@@ -55,7 +55,7 @@ type Config struct {
 	// NoJitter makes retry delays exact (tests).
 	NoJitter bool
 	// CountCompaction is how often bill count deltas are folded into the
-	// per-hour counts (default 1 s; negative: never, for tests that fold by hand).
+	// per-day counts (default 1 s; negative: never, for tests that fold by hand).
 	CountCompaction time.Duration
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// total_items comes from per-hour counts kept by triggers and folded by
+// total_items comes from per-day counts kept by triggers and folded by
 // CompactBillCounts. Through charges, payments, a cancelation, expiry and
 // overdue sweeps, with and without compaction in between, every filter's
 // total equals the number of bills its pages actually hold.

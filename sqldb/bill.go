@@ -146,14 +146,18 @@ func scanBillWithBilling(row rowScanner) (*parcela.Bill, error) {
 }
 
 // listing is a bill listing's filter, as the conditions on the bills and,
-// where the per-hour counts can answer the count, on the counts.
+// where the per-day counts can answer the count, on the counts.
 type listing struct {
 	companyID  string
 	bills      string   // the FROM item of bills b, with the index SQLite must read
 	cond       []string // on bills b
 	args       []any
-	countCond  []string // on the count tables, when they can answer
+	countCond  []string // on the count tables' company, environment and status, when they can answer
 	countArgs  []any
+	keyCond    []string // the same on bills b, for the parts of days the counts do not hold whole
+	keyArgs    []any
+	dueFrom    *int64 // the due-date bounds (ms), which the counts answer by day (bill_count.go)
+	dueTo      *int64
 	countBills bool // the filter names what the counts do not key on
 	// byStatus: no filter names a status or what another index keys on,
 	// so the page merges each status's bills in bills_status_due order.
@@ -169,7 +173,10 @@ func billListing(d Dialect, a parcela.Auth, f parcela.BillFilter) listing {
 	}
 	add := func(bills, counts string, v any) {
 		l.cond, l.args = append(l.cond, bills), append(l.args, v)
-		l.countCond, l.countArgs = append(l.countCond, counts), append(l.countArgs, v)
+		if counts != "" {
+			l.countCond, l.countArgs = append(l.countCond, counts), append(l.countArgs, v)
+			l.keyCond, l.keyArgs = append(l.keyCond, bills), append(l.keyArgs, v)
+		}
 	}
 	add("b.company_id = ?", "company_id = ?", a.CompanyID)
 	add("b.environment = ?", "environment = ?", string(a.Environment))
@@ -185,13 +192,13 @@ func billListing(d Dialect, a parcela.Auth, f parcela.BillFilter) listing {
 	if f.Status != "" {
 		add("b.status = ?", "status = ?", f.Status)
 	}
-	// Due-date bounds are São Paulo midnights, whole UTC hours, so the
-	// counts' hour buckets answer them exactly.
 	if f.DueFrom != nil {
-		add("b.due_date >= ?", "due_hour >= ?", ms64(*f.DueFrom))
+		l.dueFrom = new(ms64(*f.DueFrom))
+		add("b.due_date >= ?", "", *l.dueFrom)
 	}
 	if f.DueTo != nil {
-		add("b.due_date < ?", "due_hour < ?", ms64(*f.DueTo))
+		l.dueTo = new(ms64(*f.DueTo))
+		add("b.due_date < ?", "", *l.dueTo)
 	}
 	if f.PaidFrom != nil {
 		add("b.paid_at >= ?", "", ms64(*f.PaidFrom))

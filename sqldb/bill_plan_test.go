@@ -23,14 +23,19 @@ func TestBillListingUsesIndexes(t *testing.T) {
 		a := parcela.Auth{CompanyID: "c", Environment: parcela.Sandbox}
 		day := time.Date(2026, 12, 1, 0, 0, 0, 0, parcela.SaoPaulo)
 		next := day.AddDate(0, 1, 0)
+		dstDay := time.Date(2018, 12, 1, 0, 0, 0, 0, parcela.SaoPaulo)
+		dstNext := dstDay.AddDate(0, 1, 0)
 		filters := map[string]func(f *parcela.BillFilter){
 			"billing_id": func(f *parcela.BillFilter) { f.BillingID = "b" },
 			"order_id":   func(f *parcela.BillFilter) { f.OrderID = "o" },
 			"status":     func(f *parcela.BillFilter) { f.Status = "pending" },
 			"due":        func(f *parcela.BillFilter) { f.DueFrom, f.DueTo = &day, &next },
 			"paid":       func(f *parcela.BillFilter) { f.PaidFrom, f.PaidTo = &day, &next },
+			// Midnights of daylight saving time split the counts' days:
+			// their parts are counted from the bills.
+			"due_split": func(f *parcela.BillFilter) { f.DueFrom, f.DueTo = &dstDay, &dstNext },
 		}
-		names := []string{"billing_id", "order_id", "status", "due", "paid"}
+		names := []string{"billing_id", "order_id", "status", "due", "paid", "due_split"}
 		for mask := 0; mask < 1<<len(names); mask++ {
 			f := parcela.BillFilter{Page: parcela.Page{Page: 2, PerPage: 100}}
 			var used []string

@@ -320,7 +320,7 @@ func seed(ctx context.Context, dsn string, bills, companies int, reuse bool, log
 	if err := db.RecountBills(ctx); err != nil {
 		return nil, fmt.Errorf("count bills: %w", err)
 	}
-	logf("  bills counted by hour in %.1f s", time.Since(t0).Seconds())
+	logf("  bills counted by day in %.1f s", time.Since(t0).Seconds())
 	// Bookkeeping the server relies on: boleto numbers continue after the
 	// seeded ones, and the offers count their sold seats.
 	if _, err := raw.ExecContext(ctx, rebind(db.Dialect(), `UPDATE counters SET value = ? WHERE name = 'nosso_numero'`), g.nosso); err != nil {
