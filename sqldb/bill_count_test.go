@@ -3,6 +3,7 @@ package sqldb_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,15 +62,20 @@ func TestBillCountsAtTheEdgesOfDays(t *testing.T) {
 		}
 		var held []bill
 		for i, b := range bills {
-			d := due[min(i, downPayment)]
-			if i >= len(due) {
-				d = due[downPayment].Add(time.Duration((i-len(due))/2) * time.Millisecond)
+			d := due[downPayment].Add(time.Duration((i-len(due))/2) * time.Millisecond)
+			if i < len(due) {
+				d = due[i]
 			}
 			s := parcela.BillStatuses[i%len(parcela.BillStatuses)]
 			if _, err := db.SQLDB().ExecContext(r.ctx, sqldb.Rebind(db, `UPDATE bills SET due_date = ?, status = ? WHERE id = ?`), d.UnixMilli(), s, b.ID); err != nil {
 				t.Fatal(err)
 			}
 			held = append(held, bill{d, s})
+		}
+		for _, d := range due {
+			if !slices.ContainsFunc(held, func(b bill) bool { return b.due.Equal(d) }) {
+				t.Fatalf("no bill is due at %s", d)
+			}
 		}
 		bounds := []*time.Time{nil}
 		for _, d := range due {

@@ -1,9 +1,15 @@
 -- +goose Up
 -- See SQLite's 00022: the counts key on the day of the due date (from
 -- 03:00 UTC, São Paulo's midnight without daylight saving time), not its
--- hour. Writes to bills wait for this transaction, about a second per
--- million bills.
+-- hour. About a second per million bills. The tables are locked before
+-- anything is done to them, and the counts in the order a listing's count
+-- reads them: an instance of an earlier release still serving waits (its
+-- listings by due date then fail on the renamed column) instead of
+-- holding one table while this waits for it, a deadlock that aborted this
+-- migration in a review. Its compactor reads the deltas first and can
+-- still deadlock with this; stop earlier releases before it (README).
 LOCK TABLE bills IN SHARE MODE;
+LOCK TABLE bill_day_counts, bill_count_deltas IN ACCESS EXCLUSIVE MODE;
 DELETE FROM bill_count_deltas;
 DELETE FROM bill_day_counts;
 ALTER TABLE bill_count_deltas RENAME COLUMN due_hour TO due_day;
@@ -46,6 +52,7 @@ END $$;
 
 -- +goose Down
 LOCK TABLE bills IN SHARE MODE;
+LOCK TABLE bill_day_counts, bill_count_deltas IN ACCESS EXCLUSIVE MODE;
 DELETE FROM bill_count_deltas;
 DELETE FROM bill_day_counts;
 ALTER TABLE bill_count_deltas RENAME COLUMN due_day TO due_hour;
