@@ -152,10 +152,8 @@ type listing struct {
 	bills      string   // the FROM item of bills b, with the index SQLite must read
 	cond       []string // on bills b
 	args       []any
-	countCond  []string // on the count tables' company, environment and status, when they can answer
+	countCond  []string // on the count tables, when they can answer: company, environment and status, which are bills b's columns too
 	countArgs  []any
-	keyCond    []string // the same on bills b, for the parts of days the counts do not hold whole
-	keyArgs    []any
 	dueFrom    *int64 // the due-date bounds (ms), which the counts answer by day (bill_count.go)
 	dueTo      *int64
 	countBills bool // the filter names what the counts do not key on
@@ -175,7 +173,6 @@ func billListing(d Dialect, a parcela.Auth, f parcela.BillFilter) listing {
 		l.cond, l.args = append(l.cond, bills), append(l.args, v)
 		if counts != "" {
 			l.countCond, l.countArgs = append(l.countCond, counts), append(l.countArgs, v)
-			l.keyCond, l.keyArgs = append(l.keyCond, bills), append(l.keyArgs, v)
 		}
 	}
 	add("b.company_id = ?", "company_id = ?", a.CompanyID)

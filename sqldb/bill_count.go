@@ -50,11 +50,11 @@ func (l listing) countQuery() (string, []any) {
 	}
 	for _, e := range edges {
 		for _, s := range statuses {
-			keys, keyArgs := l.keyCond, l.keyArgs
+			keys, keyArgs := `b.`+strings.Join(l.countCond, ` AND b.`), l.countArgs
 			if s != nil {
-				keys, keyArgs = append(slices.Clone(keys), "b.status = ?"), append(slices.Clone(keyArgs), s)
+				keys, keyArgs = keys+` AND b.status = ?`, append(slices.Clone(keyArgs), s)
 			}
-			terms = append(terms, `(SELECT COUNT(*) FROM `+l.bills+` WHERE `+strings.Join(keys, " AND ")+` AND b.due_date >= ? AND b.due_date < ?)`)
+			terms = append(terms, `(SELECT COUNT(*) FROM `+l.bills+` WHERE `+keys+` AND b.due_date >= ? AND b.due_date < ?)`)
 			args = append(append(args, keyArgs...), e[0], e[1])
 		}
 	}
