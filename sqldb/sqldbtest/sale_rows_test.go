@@ -3,11 +3,13 @@ package sqldbtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"parcela"
 	"parcela/sqldb"
@@ -16,8 +18,10 @@ import (
 func TestMain(m *testing.M) { Main(m) }
 
 // Each rule of the sale rows' check finds its row moved to another
-// environment than its parent's: a financed charge's order, billing, bill
-// and Pix payment, each moved in a transaction rolled back after the check.
+// environment than its parent's: a financed charge's order, billing and
+// Pix payment, each moved in a transaction rolled back after the check. A
+// bill cannot be moved out of its billing at all on PostgreSQL: its key
+// refuses it.
 func TestSaleRowsCheckFindsEachRowOutOfItsParent(t *testing.T) {
 	if os.Getenv("PARCELA_TEST_POSTGRES_URL") == "" {
 		t.Skip("PARCELA_TEST_POSTGRES_URL is not set")
@@ -72,17 +76,20 @@ func TestSaleRowsCheckFindsEachRowOutOfItsParent(t *testing.T) {
 	if err := checkSaleRowsOn(ctx, conn); err != nil {
 		t.Fatalf("a charge's own rows: %v", err)
 	}
-	for _, c := range []struct{ table, id, rule string }{
-		{"orders", o.ID, "an order is its offer's company and environment"},
-		{"billings", billing.ID, "a billing is its order's company and environment"},
-		{"bills", bill.ID, "a bill is its billing's company, environment and order"},
-		{"payments", bill.Payments[0].ID, "a payment is its bill's company and environment"},
+	// The billing is moved with its bills, in one statement: its key
+	// (migration 00023) holds its bills to its environment.
+	for _, c := range []struct{ table, id, rule, move string }{
+		{"orders", o.ID, "an order is its offer's company and environment", `UPDATE orders SET environment = 'production' WHERE id = $1`},
+		{"billings", billing.ID, "a billing is its order's company and environment",
+			`WITH bills AS (UPDATE bills SET environment = 'production' WHERE billing_id = $1)
+			UPDATE billings SET environment = 'production' WHERE id = $1`},
+		{"payments", bill.Payments[0].ID, "a payment is its bill's company and environment", `UPDATE payments SET environment = 'production' WHERE id = $1`},
 	} {
 		tx, err := conn.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE `+c.table+` SET environment = 'production' WHERE id = $1`, c.id); err != nil {
+		if _, err := tx.Exec(ctx, c.move, c.id); err != nil {
 			t.Fatal(err)
 		}
 		err = checkSaleRowsOn(ctx, tx)
@@ -91,6 +98,29 @@ func TestSaleRowsCheckFindsEachRowOutOfItsParent(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), c.rule) || !strings.Contains(err.Error(), c.id) {
 			t.Errorf("%s moved: check = %v, want %q naming %s", c.table, err, c.rule, c.id)
+		}
+	}
+
+	// A bill is its billing's company, environment and order by its key:
+	// moving it out of any of them is refused, and so is moving its billing
+	// without it.
+	other, err := app.Orders.CreateOrder(ctx, a, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, move string
+		args       []any
+	}{
+		{"a bill to another environment", `UPDATE bills SET environment = 'production' WHERE id = $1`, []any{bill.ID}},
+		{"a bill to another company", `UPDATE bills SET company_id = $2 WHERE id = $1`, []any{bill.ID, Company(t, db).ID}},
+		{"a bill to another order", `UPDATE bills SET order_id = $2 WHERE id = $1`, []any{bill.ID, other.ID}},
+		{"a billing without its bills", `UPDATE billings SET environment = 'production' WHERE id = $1`, []any{billing.ID}},
+	} {
+		_, err := conn.Exec(ctx, c.move, c.args...)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "23503" || pgErr.ConstraintName != "bills_billing_sale_fkey" {
+			t.Errorf("%s: %v, want refused by bills_billing_sale_fkey", c.name, err)
 		}
 	}
 }
