@@ -80,7 +80,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if err := migrateUp(ctx, p); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	// Up passes over versions it does not know: a database migrated by a
@@ -96,6 +96,23 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate job queue: %w", err)
 	}
 	return db.seed(ctx)
+}
+
+// migrationAttempts bounds how often a migration aborted by a deadlock is
+// run again.
+const migrationAttempts = 3
+
+// migrateUp applies parcela's migrations. Each runs in a transaction of its
+// own, so one that PostgreSQL aborted to break a deadlock was rolled back
+// whole, and it is run again: a migration that locks tables instances
+// still serving write to (00023) can meet them in either order.
+func migrateUp(ctx context.Context, p *goose.Provider) error {
+	for attempt := 1; ; attempt++ {
+		_, err := p.Up(ctx)
+		if err == nil || attempt == migrationAttempts || classify(err) != transient {
+			return err
+		}
+	}
 }
 
 func (db *DB) migrateRiver(ctx context.Context) error {

@@ -117,7 +117,16 @@ func TestSaleRowsCheckFindsEachRowOutOfItsParent(t *testing.T) {
 		{"a bill to another order", `UPDATE bills SET order_id = $2 WHERE id = $1`, []any{bill.ID, other.ID}},
 		{"a billing without its bills", `UPDATE billings SET environment = 'production' WHERE id = $1`, []any{billing.ID}},
 	} {
-		_, err := conn.Exec(ctx, c.move, c.args...)
+		// In a transaction rolled back, so that without the key the
+		// move is not left in the database the tests share.
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.Exec(ctx, c.move, c.args...)
+		if rb := tx.Rollback(ctx); rb != nil {
+			t.Fatal(rb)
+		}
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || pgErr.Code != "23503" || pgErr.ConstraintName != "bills_billing_sale_fkey" {
 			t.Errorf("%s: %v, want refused by bills_billing_sale_fkey", c.name, err)
