@@ -113,22 +113,43 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	// what the boleto asked, paid on the business day its weekend due
 	// date moved to, left it open owing that day's interest, where the
 	// boleto alone paid it.
-	if p.PaidAmountCents += amount; p.PaidAmountCents < p.AmountCents && bill.owedBy(p, paidAt, c) > 0 {
+	//
+	// What they received together is measured when it was all in: at the
+	// latest of the bill's settlements, not at this notice's paid_at when
+	// a notice dated later arrived first (banks send them in any order).
+	// Else two parts of a late bill, the later-dated one's notice first,
+	// paid it as of the earlier date, when it owed less; in order, the
+	// same two parts leave it open owing the days between.
+	together := paidAt
+	for _, q := range bill.Payments {
+		if q.Status == PaymentUnpaid && q.PaidAmountCents > 0 && q.PaidAt != nil && q.PaidAt.After(together) {
+			together = *q.PaidAt
+		}
+	}
+	own := paidAt // a payment's paid_at is its latest settlement's
+	if p.PaidAmountCents > 0 && p.PaidAt != nil && p.PaidAt.After(own) {
+		own = *p.PaidAt
+	}
+	p.PaidAmountCents += amount
+	p.PaidAt = &own
+	if p.PaidAmountCents < p.AmountCents && bill.owedBy(p, together, c) > 0 {
 		m.touchPayment(p)
-		p.PaidAt = &paidAt
 		return nil
 	}
 	if err := m.movePayment(p, PaymentPaid); err != nil {
 		return err
 	}
-	p.PaidAt = &paidAt
 	if err := m.closePayments(bill); err != nil {
 		return err
 	}
 	if err := m.moveBill(bill, BillPaid); err != nil {
 		return err
 	}
-	bill.PaidAt = &paidAt
+	// Paid by this payment's amount, when it was; else by the money in.
+	if p.PaidAmountCents >= p.AmountCents {
+		together = own
+	}
+	bill.PaidAt = &together
 	return m.paidBill(o, b, bill, c)
 }
 
