@@ -2,8 +2,10 @@ package parcela
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -201,7 +203,12 @@ func (p *Product) validate(v *Validation) {
 		p.Metadata = json.RawMessage("{}")
 	} else {
 		var m map[string]any
-		if err := json.Unmarshal(p.Metadata, &m); err != nil || m == nil {
+		var number *json.UnmarshalTypeError
+		if err := json.Unmarshal(p.Metadata, &m); errors.As(err, &number) && number.Type != nil && number.Type.Kind() == reflect.Float64 {
+			// Valid JSON, but a client reading numbers as doubles (this
+			// API's own Go client, a browser) could not read it back.
+			v.Add("product.metadata", "invalid", "must hold numbers within a double's range (about ±1.8e308)")
+		} else if err != nil || m == nil {
 			v.Add("product.metadata", "invalid", "must be a JSON object")
 		} else if len(p.Metadata) > 16<<10 {
 			v.Add("product.metadata", "too_large", "must be at most 16 KiB")

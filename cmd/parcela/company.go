@@ -116,10 +116,17 @@ func validationLine(err error) error {
 			msg += "; "
 		}
 		// An address's fields are flags of their own (--zipcode).
-		msg += "--" + dashed(strings.TrimPrefix(f.Field, "address.")) + " " + f.Message
+		name := strings.TrimPrefix(f.Field, "address.")
+		if flag, ok := flagOfField[name]; ok {
+			name = flag
+		}
+		msg += "--" + dashed(name) + " " + f.Message
 	}
 	return usageError{msg}
 }
+
+// flagOfField names the flags whose names are not their field's dashed.
+var flagOfField = map[string]string{"min_installment_amount_cents": "min-installment-cents"}
 
 func dashed(s string) string {
 	b := []byte(s)

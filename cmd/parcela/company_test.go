@@ -175,3 +175,23 @@ func TestCompanyCreateWithContactLogoAndAddress(t *testing.T) {
 		}
 	}
 }
+
+// A value company create refuses is named by the flag that sets it, each
+// one the command has: the smallest installment's field is
+// min_installment_amount_cents, and the message named a flag that does not
+// exist (--min-installment-amount-cents).
+func TestCompanyCreateNamesTheFlagOfARefusedValue(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	for _, c := range []struct{ flag, value string }{
+		{"--min-installment-cents", "-1"}, {"--min-down-payment-cents", "-1"}, {"--max-installments", "0"},
+		{"--fine-rate", "0.5"}, {"--boleto-grace-business-days", "9"}, {"--take-rate-type", "both"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"company", "create", "--name", "Escola Z", "--document", "11222333000181",
+			"--slug", "escola-" + sqldbtest.Suffix(), c.flag, c.value}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &out, &errb)
+		if err == nil || !strings.HasPrefix(err.Error(), c.flag+" ") {
+			t.Errorf("%s %s: %v; want the error to name %s", c.flag, c.value, err, c.flag)
+		}
+	}
+}
