@@ -80,8 +80,10 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 		}
 		c := m.change()
 		if settle.NoticeID != "" {
+			// The notice's own paid_at: the payment's is its latest
+			// settlement's, which may be another notice's.
 			c.Notice = &SettlementNotice{ID: settle.NoticeID, CompanyID: a.CompanyID, Environment: a.Environment, PaymentID: p.ID,
-				PaidAmountCents: p.PaidAmountCents - received, PaidAt: *p.PaidAt, CreatedAt: c.At}
+				PaidAmountCents: p.PaidAmountCents - received, PaidAt: settle.at(c.At), CreatedAt: c.At}
 		}
 		return s.store.Apply(answering(ctx, paid), c)
 	})

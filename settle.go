@@ -67,6 +67,16 @@ func (o *Order) linkBills() {
 	}
 }
 
+// at is the instant s was paid at: its paid_at, to the millisecond it is
+// stored with as the clock's instants are (paid at 23:59:59.9995 is paid
+// at the due instant, on time), or now.
+func (s Settlement) at(now time.Time) time.Time {
+	if s.PaidAt != nil {
+		return s.PaidAt.Truncate(time.Millisecond)
+	}
+	return now
+}
+
 // pay settles payment p of bill with s, the bank's notice. The amount
 // received adds to what the payment received before; once that reaches the
 // payment's amount, the payment and the bill become paid, the bill's other
@@ -79,12 +89,8 @@ func (o *Order) linkBills() {
 // (payableUntil) and when more, what the bill owes at paid_at (a late
 // payment carries its fine and interest).
 func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s Settlement) error {
-	paidAt := m.c.At
-	if s.PaidAt != nil {
-		// To the millisecond it is stored with, as the clock's instants:
-		// paid at 23:59:59.9995 is paid at the due instant, on time.
-		paidAt = s.PaidAt.Truncate(time.Millisecond)
-	} else if !p.settlesAt(paidAt) {
+	paidAt := s.at(m.c.At)
+	if s.PaidAt == nil && !p.settlesAt(paidAt) {
 		// Expired, though no sweep has moved it yet: as if it had.
 		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(TimestampLayout))
 	}
@@ -115,15 +121,17 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	// boleto alone paid it.
 	//
 	// What they received together is measured when it was all in: at the
-	// latest of the bill's settlements, not at this notice's paid_at when
-	// a notice dated later arrived first (banks send them in any order).
-	// Else two parts of a late bill, the later-dated one's notice first,
-	// paid it as of the earlier date, when it owed less; in order, the
-	// same two parts leave it open owing the days between.
-	together := paidAt
+	// latest paid_at of the settlements that make it up (every payment's
+	// that Received counts, an expired one's too), as the payment settled
+	// then measures it (owedBy: its amount carries the penalty to the day
+	// it is priced for), not as this notice does: banks send notices in
+	// any order. Else two parts of a late bill, the later-dated one's
+	// notice first, paid it as of the earlier date, when it owed less; in
+	// date order the same two parts leave it open owing the days between.
+	together, last := paidAt, p
 	for _, q := range bill.Payments {
-		if q.Status == PaymentUnpaid && q.PaidAmountCents > 0 && q.PaidAt != nil && q.PaidAt.After(together) {
-			together = *q.PaidAt
+		if q.Status != PaymentPaid && q.PaidAmountCents > 0 && q.PaidAt != nil && q.PaidAt.After(together) {
+			together, last = *q.PaidAt, q
 		}
 	}
 	own := paidAt // a payment's paid_at is its latest settlement's
@@ -132,7 +140,7 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	}
 	p.PaidAmountCents += amount
 	p.PaidAt = &own
-	if p.PaidAmountCents < p.AmountCents && bill.owedBy(p, together, c) > 0 {
+	if p.PaidAmountCents < p.AmountCents && bill.owedBy(last, together, c) > 0 {
 		m.touchPayment(p)
 		return nil
 	}

@@ -75,3 +75,99 @@ func TestSettlementsInAnyOrderPayALateBillAlike(t *testing.T) {
 		}
 	}
 }
+
+// A Pix and a boleto of one late installment, priced to different days
+// (the boleto re-issued on 10 March, due the 15th, payable through the
+// 16th; the Pix asked for on the 14th, priced to the 17th), each paid in
+// part on the 16th: what they received together is measured as the
+// payment settled last measures it, whichever notice arrives first. With
+// the Pix's notice first, the bill was measured as the boleto measures it
+// and paid 11 cents short. And money a payment received before it
+// expired counts at its own paid_at: a Pix notice dated the 14th,
+// arriving after the boleto (paid in part on the 15th) expired, paid the
+// bill as of the 14th, when it owed less.
+func TestSettlementsOfTwoPaymentsPricedApartInAnyOrder(t *testing.T) {
+	t.Parallel()
+	setupPair := func(t *testing.T, b *bundle) (bill *parcela.Bill, boleto map[string]any, pix *parcela.Payment) {
+		i1 := b.firstInstallment(t, "boleto", "pix") // due 1 March
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		boleto = openPayment(t, b.bill(t, i1.ID))
+		b.clock.Set(time.Date(2027, 3, 14, 9, 0, 0, 0, parcela.SaoPaulo))
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cents(boleto["amount_cents"]) >= pix.AmountCents {
+			t.Fatalf("boleto %v, Pix %d: want the Pix priced to a later day", boleto["amount_cents"], pix.AmountCents)
+		}
+		return i1, boleto, pix
+	}
+	pay := func(t *testing.T, b *bundle, id string, amount int64, at string) map[string]any {
+		return b.call("POST", "/external_api/v1/sandbox/payments/"+id+"/pay",
+			map[string]any{"paid_amount_cents": amount, "paid_at": at}).want(t, 200).JSON(t)
+	}
+	each(t, func(t *testing.T, b *bundle) {
+		var got [2]map[string]any
+		for i, pixFirst := range []bool{false, true} {
+			_, boleto, pix := setupPair(t, b)
+			b.clock.Set(time.Date(2027, 3, 16, 14, 0, 0, 0, parcela.SaoPaulo))
+			boletoPart := cents(boleto["amount_cents"]) - 10000
+			if pixFirst {
+				pay(t, b, pix.ID, 10000, "2027-03-16T13:00:00.000-03:00")
+				got[i] = pay(t, b, boleto["id"].(string), boletoPart, "2027-03-16T12:00:00.000-03:00")
+			} else {
+				pay(t, b, boleto["id"].(string), boletoPart, "2027-03-16T12:00:00.000-03:00")
+				got[i] = pay(t, b, pix.ID, 10000, "2027-03-16T13:00:00.000-03:00")
+			}
+		}
+		for _, f := range []string{"status", "current_amount_cents", "received_amount_cents", "paid_at"} {
+			if got[0][f] != got[1][f] {
+				t.Errorf("%s: %v with the boleto's notice first, %v with the Pix's", f, got[0][f], got[1][f])
+			}
+		}
+		if got[0]["status"] != "overdue" {
+			t.Errorf("the parts sum to the boleto's amount, less than the bill owes on the 16th: bill %v, want overdue", got[0]["status"])
+		}
+	})
+	each(t, func(t *testing.T, b *bundle) {
+		i1, boleto, pix := setupPair(t, b)
+		b.clock.Set(time.Date(2027, 3, 15, 13, 0, 0, 0, parcela.SaoPaulo))
+		pay(t, b, boleto["id"].(string), 10000, "2027-03-15T12:00:00.000-03:00")
+		b.clock.Set(time.Date(2027, 3, 17, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.ExpireDuePayments)
+		for _, x := range b.bill(t, i1.ID)["payments"].([]any) {
+			if p := x.(map[string]any); p["id"] == boleto["id"] && p["status"] == "unpaid" {
+				t.Fatalf("the boleto did not expire: %v", p)
+			}
+		}
+		// What the bill owed on the 14th, less the boleto's part of the 15th.
+		bill := pay(t, b, pix.ID, latePrice(i1.AmountCents, 13)-10000, "2027-03-14T12:00:00.000-03:00")
+		if bill["status"] == "paid" {
+			t.Errorf("a part of the 14th and one of the 15th, summing to what the bill owed on the 14th, paid it as of %v", bill["paid_at"])
+		}
+	})
+}
+
+// A notice is answered as applied when sent again, though a notice dated
+// later was applied after it: the notice's record keeps its own paid_at,
+// not the payment's latest.
+func TestSettlementNoticeDatedEarlierReplays(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		_, _, late := b.lateBoleto(t)
+		b.clock.Set(time.Date(2027, 3, 12, 12, 0, 0, 0, parcela.SaoPaulo))
+		notice := func(id string, at string) map[string]any {
+			return b.call("POST", "/external_api/v1/sandbox/payments/"+late["id"].(string)+"/pay",
+				map[string]any{"paid_amount_cents": 1000, "paid_at": at, "notice_id": id}).want(t, 200).JSON(t)
+		}
+		notice("n2", "2027-03-12T11:00:00.000-03:00")
+		applied := notice("n1", "2027-03-10T11:00:00.000-03:00")
+		again := notice("n1", "2027-03-10T11:00:00.000-03:00")
+		if cents(again["received_amount_cents"]) != 2000 || again["received_amount_cents"] != applied["received_amount_cents"] {
+			t.Fatalf("replayed: received %v, want 2000 as applied", again["received_amount_cents"])
+		}
+	})
+}
