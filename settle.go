@@ -128,12 +128,7 @@ func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s 
 	// any order. Else two parts of a late bill, the later-dated one's
 	// notice first, paid it as of the earlier date, when it owed less; in
 	// date order the same two parts leave it open owing the days between.
-	together, last := paidAt, p
-	for _, q := range bill.Payments {
-		if q.Status != PaymentPaid && q.PaidAmountCents > 0 && q.PaidAt != nil && q.PaidAt.After(together) {
-			together, last = *q.PaidAt, q
-		}
-	}
+	together, last := bill.lastReceived(c, paidAt, p)
 	own := paidAt // a payment's paid_at is its latest settlement's
 	if p.PaidAmountCents > 0 && p.PaidAt != nil && p.PaidAt.After(own) {
 		own = *p.PaidAt
@@ -228,6 +223,25 @@ func (m *mover) waive(o *Order, b *Billing, bill *Bill, c *Company, until *time.
 	at := m.c.At
 	bill.PaidAt = &at
 	return m.paidBill(o, b, bill, c)
+}
+
+// lastReceived is when what bill's payments received (Received) was all
+// in, and the payment settled then: the latest paid_at among the payments
+// Received counts, starting from at and by (a settlement being applied),
+// nil when none received anything. Of payments settled at one instant,
+// the one priced for the earliest day is taken, whatever the order their
+// notices came in: its amount pays the bill through its expiry, and the
+// bill's payments together pay it as it does (owedBy).
+func (b *Bill) lastReceived(c *Company, at time.Time, by *Payment) (time.Time, *Payment) {
+	for _, q := range b.Payments {
+		if q.Status == PaymentPaid || q.PaidAmountCents <= 0 || q.PaidAt == nil {
+			continue
+		}
+		if by == nil || q.PaidAt.After(at) || q.PaidAt.Equal(at) && b.pricedAt(q, c).Before(b.pricedAt(by, c)) {
+			at, by = *q.PaidAt, q
+		}
+	}
+	return at, by
 }
 
 // PixNoticeGrace is how long after its expires_at an unpaid Pix waits for
