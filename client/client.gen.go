@@ -1748,7 +1748,7 @@ type ProductCreateFullAmountCurrency string
 
 // ProductCreateInput A new product's fields; `name` and `full_amount_cents` are required.
 type ProductCreateInput struct {
-	// AccessPeriod `days` requires `duration_in_days` > 0; `period` requires `start_date` and `end_date` (start before end).
+	// AccessPeriod `days` requires `duration_in_days` > 0; `period` requires `start_date` and `end_date` (`end_date` not before `start_date`; equal for a one-day period).
 	AccessPeriod *AccessPeriod `json:"access_period,omitempty"`
 
 	// Availability Whether the product is on sale. While `disabled`, none of its offers sells (new orders and charges of them are 422 `not_sellable`, `the product is disabled`), though offers of it can still be created and changed; enabled again, they sell. Default `enabled`.
@@ -1788,7 +1788,7 @@ type ProductCreateRequest struct {
 
 // ProductInput The fields of a product. In a create request `name` and `full_amount_cents` are required; in a PATCH every field is optional.
 type ProductInput struct {
-	// AccessPeriod `days` requires `duration_in_days` > 0; `period` requires `start_date` and `end_date` (start before end).
+	// AccessPeriod `days` requires `duration_in_days` > 0; `period` requires `start_date` and `end_date` (`end_date` not before `start_date`; equal for a one-day period).
 	AccessPeriod *AccessPeriod `json:"access_period,omitempty"`
 
 	// Availability Whether the product is on sale. While `disabled`, none of its offers sells (new orders and charges of them are 422 `not_sellable`, `the product is disabled`), though offers of it can still be created and changed; enabled again, they sell. Default `enabled`.
@@ -2830,11 +2830,16 @@ type ClientInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. A late bill's payment
-	// carries the penalty to the day it is due: paid after that day (a
-	// boleto on the business day its weekend due date moves to, or in its
-	// settlement grace), what the bill owes is measured on that day, as
-	// the payment's own amount, which pays the bill, was. `paid_at` before the
+	// payment and the bill as a full one does. Notices may come in any
+	// order: what the bill owes is measured at the latest `paid_at` of
+	// the settlements that make up what it received (an expired
+	// payment's included), as the payment settled then measures it; that
+	// is then the bill's `paid_at`, and a payment's `paid_at` is its
+	// latest settlement's. A late bill's payment carries the penalty to
+	// the day it is due: paid after that day (a boleto on the business
+	// day its weekend due date moves to, or in its settlement grace),
+	// what the bill owes is measured on that day, as the payment's own
+	// amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -2880,11 +2885,16 @@ type ClientInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. A late bill's payment
-	// carries the penalty to the day it is due: paid after that day (a
-	// boleto on the business day its weekend due date moves to, or in its
-	// settlement grace), what the bill owes is measured on that day, as
-	// the payment's own amount, which pays the bill, was. `paid_at` before the
+	// payment and the bill as a full one does. Notices may come in any
+	// order: what the bill owes is measured at the latest `paid_at` of
+	// the settlements that make up what it received (an expired
+	// payment's included), as the payment settled then measures it; that
+	// is then the bill's `paid_at`, and a payment's `paid_at` is its
+	// latest settlement's. A late bill's payment carries the penalty to
+	// the day it is due: paid after that day (a boleto on the business
+	// day its weekend due date moves to, or in its settlement grace),
+	// what the bill owes is measured on that day, as the payment's own
+	// amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -3815,11 +3825,16 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. A late bill's payment
-// carries the penalty to the day it is due: paid after that day (a
-// boleto on the business day its weekend due date moves to, or in its
-// settlement grace), what the bill owes is measured on that day, as
-// the payment's own amount, which pays the bill, was. `paid_at` before the
+// payment and the bill as a full one does. Notices may come in any
+// order: what the bill owes is measured at the latest `paid_at` of
+// the settlements that make up what it received (an expired
+// payment's included), as the payment settled then measures it; that
+// is then the bill's `paid_at`, and a payment's `paid_at` is its
+// latest settlement's. A late bill's payment carries the penalty to
+// the day it is due: paid after that day (a boleto on the business
+// day its weekend due date moves to, or in its settlement grace),
+// what the bill owes is measured on that day, as the payment's own
+// amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -3875,11 +3890,16 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. A late bill's payment
-// carries the penalty to the day it is due: paid after that day (a
-// boleto on the business day its weekend due date moves to, or in its
-// settlement grace), what the bill owes is measured on that day, as
-// the payment's own amount, which pays the bill, was. `paid_at` before the
+// payment and the bill as a full one does. Notices may come in any
+// order: what the bill owes is measured at the latest `paid_at` of
+// the settlements that make up what it received (an expired
+// payment's included), as the payment settled then measures it; that
+// is then the bill's `paid_at`, and a payment's `paid_at` is its
+// latest settlement's. A late bill's payment carries the penalty to
+// the day it is due: paid after that day (a boleto on the business
+// day its weekend due date moves to, or in its settlement grace),
+// what the bill owes is measured on that day, as the payment's own
+// amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -6407,11 +6427,16 @@ type ClientWithResponsesInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. A late bill's payment
-	// carries the penalty to the day it is due: paid after that day (a
-	// boleto on the business day its weekend due date moves to, or in its
-	// settlement grace), what the bill owes is measured on that day, as
-	// the payment's own amount, which pays the bill, was. `paid_at` before the
+	// payment and the bill as a full one does. Notices may come in any
+	// order: what the bill owes is measured at the latest `paid_at` of
+	// the settlements that make up what it received (an expired
+	// payment's included), as the payment settled then measures it; that
+	// is then the bill's `paid_at`, and a payment's `paid_at` is its
+	// latest settlement's. A late bill's payment carries the penalty to
+	// the day it is due: paid after that day (a boleto on the business
+	// day its weekend due date moves to, or in its settlement grace),
+	// what the bill owes is measured on that day, as the payment's own
+	// amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -6457,11 +6482,16 @@ type ClientWithResponsesInterface interface {
 	// written; the next settlement adds to it. Unless it brings what all
 	// the bill's payments received to what the bill owes at `paid_at` (a
 	// Pix and a boleto of one bill, each paid in part): then it pays the
-	// payment and the bill as a full one does. A late bill's payment
-	// carries the penalty to the day it is due: paid after that day (a
-	// boleto on the business day its weekend due date moves to, or in its
-	// settlement grace), what the bill owes is measured on that day, as
-	// the payment's own amount, which pays the bill, was. `paid_at` before the
+	// payment and the bill as a full one does. Notices may come in any
+	// order: what the bill owes is measured at the latest `paid_at` of
+	// the settlements that make up what it received (an expired
+	// payment's included), as the payment settled then measures it; that
+	// is then the bill's `paid_at`, and a payment's `paid_at` is its
+	// latest settlement's. A late bill's payment carries the penalty to
+	// the day it is due: paid after that day (a boleto on the business
+	// day its weekend due date moves to, or in its settlement grace),
+	// what the bill owes is measured on that day, as the payment's own
+	// amount, which pays the bill, was. `paid_at` before the
 	// payment's `created_at`, at or after its `expires_at` (the bank
 	// takes nothing for it from then), or in the future, is 422 on
 	// `paid_at`.
@@ -12445,11 +12475,16 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. A late bill's payment
-// carries the penalty to the day it is due: paid after that day (a
-// boleto on the business day its weekend due date moves to, or in its
-// settlement grace), what the bill owes is measured on that day, as
-// the payment's own amount, which pays the bill, was. `paid_at` before the
+// payment and the bill as a full one does. Notices may come in any
+// order: what the bill owes is measured at the latest `paid_at` of
+// the settlements that make up what it received (an expired
+// payment's included), as the payment settled then measures it; that
+// is then the bill's `paid_at`, and a payment's `paid_at` is its
+// latest settlement's. A late bill's payment carries the penalty to
+// the day it is due: paid after that day (a boleto on the business
+// day its weekend due date moves to, or in its settlement grace),
+// what the bill owes is measured on that day, as the payment's own
+// amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
@@ -12501,11 +12536,16 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // written; the next settlement adds to it. Unless it brings what all
 // the bill's payments received to what the bill owes at `paid_at` (a
 // Pix and a boleto of one bill, each paid in part): then it pays the
-// payment and the bill as a full one does. A late bill's payment
-// carries the penalty to the day it is due: paid after that day (a
-// boleto on the business day its weekend due date moves to, or in its
-// settlement grace), what the bill owes is measured on that day, as
-// the payment's own amount, which pays the bill, was. `paid_at` before the
+// payment and the bill as a full one does. Notices may come in any
+// order: what the bill owes is measured at the latest `paid_at` of
+// the settlements that make up what it received (an expired
+// payment's included), as the payment settled then measures it; that
+// is then the bill's `paid_at`, and a payment's `paid_at` is its
+// latest settlement's. A late bill's payment carries the penalty to
+// the day it is due: paid after that day (a boleto on the business
+// day its weekend due date moves to, or in its settlement grace),
+// what the bill owes is measured on that day, as the payment's own
+// amount, which pays the bill, was. `paid_at` before the
 // payment's `created_at`, at or after its `expires_at` (the bank
 // takes nothing for it from then), or in the future, is 422 on
 // `paid_at`.
