@@ -1085,10 +1085,10 @@ type DeliveryAttempt struct {
 	AttemptedAt time.Time `json:"attempted_at"`
 	DurationMs  int       `json:"duration_ms"`
 
-	// Error Why the attempt failed: the receiver's answer that is not a 2xx (`receiver answered 503 Service Unavailable`, a redirect with its `Location`), or what kept it from answering, naming only the URL's host (`name not found: hooks.example.com has no address in DNS`, `connection refused by hooks.example.com`, `refused to connect to hooks.example.com: it resolves to a private address, where webhooks may not be delivered`, a time-out); never the address a name resolved to or the resolver asked; `null` when it answered 2xx.
+	// Error Why the attempt failed: the receiver's answer that is not a 2xx (`receiver answered 503 Service Unavailable`, a redirect with its `Location`), or what kept it from answering, naming only the URL's host (`name not found: hooks.example.com has no address in DNS`, `connection refused by hooks.example.com`, `refused to connect to hooks.example.com: it resolves to a private address, where webhooks may not be delivered`, a time-out); never the address a name resolved to or the resolver asked; `null` when it answered 2xx. The receiver's own text in it (its status line's reason phrase, at most 256 bytes of the line, and its `Location`, at most 1 KiB) is shown as valid UTF-8, bytes that are not (a Latin-1 reason phrase) and NUL replaced by U+FFFD; the whole error is at most 2 KiB.
 	Error *string `json:"error"`
 
-	// ResponseBody Start of the receiver's body, at most 4 KiB.
+	// ResponseBody Start of the receiver's body, at most 4 KiB, as valid UTF-8 (other bytes and NUL replaced by U+FFFD).
 	ResponseBody *string `json:"response_body"`
 
 	// ResponseStatus The receiver's HTTP status; `null` when no answer came.

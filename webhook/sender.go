@@ -23,6 +23,12 @@ const DefaultTimeout = 15 * time.Second
 const (
 	// maxResponseBody is how much of the receiver's answer the delivery log keeps.
 	maxResponseBody = 4 << 10
+	// maxStatusText, maxLocationText and maxErrorText bound what of the
+	// receiver's status line and Location header an attempt's error quotes,
+	// and the error itself.
+	maxStatusText   = 256
+	maxLocationText = 1 << 10
+	maxErrorText    = 2 << 10
 	// maxDrain is how much more is read and discarded so the connection can
 	// be reused; past it, closing is cheaper than reading on.
 	maxDrain = 64 << 10
@@ -122,6 +128,9 @@ func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
 		if p := recover(); p != nil {
 			res = Result{Outcome: OutcomeRetry, Error: fmt.Sprintf("internal error: %v", p)}
 		}
+		// The log's text is stored: no answer of the receiver may make it
+		// text a database refuses, or the attempt could not be recorded.
+		res.Error = printableText(res.Error, maxErrorText)
 		res.Duration = time.Since(start)
 	}()
 	if ctx == nil {
@@ -146,10 +155,10 @@ func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
 	case code >= 300 && code <= 399:
 		res.Outcome = OutcomeRetry
 		res.Error = fmt.Sprintf("receiver answered %s redirecting to %q; redirects are not followed, configure the final URL",
-			resp.Status, resp.Header.Get("Location"))
+			statusText(resp), printableText(resp.Header.Get("Location"), maxLocationText))
 	default:
 		res.Outcome = OutcomeRetry
-		res.Error = "receiver answered " + resp.Status
+		res.Error = "receiver answered " + statusText(resp)
 		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 		}
@@ -274,6 +283,24 @@ func readBody(body io.ReadCloser) string {
 	return printable(b)
 }
 
+// statusText is the receiver's status line after its version ("503
+// Serviço Indisponível"), which the receiver writes: in any bytes (a
+// Latin-1 reason phrase is common), and as long as its header limit.
+func statusText(resp *http.Response) string {
+	return printableText(resp.Status, maxStatusText)
+}
+
+// printableText is s as printable makes text of a body, cut to at most max
+// bytes on a character's boundary.
+func printableText(s string, max int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	for len(s) > max {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
 // printable makes b safe to store as text: valid UTF-8 (a database text
 // column rejects anything else), no NUL bytes, and still at most
 // maxResponseBody bytes after replacement characters.
@@ -290,13 +317,7 @@ func printable(b []byte) string {
 			}
 		}
 	}
-	s := strings.ToValidUTF8(string(b), "\uFFFD")
-	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
-	for len(s) > maxResponseBody {
-		_, size := utf8.DecodeLastRuneInString(s)
-		s = s[:len(s)-size]
-	}
-	return s
+	return printableText(string(b), maxResponseBody)
 }
 
 // retryAfter reads a Retry-After value, delay-seconds or HTTP-date, as a
