@@ -150,9 +150,15 @@ func (b *Bill) pricedAt(p *Payment, c *Company) time.Time {
 // the bill (owedBy). A code's amount cannot change once issued; the
 // checkout says this instead. With no other money in, it is the code's
 // own rest: a late boleto carries its interest to its due date, which
-// the payer pays, though the bill owes less today.
+// the payer pays, though the bill owes less today. Past the due date the
+// boleto carries (payableUntil, in its settlement grace), the bank takes
+// the bill's fine and interest with it, as mover.pay settles it: what the
+// bill owes now, when more.
 func (b *Bill) LeftToPayWith(p *Payment, now time.Time, c *Company) int64 {
 	rest := p.AmountCents - p.PaidAmountCents
+	if owed := b.owed(now, c); owed > rest && now.After(p.payableUntil()) {
+		return owed
+	}
 	if b.ReceivedInAll() == p.PaidAmountCents {
 		return rest
 	}

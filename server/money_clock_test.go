@@ -638,7 +638,8 @@ func TestPaymentAskedForBeforeALateIssuedBoletoExpiresOwesNoPenalty(t *testing.T
 // Wednesday 72 hours before a Saturday, it was due that Saturday, priced
 // to it, and taken for that amount on the Monday, when the API, the
 // checkout and the card asked for two days' more interest. Paid after
-// its due day, the bank collects what the bill owes then.
+// its due day, the bank collects what the bill owes then, and the
+// checkout's boleto asks that.
 func TestOneAmountOnTheDayALateBoletoIsDue(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -673,6 +674,11 @@ func TestOneAmountOnTheDayALateBoletoIsDue(t *testing.T) {
 			}
 			var paid int64
 			if tt.by == "boleto" {
+				// The boleto's box asks what the bank takes with it: its
+				// amount on its day, the bill's fine and interest after.
+				if shown := b.checkoutPayAmounts(t, bill); len(shown) != 1 || shown[0] != owed {
+					t.Errorf("on %d March the checkout's boleto asks %v cents; the bank takes %d", tt.paidOn, shown, owed)
+				}
 				b.pay(t, late["id"].(string))
 				for _, x := range b.bill(t, ids[1])["payments"].([]any) {
 					if p := x.(map[string]any); p["id"] == late["id"] && p["status"] == "paid" {
@@ -699,20 +705,45 @@ func TestOneAmountOnTheDayALateBoletoIsDue(t *testing.T) {
 // checkoutTotal is the total the bill's checkout page shows the payer now.
 func (b *bundle) checkoutTotal(t *testing.T, bill *parcela.Bill) int64 {
 	t.Helper()
+	m := regexp.MustCompile(`class="num total">([^<]+)<`).FindStringSubmatch(b.checkoutPage(t, bill))
+	if m == nil {
+		t.Fatal("checkout page without a total")
+	}
+	return brlCents(t, m[1])
+}
+
+// checkoutPayAmounts are the amounts the bill's checkout page asks of its
+// live Pix and boleto now, in the order shown.
+func (b *bundle) checkoutPayAmounts(t *testing.T, bill *parcela.Bill) []int64 {
+	t.Helper()
+	var amounts []int64
+	for _, m := range regexp.MustCompile(`class="pay-amount">([^<]+)<`).FindAllStringSubmatch(b.checkoutPage(t, bill), -1) {
+		amounts = append(amounts, brlCents(t, m[1]))
+	}
+	return amounts
+}
+
+func brlCents(t *testing.T, shown string) int64 {
+	t.Helper()
+	c, err := strconv.ParseInt(regexp.MustCompile(`\D`).ReplaceAllString(shown, ""), 10, 64)
+	if err != nil {
+		t.Fatalf("%q is no amount: %v", shown, err)
+	}
+	return c
+}
+
+// checkoutPage is the bill's checkout page as the payer gets it now.
+func (b *bundle) checkoutPage(t *testing.T, bill *parcela.Bill) string {
+	t.Helper()
 	pages := web.New(web.Deps{Checkout: b.app.Checkout, Orders: b.app.Orders, CardCharges: b.app.Orders, Payments: b.app.Payments,
 		Clock: b.clock, Environment: parcela.Sandbox, Links: sqldbtest.Links[parcela.Sandbox], Logger: slog.New(slog.DiscardHandler),
 		Secret: []byte(strings.Repeat("k", 32))})
 	rec := httptest.NewRecorder()
 	pages.ServeHTTP(rec, httptest.NewRequest("GET", parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode), nil))
-	m := regexp.MustCompile(`class="num total">([^<]+)<`).FindStringSubmatch(rec.Body.String())
-	if rec.Code != 200 || m == nil {
-		t.Fatalf("checkout page %d without a total:\n%s", rec.Code, rec.Body)
+	if rec.Code != 200 {
+		t.Fatalf("checkout page %d:\n%s", rec.Code, rec.Body)
 	}
-	total, err := strconv.ParseInt(regexp.MustCompile(`\D`).ReplaceAllString(m[1], ""), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return total
+	return rec.Body.String()
 }
 
 // An installment due on Saturday 1 May 2027, a holiday, is payable for its

@@ -330,9 +330,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		}
 		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
-				pv := newPayView(p, now)
-				pv.DueCents = b.LeftToPayWith(p, now, c)
-				v.Pay = append(v.Pay, pv)
+				v.Pay = append(v.Pay, newPayView(b, p, c, now))
 			}
 		}
 		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c, v.Current), now)
@@ -410,7 +408,7 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 	now := h.d.Clock.Now()
 	v := paymentPage{Payment: p, Status: paymentStatus[p.Status]}
 	if p.Status == parcela.PaymentUnpaid && now.Before(p.ExpiresAt) && p.Method != parcela.MethodCreditCard {
-		pv := newPayView(p, now)
+		pv := newPayView(nil, p, nil, now)
 		v.Pay = &pv
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}

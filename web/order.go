@@ -158,7 +158,7 @@ func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time)
 	}
 	for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
 		if p := b.LivePayment(m, now); p != nil {
-			d.Pay = append(d.Pay, newPayView(p, now))
+			d.Pay = append(d.Pay, newPayView(b, p, c, now))
 		}
 	}
 	return d

@@ -14,10 +14,11 @@ type payView struct {
 	ID          string
 	Method      string
 	AmountCents int64 // what its code carries
-	// What is left to pay with it: its amount less what it received, and
-	// on the bill's checkout no more than the bill owes once another
-	// payment received part of it (Bill.LeftToPayWith). A code's amount
-	// cannot change once issued: the page says what remains.
+	// What is left to pay with it: its amount less what it received, no
+	// more than the bill owes once another payment received part of it,
+	// and a boleto paid past the due date it carries, with the bill's fine
+	// and interest the bank takes then (Bill.LeftToPayWith). A code's
+	// amount cannot change once issued: the page says what remains.
 	DueCents      int64
 	ReceivedCents int64 // what it received short of its amount
 	PixCode       string
@@ -41,16 +42,31 @@ func (v payView) LastPayable() time.Time {
 	return v.ExpiresAt
 }
 
+// Late tells a boleto paid now for more than its code's rest: past the
+// due date it carries, the bank adds the bill's fine and interest.
+func (v payView) Late() bool { return v.DueCents > v.CodeRest() }
+
+// CodeRest is what the code's amount leaves to pay: its amount less what
+// it received.
+func (v payView) CodeRest() int64 { return v.AmountCents - v.ReceivedCents }
+
 // ExpiresAtISO is the expiry the script counts down to.
 func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(parcela.TimestampLayout) }
 
 // NowISO is when the page was made.
 func (v payView) NowISO() string { return v.Now.Format(parcela.TimestampLayout) }
 
-// newPayView shows an unpaid payment; images are this listener's public
-// image routes, linked by path. A boleto shows the due date it carries.
-func newPayView(p *parcela.Payment, now time.Time) payView {
-	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, DueCents: p.AmountCents - p.PaidAmountCents,
+// newPayView shows an unpaid payment of bill b, what is left to pay with
+// it at now as b and its company c price it (c nil: the code's rest, as
+// on the payment's own page, which knows no bill);
+// images are this listener's public image routes, linked by path. A
+// boleto shows the due date it carries.
+func newPayView(b *parcela.Bill, p *parcela.Payment, c *parcela.Company, now time.Time) payView {
+	due := p.AmountCents - p.PaidAmountCents
+	if c != nil {
+		due = b.LeftToPayWith(p, now, c)
+	}
+	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, DueCents: due,
 		ReceivedCents: p.PaidAmountCents, ExpiresAt: p.ExpiresAt, DueDate: p.BoletoDueDate(), TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
 	links := parcela.Links{}
 	switch {

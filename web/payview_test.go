@@ -22,12 +22,12 @@ func TestBoletoShowsTheDueDateItCarries(t *testing.T) {
 	issued := time.Date(2026, time.December, 29, 9, 0, 0, 0, parcela.SaoPaulo)
 	boleto := &parcela.Payment{Method: parcela.MethodBoleto, Barcode: &linha, AmountCents: 34504, CreatedAt: issued,
 		ExpiresAt: time.Date(2027, time.January, 11, 23, 59, 59, 999e6, parcela.SaoPaulo)}
-	if v := newPayView(boleto, issued); !v.DueDate.Equal(due) || date(v.DueDate) != "08/01/2027" {
+	if v := newPayView(nil, boleto, nil, issued); !v.DueDate.Equal(due) || date(v.DueDate) != "08/01/2027" {
 		t.Fatalf("due %v (%s), want 8 January 2027", v.DueDate, date(v.DueDate))
 	}
 	pixCode := "00020126"
 	pix := &parcela.Payment{Method: parcela.MethodPix, Barcode: &pixCode, CreatedAt: issued, ExpiresAt: issued.Add(time.Hour)}
-	if v := newPayView(pix, issued); !v.DueDate.IsZero() {
+	if v := newPayView(nil, pix, nil, issued); !v.DueDate.IsZero() {
 		t.Fatalf("a Pix has a due date: %v", v.DueDate)
 	}
 }

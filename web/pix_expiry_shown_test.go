@@ -25,7 +25,7 @@ func TestPayBoxNamesTheLastPayableMinute(t *testing.T) {
 	} {
 		pix := &parcela.Payment{ID: "p", Method: parcela.MethodPix, Barcode: &code, AmountCents: 1000, CreatedAt: now, ExpiresAt: expires}
 		var b bytes.Buffer
-		if err := pages["payment"].ExecuteTemplate(&b, "pay-box", newPayView(pix, now)); err != nil {
+		if err := pages["payment"].ExecuteTemplate(&b, "pay-box", newPayView(nil, pix, nil, now)); err != nil {
 			t.Fatal(err)
 		}
 		if body := html.UnescapeString(b.String()); !strings.Contains(body, want) {

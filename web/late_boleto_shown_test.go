@@ -1,0 +1,97 @@
+package web
+
+import (
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// An installment's boleto, issued before its due date for its amount, is
+// payable through the company's settlement grace, and the bank takes the
+// bill's fine and interest with it once past the due date it carries
+// (mover.pay). On the Saturday after its Friday due date the order page
+// said "o valor abaixo já inclui a multa e os juros por atraso até hoje"
+// above the boleto's bare amount, and the checkout showed that amount
+// too: both now show what paying it takes, and say why.
+func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, boleto := b.firstInstallmentBoleto(t)
+	b.store.mu.Lock()
+	bill := b.store.bills[second.ID]
+	for _, p := range bill.Payments {
+		if p.ID == boleto.ID { // payable through the company's settlement grace, as the domain issues it
+			p.ExpiresAt = parcela.PaymentExpiry(parcela.MethodBoleto, second.DueDate, b.company.BoletoGraceBusinessDays)
+		}
+	}
+	b.store.mu.Unlock()
+	o := b.onlyOrder(t)
+	pages := []string{parcela.Links{}.OrderURL(o.ID, o.AccessCode), parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)}
+
+	// On its due day the boleto asks its amount, and nothing is late.
+	b.clock.Set(time.Date(2026, 4, 10, 12, 0, 0, 0, parcela.SaoPaulo))
+	for _, path := range pages {
+		body := html.UnescapeString(b.get(t, path).body)
+		if want := `<p class="pay-amount">` + brl(second.AmountCents) + `</p>`; !strings.Contains(body, want) || strings.Contains(body, "Pago hoje, o banco acrescenta") {
+			t.Errorf("%s on the due day: want the boleto's %s and no late note; it shows %v", path, brl(second.AmountCents), payAmount.FindAllString(body, -1))
+		}
+	}
+
+	b.store.mu.Lock()
+	bill.Status = parcela.BillOverdue
+	second = b.store.billCopy(bill, false)
+	b.store.mu.Unlock()
+	b.clock.Set(time.Date(2026, 4, 11, 12, 0, 0, 0, parcela.SaoPaulo)) // Saturday after the Friday 10 April due date
+	owes := second.Penalty(b.clock.Now(), b.company).Total(second.AmountCents)
+	if owes == second.AmountCents {
+		t.Fatal("no penalty: the scenario is wrong")
+	}
+	note := "Este boleto venceu em 10/04/2026. Pago hoje, o banco acrescenta a multa e os juros por atraso ao valor do código (" +
+		brl(second.AmountCents) + "): " + brl(owes) + " no total."
+	for _, path := range pages {
+		body := html.UnescapeString(b.get(t, path).body)
+		if shown := `<p class="pay-amount">` + brl(owes) + `</p>`; !strings.Contains(body, shown) || !strings.Contains(body, note) {
+			t.Errorf("%s in the grace: want the boleto at %s, what the bank takes today, with the note %q; it shows %v",
+				path, brl(owes), note, payAmount.FindAllString(body, -1))
+		}
+	}
+	if body := html.UnescapeString(b.get(t, pages[0]).body); !strings.Contains(body, "o valor abaixo já inclui a multa e os juros por atraso até hoje") {
+		t.Error("the order page no longer says the amount below carries the late charges")
+	}
+}
+
+// An upfront bill's Pix is live while another payment of the bill (a
+// boleto) received R$ 90,00. Its checkout showed the Pix for what the bill
+// still owes ("falta pagar R$ 1.900,00", Bill.LeftToPayWith); the order
+// page, where the payer lands after buying, showed the same Pix for its
+// whole R$ 1.990,00, and the payer paid R$ 90,00 more than owed.
+func TestOrderPageShowsWhatTheBillStillOwes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	orderPath := b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	b.store.mu.Lock()
+	boleto, err := b.store.issue(b.store.bills[bill.ID], parcela.MethodBoleto, 199_000, bill.DueDate, false)
+	if err != nil {
+		b.store.mu.Unlock()
+		t.Fatal(err)
+	}
+	boleto.PaidAmountCents = 9_000
+	b.store.mu.Unlock()
+	checkout := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)).body)
+	want := `<p class="pay-amount">` + brl(190_000) + `</p>`
+	if !strings.Contains(checkout, want) {
+		t.Fatalf("checkout lacks %q (the scenario is wrong)", want)
+	}
+	order := html.UnescapeString(b.get(t, orderPath).body)
+	if !strings.Contains(order, want) || strings.Contains(order, `<p class="pay-amount">`+brl(199_000)+`</p>`) {
+		t.Errorf("order page does not show the Pix for what the bill still owes (%s), as its checkout does; it shows %v",
+			brl(190_000), payAmount.FindAllString(order, -1))
+	}
+}
+
+var payAmount = regexp.MustCompile(`<p class="pay-amount">[^<]*</p>`)
