@@ -33,30 +33,38 @@ func NewPaymentConfigurationCreateForm(pc *PaymentConfiguration) PaymentConfigur
 
 // PaymentConfigurationOrderForm is spec 2.5 order form.
 type PaymentConfigurationOrderForm struct {
-	ID                         string           `json:"id"`
-	PaymentMethod              string           `json:"payment_method"`
-	PaymentType                string           `json:"payment_type"`
-	CreatedAt                  Timestamp        `json:"created_at"`
-	UpdatedAt                  Timestamp        `json:"updated_at"`
-	MinInstallmentAmountCents  int64            `json:"min_installment_amount_cents"`
-	MaxInstallments            int              `json:"max_installments"`
-	AllowedDownPaymentMethods  []string         `json:"allowed_down_payment_methods"`
-	MaxDownPaymentInstallments int              `json:"max_down_payment_installments"`
-	DownPaymentType            *DownPaymentType `json:"down_payment_type"`
-	InterestRate               Rate             `json:"interest_rate"`
-	RegistrationFee            Rate             `json:"registration_fee"`
-	ExpiresIn                  int              `json:"expires_in"`
-	DownPaymentValue           Rate             `json:"down_payment_value"`
-	PaymentMethods             []string         `json:"payment_methods"`
-	FinancedType               *string          `json:"financed_type"`
+	ID                         string          `json:"id"`
+	PaymentMethod              string          `json:"payment_method"`
+	PaymentType                string          `json:"payment_type"`
+	CreatedAt                  Timestamp       `json:"created_at"`
+	UpdatedAt                  Timestamp       `json:"updated_at"`
+	MinInstallmentAmountCents  int64           `json:"min_installment_amount_cents"`
+	MaxInstallments            int             `json:"max_installments"`
+	AllowedDownPaymentMethods  []string        `json:"allowed_down_payment_methods"`
+	MaxDownPaymentInstallments int             `json:"max_down_payment_installments"`
+	DownPaymentType            DownPaymentType `json:"down_payment_type"`
+	InterestRate               Rate            `json:"interest_rate"`
+	RegistrationFee            Rate            `json:"registration_fee"`
+	ExpiresIn                  int             `json:"expires_in"`
+	DownPaymentValue           Rate            `json:"down_payment_value"`
+	PaymentMethods             []string        `json:"payment_methods"`
+	FinancedType               *string         `json:"financed_type"`
 }
 
 // NewPaymentConfigurationOrderForm renders a configuration in order form.
+// The contract types this form's down_payment_type a string, where the
+// create-response form's may be null: an upfront configuration, which
+// takes no down payment, shows `percentage` beside its down_payment_value
+// of 0.
 func NewPaymentConfigurationOrderForm(pc *PaymentConfiguration) PaymentConfigurationOrderForm {
+	downType := DownPaymentPercentage
+	if pc.DownPaymentType != nil {
+		downType = *pc.DownPaymentType
+	}
 	return PaymentConfigurationOrderForm{
 		ID: pc.ID, PaymentMethod: pc.PaymentMethod(), PaymentType: pc.PaymentType, CreatedAt: ts(pc.CreatedAt), UpdatedAt: ts(pc.UpdatedAt),
 		MinInstallmentAmountCents: pc.MinInstallmentCents, MaxInstallments: pc.MaxInstallments,
-		AllowedDownPaymentMethods: nonNil(pc.AllowedDownPaymentMethods), MaxDownPaymentInstallments: 1, DownPaymentType: pc.DownPaymentType,
+		AllowedDownPaymentMethods: nonNil(pc.AllowedDownPaymentMethods), MaxDownPaymentInstallments: 1, DownPaymentType: downType,
 		InterestRate: pc.InterestRate, RegistrationFee: pc.RegistrationFee, ExpiresIn: pc.ExpiresIn, DownPaymentValue: pc.DownPaymentValue,
 		PaymentMethods: nonNil(pc.PaymentMethods), FinancedType: pc.FinancedType,
 	}

@@ -122,12 +122,7 @@ func (p *PaymentConfigurationOrderForm) appendJSON(dst []byte) ([]byte, error) {
 	dst = strconv.AppendInt(append(dst, `,"max_installments":`...), int64(p.MaxInstallments), 10)
 	dst = appendJSONStrings(append(dst, `,"allowed_down_payment_methods":`...), p.AllowedDownPaymentMethods)
 	dst = strconv.AppendInt(append(dst, `,"max_down_payment_installments":`...), int64(p.MaxDownPaymentInstallments), 10)
-	dst = append(dst, `,"down_payment_type":`...)
-	if p.DownPaymentType == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendJSONString(dst, string(*p.DownPaymentType))
-	}
+	dst = appendJSONString(append(dst, `,"down_payment_type":`...), string(p.DownPaymentType))
 	var err error
 	if dst, err = appendJSONRate(append(dst, `,"interest_rate":`...), p.InterestRate, rateType); err != nil {
 		return nil, err

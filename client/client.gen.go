@@ -1480,9 +1480,9 @@ type PaymentConfigurationOrder struct {
 	AllowedDownPaymentMethods []PaymentMethod `json:"allowed_down_payment_methods"`
 	CreatedAt                 time.Time       `json:"created_at"`
 
-	// DownPaymentType `percentage` or `absolute`; `null` for upfront.
-	DownPaymentType  *DownPaymentType `json:"down_payment_type"`
-	DownPaymentValue json.Number      `json:"down_payment_value"`
+	// DownPaymentType `percentage` or `absolute`; `percentage` for upfront, which takes no down payment (its `down_payment_value` is 0). Never `null` in this form, as the contract types it (the create-response form's is `null` for upfront).
+	DownPaymentType  DownPaymentType `json:"down_payment_type"`
+	DownPaymentValue json.Number     `json:"down_payment_value"`
 
 	// ExpiresIn Hours.
 	ExpiresIn int `json:"expires_in"`
