@@ -695,13 +695,8 @@ func TestPartlyPaidCodeShowsWhatRemains(t *testing.T) {
 	// bill still owes.
 	b.store.mu.Lock()
 	b.store.payments[bill.Payments[0].ID].PaidAmountCents = 0
-	boleto, err := b.store.issue(b.store.bills[bill.ID], parcela.MethodBoleto, 199_000, bill.DueDate, false)
-	if err != nil {
-		b.store.mu.Unlock()
-		t.Fatal(err)
-	}
-	boleto.PaidAmountCents = 9_000
 	b.store.mu.Unlock()
+	b.boletoPaidInPart(t, bill, 199_000, 9_000)
 	body = html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)).body)
 	if want := "Este código foi emitido para R$\u00a01.990,00: falta pagar R$\u00a01.900,00."; !strings.Contains(body, want) {
 		t.Errorf("checkout lacks %q", want)

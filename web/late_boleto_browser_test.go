@@ -16,16 +16,7 @@ import (
 // takes and the note saying why, nothing past the screen.
 func TestBrowserLateBoletoInItsGrace(t *testing.T) {
 	b := setup(t)
-	second, boleto := b.firstInstallmentBoleto(t)
-	b.store.mu.Lock()
-	bill := b.store.bills[second.ID]
-	bill.Status = parcela.BillOverdue
-	for _, p := range bill.Payments {
-		if p.ID == boleto.ID {
-			p.ExpiresAt = parcela.PaymentExpiry(parcela.MethodBoleto, second.DueDate, b.company.BoletoGraceBusinessDays)
-		}
-	}
-	b.store.mu.Unlock()
+	second := b.overdue(b.boletoPayableInItsGrace(t))
 	b.clock.Set(time.Date(2026, 4, 11, 12, 0, 0, 0, parcela.SaoPaulo)) // Saturday after the Friday 10 April due date
 	o := b.onlyOrder(t)
 	tb := browsertest.Open(t, b.server.URL)

@@ -20,15 +20,7 @@ import (
 func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	second, boleto := b.firstInstallmentBoleto(t)
-	b.store.mu.Lock()
-	bill := b.store.bills[second.ID]
-	for _, p := range bill.Payments {
-		if p.ID == boleto.ID { // payable through the company's settlement grace, as the domain issues it
-			p.ExpiresAt = parcela.PaymentExpiry(parcela.MethodBoleto, second.DueDate, b.company.BoletoGraceBusinessDays)
-		}
-	}
-	b.store.mu.Unlock()
+	second := b.boletoPayableInItsGrace(t)
 	o := b.onlyOrder(t)
 	pages := []string{parcela.Links{}.OrderURL(o.ID, o.AccessCode), parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)}
 
@@ -41,10 +33,7 @@ func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
 		}
 	}
 
-	b.store.mu.Lock()
-	bill.Status = parcela.BillOverdue
-	second = b.store.billCopy(bill, false)
-	b.store.mu.Unlock()
+	second = b.overdue(second)
 	b.clock.Set(time.Date(2026, 4, 11, 12, 0, 0, 0, parcela.SaoPaulo)) // Saturday after the Friday 10 April due date
 	owes := second.Penalty(b.clock.Now(), b.company).Total(second.AmountCents)
 	if owes == second.AmountCents {
@@ -74,14 +63,7 @@ func TestOrderPageShowsWhatTheBillStillOwes(t *testing.T) {
 	b := setup(t)
 	orderPath := b.buy(t, testUpfront+":pix")
 	bill := b.onlyOrder(t).Billings[0].Bills[0]
-	b.store.mu.Lock()
-	boleto, err := b.store.issue(b.store.bills[bill.ID], parcela.MethodBoleto, 199_000, bill.DueDate, false)
-	if err != nil {
-		b.store.mu.Unlock()
-		t.Fatal(err)
-	}
-	boleto.PaidAmountCents = 9_000
-	b.store.mu.Unlock()
+	b.boletoPaidInPart(t, bill, 199_000, 9_000)
 	checkout := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode)).body)
 	want := `<p class="pay-amount">` + brl(190_000) + `</p>`
 	if !strings.Contains(checkout, want) {
@@ -95,3 +77,41 @@ func TestOrderPageShowsWhatTheBillStillOwes(t *testing.T) {
 }
 
 var payAmount = regexp.MustCompile(`<p class="pay-amount">[^<]*</p>`)
+
+// boletoPaidInPart issues bill another boleto of amount that received
+// paid.
+func (b *bundle) boletoPaidInPart(t *testing.T, bill *parcela.Bill, amount, paid int64) {
+	t.Helper()
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	boleto, err := b.store.issue(b.store.bills[bill.ID], parcela.MethodBoleto, amount, bill.DueDate, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boleto.PaidAmountCents = paid
+}
+
+// boletoPayableInItsGrace is the first installment, due Friday 10 April
+// 2026, with its boleto payable through the company's settlement grace,
+// as the domain issues it (the fake store expires it on its due date).
+func (b *bundle) boletoPayableInItsGrace(t *testing.T) *parcela.Bill {
+	t.Helper()
+	bill, boleto := b.firstInstallmentBoleto(t)
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	for _, p := range b.store.bills[bill.ID].Payments {
+		if p.ID == boleto.ID {
+			p.ExpiresAt = parcela.PaymentExpiry(parcela.MethodBoleto, bill.DueDate, b.company.BoletoGraceBusinessDays)
+		}
+	}
+	return b.store.billCopy(b.store.bills[bill.ID], false)
+}
+
+// overdue marks bill overdue, as the sweep does once its due date passed
+// with a payment live.
+func (b *bundle) overdue(bill *parcela.Bill) *parcela.Bill {
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	b.store.bills[bill.ID].Status = parcela.BillOverdue
+	return b.store.billCopy(b.store.bills[bill.ID], false)
+}
