@@ -150,19 +150,32 @@ func (b *Bill) pricedAt(p *Payment, c *Company) time.Time {
 // the bill (owedBy). A code's amount cannot change once issued; the
 // checkout says this instead. With no other money in, it is the code's
 // own rest: a late boleto carries its interest to its due date, which
-// the payer pays, though the bill owes less today. Past the due date the
-// boleto carries (payableUntil, in its settlement grace), the bank takes
-// the bill's fine and interest with it, as mover.pay settles it: what the
-// bill owes now, when more.
+// the payer pays, though the bill owes less today. A boleto paid by its
+// barcode past its due date may take more (BoletoTakes).
 func (b *Bill) LeftToPayWith(p *Payment, now time.Time, c *Company) int64 {
 	rest := p.AmountCents - p.PaidAmountCents
-	if owed := b.owed(now, c); owed > rest && now.After(p.payableUntil()) {
-		return owed
-	}
 	if b.ReceivedInAll() == p.PaidAmountCents {
 		return rest
 	}
 	return max(0, min(rest, b.owedBy(p, now, c)))
+}
+
+// BoletoTakes is what the bank takes for boleto p paid by its barcode at
+// now, when that is more than the code leaves to pay: past the due date
+// the boleto carries (payableUntil, in its settlement grace), the bill's
+// fine and interest, what the bill owes now, as mover.pay settles a
+// notice without an amount. 0 when the code's own rest is what it takes
+// (and for a boleto whose due date cannot be read). A bolepix's Pix
+// still pays the code's amount.
+func (b *Bill) BoletoTakes(p *Payment, now time.Time, c *Company) int64 {
+	until := p.payableUntil()
+	if p.Method != MethodBoleto || until.IsZero() || !now.After(until) {
+		return 0
+	}
+	if owed := b.owed(now, c); owed > p.AmountCents-p.PaidAmountCents {
+		return owed
+	}
+	return 0
 }
 
 // owedBy is what the bill owes a settlement of p paid at paidAt: what it

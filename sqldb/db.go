@@ -109,10 +109,8 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	var err error
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		db, err = openPostgres(ctx, dsn)
-	} else if path := strings.TrimPrefix(dsn, "sqlite:"); path == "" {
-		return nil, errors.New("empty database path")
-	} else if path == dsn && notAPath(dsn) != nil {
-		return nil, notAPath(dsn)
+	} else if path, perr := sqliteFile(dsn); perr != nil {
+		return nil, perr
 	} else {
 		db, err = openSQLite(ctx, path, cfg.SQLiteSynchronous)
 	}
@@ -130,6 +128,28 @@ var (
 	urlScheme    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
 	keywordValue = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
 )
+
+// sqliteFile is the file a SQLite address names: the address, or what
+// follows sqlite:. It refuses what would open another file than the one
+// meant: a bare address that reads as another kind (notAPath), and the
+// URI forms other SQLite drivers take (file:PATH, PATH?options), which
+// parcela would make a new empty file of, named with the options
+// (parcela.db?mode=rwc), beside the real database and with its own
+// lock. Options are parcela's own settings.
+func sqliteFile(dsn string) (string, error) {
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	switch {
+	case path == "":
+		return "", errors.New("empty database path")
+	case path == dsn && notAPath(dsn) != nil:
+		return "", notAPath(dsn)
+	case strings.HasPrefix(path, "file:"):
+		return "", errors.New("the database address is a SQLite URI (file:…): give the file as a plain path, or sqlite:PATH")
+	case strings.Contains(path, "?"):
+		return "", errors.New("the database address holds a query (?…), and SQLite options are not taken from it: give the file as a plain path, or sqlite:PATH, without options (PARCELA_SQLITE_SYNCHRONOUS and the other settings are parcela's own)")
+	}
+	return path, nil
+}
 
 // notAPath refuses a bare address that reads as another kind of address.
 // Its text is not repeated: it may hold a password.

@@ -96,6 +96,6 @@ func sqlitePath(dsn string) (string, bool) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		return "", false
 	}
-	path := strings.TrimPrefix(dsn, "sqlite:")
-	return path, path != "" && (path != dsn || notAPath(dsn) == nil)
+	path, err := sqliteFile(dsn)
+	return path, err == nil
 }

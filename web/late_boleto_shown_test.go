@@ -13,43 +13,75 @@ import (
 // An installment's boleto, issued before its due date for its amount, is
 // payable through the company's settlement grace, and the bank takes the
 // bill's fine and interest with it once past the due date it carries
-// (mover.pay). On the Saturday after its Friday due date the order page
-// said "o valor abaixo já inclui a multa e os juros por atraso até hoje"
-// above the boleto's bare amount, and the checkout showed that amount
-// too: both now show what paying it takes, and say why.
+// (mover.pay, Bill.BoletoTakes). On the Saturday after its Friday due date
+// the order page said "o valor abaixo já inclui a multa e os juros por
+// atraso até hoje" above the boleto's bare amount, and the checkout showed
+// that amount too. A plain boleto now shows what its barcode takes; a
+// bolepix shows its Pix's amount (a Pix pays the code's amount) and says
+// what the barcode takes; the order page makes its claim only when the
+// amount below carries the penalty.
 func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
-	second := b.boletoPayableInItsGrace(t)
-	o := b.onlyOrder(t)
-	pages := []string{parcela.Links{}.OrderURL(o.ID, o.AccessCode), parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)}
+	for _, c := range []struct {
+		name     string
+		pix      bool
+		received int64
+	}{{"bolepix", true, 0}, {"boleto", false, 0}, {"boleto paid in part", false, 5_000}, {"bolepix paid in part", true, 5_000}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			second := b.boletoPayableInItsGrace(t)
+			b.store.mu.Lock()
+			for _, p := range b.store.bills[second.ID].Payments {
+				if p.Method == parcela.MethodBoleto && p.Status == parcela.PaymentUnpaid {
+					p.PaidAmountCents = c.received
+					if !c.pix {
+						p.PixCode = nil
+					}
+				}
+			}
+			b.store.mu.Unlock()
+			o := b.onlyOrder(t)
+			pages := []string{parcela.Links{}.OrderURL(o.ID, o.AccessCode), parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)}
+			rest := second.AmountCents - c.received
 
-	// On its due day the boleto asks its amount, and nothing is late.
-	b.clock.Set(time.Date(2026, 4, 10, 12, 0, 0, 0, parcela.SaoPaulo))
-	for _, path := range pages {
-		body := html.UnescapeString(b.get(t, path).body)
-		if want := `<p class="pay-amount">` + brl(second.AmountCents) + `</p>`; !strings.Contains(body, want) || strings.Contains(body, "Pago hoje, o banco acrescenta") {
-			t.Errorf("%s on the due day: want the boleto's %s and no late note; it shows %v", path, brl(second.AmountCents), payAmount.FindAllString(body, -1))
-		}
-	}
+			// On its due day the boleto asks its amount, and nothing is late.
+			b.clock.Set(time.Date(2026, 4, 10, 12, 0, 0, 0, parcela.SaoPaulo))
+			for _, path := range pages {
+				body := html.UnescapeString(b.get(t, path).body)
+				if want := `<p class="pay-amount">` + brl(rest) + `</p>`; !strings.Contains(body, want) || strings.Contains(body, "o banco acrescenta") {
+					t.Errorf("%s on the due day: want the boleto's %s and no late note; it shows %v", path, brl(rest), payAmount.FindAllString(body, -1))
+				}
+			}
 
-	second = b.overdue(second)
-	b.clock.Set(time.Date(2026, 4, 11, 12, 0, 0, 0, parcela.SaoPaulo)) // Saturday after the Friday 10 April due date
-	owes := second.Penalty(b.clock.Now(), b.company).Total(second.AmountCents)
-	if owes == second.AmountCents {
-		t.Fatal("no penalty: the scenario is wrong")
-	}
-	note := "Este boleto venceu em 10/04/2026. Pago hoje, o banco acrescenta a multa e os juros por atraso ao valor do código (" +
-		brl(second.AmountCents) + "): " + brl(owes) + " no total."
-	for _, path := range pages {
-		body := html.UnescapeString(b.get(t, path).body)
-		if shown := `<p class="pay-amount">` + brl(owes) + `</p>`; !strings.Contains(body, shown) || !strings.Contains(body, note) {
-			t.Errorf("%s in the grace: want the boleto at %s, what the bank takes today, with the note %q; it shows %v",
-				path, brl(owes), note, payAmount.FindAllString(body, -1))
-		}
-	}
-	if body := html.UnescapeString(b.get(t, pages[0]).body); !strings.Contains(body, "o valor abaixo já inclui a multa e os juros por atraso até hoje") {
-		t.Error("the order page no longer says the amount below carries the late charges")
+			second = b.overdue(second)
+			b.clock.Set(time.Date(2026, 4, 11, 12, 0, 0, 0, parcela.SaoPaulo)) // Saturday after the Friday 10 April due date
+			owes := second.Penalty(b.clock.Now(), b.company).Total(second.AmountCents) - c.received
+			if owes <= rest {
+				t.Fatal("no penalty: the scenario is wrong")
+			}
+			shown, note := owes, "Este boleto venceu em 10/04/2026. Pago hoje, o banco acrescenta a multa e os juros por atraso: falta pagar "+brl(owes)+"."
+			if c.received > 0 {
+				note += " Ele já recebeu " + brl(c.received) + "."
+			}
+			if c.pix {
+				shown, note = rest, "Pelo Pix, "+brl(rest)+". Pelo boleto, vencido em 10/04/2026, o banco acrescenta a multa e os juros por atraso: "+brl(owes)+", pago hoje."
+			}
+			for _, path := range pages {
+				body := html.UnescapeString(b.get(t, path).body)
+				if want := `<p class="pay-amount">` + brl(shown) + `</p>`; !strings.Contains(body, want) || !strings.Contains(body, note) {
+					t.Errorf("%s in the grace: want the box at %s with the note %q; it shows %v %v", path, brl(shown), note,
+						payAmount.FindAllString(body, -1), payNote.FindAllString(body, -1))
+				}
+				if c.received > 0 && c.pix && !strings.Contains(body, "já recebeu "+brl(c.received)) {
+					t.Errorf("%s: what the code received is not said", path)
+				}
+			}
+			claim := strings.Contains(html.UnescapeString(b.get(t, pages[0]).body), "o valor abaixo já inclui a multa e os juros por atraso até hoje")
+			if claim == c.pix {
+				t.Errorf("the order page's claim that the amount below carries the late charges: %v, over a box of %s", claim, brl(shown))
+			}
+		})
 	}
 }
 
@@ -76,7 +108,10 @@ func TestOrderPageShowsWhatTheBillStillOwes(t *testing.T) {
 	}
 }
 
-var payAmount = regexp.MustCompile(`<p class="pay-amount">[^<]*</p>`)
+var (
+	payAmount = regexp.MustCompile(`<p class="pay-amount">[^<]*</p>`)
+	payNote   = regexp.MustCompile(`<p class="pay-note">[^<]*</p>`)
+)
 
 // boletoPaidInPart issues bill another boleto of amount that received
 // paid.

@@ -14,12 +14,15 @@ type payView struct {
 	ID          string
 	Method      string
 	AmountCents int64 // what its code carries
-	// What is left to pay with it: its amount less what it received, no
-	// more than the bill owes once another payment received part of it,
-	// and a boleto paid past the due date it carries, with the bill's fine
-	// and interest the bank takes then (Bill.LeftToPayWith). A code's
-	// amount cannot change once issued: the page says what remains.
-	DueCents      int64
+	// What is left to pay with it: its amount less what it received, and
+	// no more than the bill owes once another payment received part of
+	// it (Bill.LeftToPayWith). A code's amount cannot change once issued:
+	// the page says what remains.
+	DueCents int64
+	// LateCents is what the bank takes for a boleto paid by its barcode
+	// now, past the due date it carries, when more than DueCents: the
+	// bill's fine and interest added (Bill.BoletoTakes); 0 otherwise.
+	LateCents     int64
 	ReceivedCents int64 // what it received short of its amount
 	PixCode       string
 	PixImage      string
@@ -42,13 +45,19 @@ func (v payView) LastPayable() time.Time {
 	return v.ExpiresAt
 }
 
-// Late tells a boleto paid now for more than its code's rest: past the
-// due date it carries, the bank adds the bill's fine and interest.
-func (v payView) Late() bool { return v.DueCents > v.CodeRest() }
+// Late tells a boleto past the due date it carries, whose barcode now
+// takes the bill's fine and interest too.
+func (v payView) Late() bool { return v.LateCents > 0 }
 
-// CodeRest is what the code's amount leaves to pay: its amount less what
-// it received.
-func (v payView) CodeRest() int64 { return v.AmountCents - v.ReceivedCents }
+// ShownCents is the box's amount: what paying it now takes, the late
+// boleto's by its barcode; a bolepix's Pix still pays DueCents, which
+// its note then says.
+func (v payView) ShownCents() int64 {
+	if v.Late() && v.PixCode == "" {
+		return v.LateCents
+	}
+	return v.DueCents
+}
 
 // ExpiresAtISO is the expiry the script counts down to.
 func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(parcela.TimestampLayout) }
@@ -62,11 +71,11 @@ func (v payView) NowISO() string { return v.Now.Format(parcela.TimestampLayout) 
 // images are this listener's public image routes, linked by path. A
 // boleto shows the due date it carries.
 func newPayView(b *parcela.Bill, p *parcela.Payment, c *parcela.Company, now time.Time) payView {
-	due := p.AmountCents - p.PaidAmountCents
+	due, late := p.AmountCents-p.PaidAmountCents, int64(0)
 	if c != nil {
-		due = b.LeftToPayWith(p, now, c)
+		due, late = b.LeftToPayWith(p, now, c), b.BoletoTakes(p, now, c)
 	}
-	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, DueCents: due,
+	v := payView{ID: p.ID, Method: p.Method, AmountCents: p.AmountCents, DueCents: due, LateCents: late,
 		ReceivedCents: p.PaidAmountCents, ExpiresAt: p.ExpiresAt, DueDate: p.BoletoDueDate(), TimeLeft: timeLeft(now, p.ExpiresAt), Now: now}
 	links := parcela.Links{}
 	switch {

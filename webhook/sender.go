@@ -154,8 +154,8 @@ func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
 		res.Error = "receiver answered 410 Gone: the webhook should be disabled"
 	case code >= 300 && code <= 399:
 		res.Outcome = OutcomeRetry
-		res.Error = fmt.Sprintf("receiver answered %s redirecting to %q; redirects are not followed, configure the final URL",
-			statusText(resp), printableText(resp.Header.Get("Location"), maxLocationText))
+		res.Error = fmt.Sprintf("receiver answered %s redirecting to %s; redirects are not followed, configure the final URL",
+			statusText(resp), quotedLocation(resp.Header.Get("Location")))
 	default:
 		res.Outcome = OutcomeRetry
 		res.Error = "receiver answered " + statusText(resp)
@@ -288,6 +288,23 @@ func readBody(body io.ReadCloser) string {
 // Latin-1 reason phrase is common), and as long as its header limit.
 func statusText(resp *http.Response) string {
 	return printableText(resp.Status, maxStatusText)
+}
+
+// quotedLocation is the receiver's Location quoted as Go quotes a string,
+// at most maxLocationText bytes quoted: a character quoting escapes (a
+// no-break space is six bytes as \u00a0) is never cut in half, and the
+// quote is closed.
+func quotedLocation(loc string) string {
+	q := []byte{'"'}
+	for _, r := range printableText(loc, maxLocationText) {
+		c := strconv.Quote(string(r))
+		c = c[1 : len(c)-1]
+		if len(q)+len(c)+1 > maxLocationText {
+			break
+		}
+		q = append(q, c...)
+	}
+	return string(append(q, '"'))
 }
 
 // printableText is s as printable makes text of a body, cut to at most max

@@ -40,7 +40,11 @@ func TestSendErrorIsStorableText(t *testing.T) {
 		{"nul in the reason", "HTTP/1.1 500 Bad\x00Thing\r\n", "receiver answered 500 Bad\uFFFDThing"},
 		{"long reason", "HTTP/1.1 502 " + long + "\r\n", "receiver answered 502 " + strings.Repeat("x", maxStatusText-4)},
 		{"latin-1 location", "HTTP/1.1 302 Found\r\nLocation: /p\xe1gina\r\n", "receiver answered 302 Found redirecting to \"/p\uFFFDgina\""},
-		{"long location", "HTTP/1.1 301 Moved\r\nLocation: /" + long + "\r\n", `receiver answered 301 Moved redirecting to "/` + strings.Repeat("x", maxLocationText-1) + `"`},
+		{"long location", "HTTP/1.1 301 Moved\r\nLocation: /" + long + "\r\n", `receiver answered 301 Moved redirecting to "/` + strings.Repeat("x", maxLocationText-3) + `"; redirects are not followed`},
+		// Quoting makes a no-break space six bytes: the quoted Location is
+		// what is cut, never inside an escape, and the advice stays.
+		{"location quoting makes long", "HTTP/1.1 301 Moved\r\nLocation: /" + strings.Repeat("\u00a0", 1<<10) + "\r\n",
+			`receiver answered 301 Moved redirecting to "/` + strings.Repeat(`\u00a0`, (maxLocationText-3)/6) + `"; redirects are not followed, configure the final URL`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv := rawAnswer(t, c.head)

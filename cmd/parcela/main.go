@@ -17,6 +17,14 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first signal stops gracefully; a second is the operator
+		// insisting, and gets the signal's default action back: the
+		// process ends at once, as a kill would, which loses no answered
+		// request. Caught, it waited out PARCELA_SHUTDOWN_TIMEOUT.
+		<-ctx.Done()
+		stop()
+	}()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "parcela:", errorLine(err))
 		stop()

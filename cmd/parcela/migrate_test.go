@@ -138,7 +138,8 @@ func TestNewerDatabaseIsRefused(t *testing.T) {
 
 // A database address that is neither a PostgreSQL URL nor a plain file
 // path (a PostgreSQL keyword/value string, another scheme, a scheme
-// misspelt) is refused, and no SQLite file is made of it: served as one,
+// misspelt, a SQLite URI or a path with options) is refused, and no SQLite
+// file is made of it: served as one,
 // production would run on a new empty database beside the real one. Its
 // text is not repeated, as it may hold a password.
 func TestDatabaseAddressThatIsNoPathIsRefused(t *testing.T) {
@@ -151,6 +152,13 @@ func TestDatabaseAddressThatIsNoPathIsRefused(t *testing.T) {
 		"Postgres://parcela:s3cret@db.internal/parcela",
 		"mysql://parcela:s3cret@db.internal/parcela",
 		"postgres:parcela",
+		// The URI forms other SQLite drivers take: each made a new empty
+		// file named with its options, with its own lock, beside the
+		// real database.
+		"sqlite:parcela.db?_pragma=busy_timeout(5000)",
+		"parcela.db?mode=rwc",
+		"sqlite:file:parcela.db",
+		"sqlite:file:parcela.db?cache=shared",
 	} {
 		err := run(context.Background(), []string{"migrate"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "sqlite:") {
