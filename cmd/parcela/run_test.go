@@ -361,6 +361,8 @@ func TestCLI(t *testing.T) {
 		"unreachable db":    {"migrate", "--database", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"},
 		"missing db dir":    {"migrate", "--database", filepath.Join(t.TempDir(), "no", "such", "dir", "x.db")},
 		"revoke without id": {"token", "revoke"},
+		"revoke flags only": {"token", "revoke", "--database", dsn},
+		"revoke two ids":    {"token", "revoke", "--database", dsn, "a", "b"},
 	}
 	for name, args := range bad {
 		var out, errb bytes.Buffer

@@ -98,13 +98,24 @@ func tokenRevoke(ctx context.Context, args []string, getenv func(string) string,
 	if wantsHelp(args) {
 		return flagHelp(fs)
 	}
-	// The id is positional: parcela token revoke ID [--database …].
-	if len(args) == 0 || len(args[0]) == 0 || args[0][0] == '-' {
-		return usageError{"token revoke: want a token id"}
+	// The id is positional, before or after the flags: parcela token
+	// revoke ID [--database …], or --database … ID as every other command
+	// takes its flags first.
+	var id string
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		id, args = args[0], args[1:]
+	} else if err := fs.Parse(args); err != nil {
+		return parse(fs, args) // its error, as every command words it
+	} else if fs.NArg() > 0 {
+		id, args = fs.Arg(0), fs.Args()[1:]
+	} else {
+		args = nil
 	}
-	id := args[0]
-	if err := parse(fs, args[1:]); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if id == "" {
+		return usageError{"token revoke: want a token id"}
 	}
 	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
