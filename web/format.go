@@ -57,13 +57,28 @@ func dateTimeFrom(t time.Time) string {
 	return dateTime(t)
 }
 
-// percent writes a rate as a percentage with a decimal comma and every
+// percent writes a rate as a percentage with a decimal comma, its whole
+// part grouped by thousands as money is (a CET can pass 1.000%), and every
 // place it has (a rate has at most six): 0.0199 → 1,99%, 0.2 → 20%,
-// 0.000001 → 0,0001%. Rounded, the page would disclose another rate than
-// the plan charges, or none at all.
+// 0.000001 → 0,0001%, 12.5 → 1.250%. Rounded, the page would disclose
+// another rate than the plan charges, or none at all.
 func percent(r parcela.Rate) string {
-	s := r.Decimal().Shift(2).String()
-	return strings.Replace(s, ".", ",", 1) + "%"
+	whole, frac, hasFrac := strings.Cut(r.Decimal().Shift(2).String(), ".")
+	sign := ""
+	if w, ok := strings.CutPrefix(whole, "-"); ok {
+		sign, whole = "-", w
+	}
+	n, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		n = -1
+	}
+	if n >= 0 {
+		whole = groupThousands(n)
+	}
+	if hasFrac {
+		whole += "," + frac
+	}
+	return sign + whole + "%"
 }
 
 // timeLeft writes how long until t, for people: "2 dias e 3 h", "3 dias", "2 h 05 min",

@@ -36,10 +36,13 @@ func TestFormatsWriteWhatFmtWrote(t *testing.T) {
 	if got, want := installmentLabel(s), "4× — entrada R$\u00a0398,00 + 2× R$\u00a0412,20 + 1× R$\u00a0412,23"; got != want {
 		t.Errorf("label %q, want %q", got, want)
 	}
+	cet := parcela.MustRate("0.431234")
+	s.CETAnnualRate, s.TotalInterestCents, s.RegistrationFeeCents, s.TotalCents = &cet, 4463, 0, 163463
 	h := sha256.New()
 	for _, b := range s.Bills {
 		fmt.Fprintf(h, "%d|%s|%d\n", b.Number, date(b.DueDate), b.AmountCents)
 	}
+	fmt.Fprintf(h, "cet|%s|%d|%d|%d\n", cet.String(), s.TotalInterestCents, s.RegistrationFeeCents, s.TotalCents)
 	if got, want := planDigest(s), hex.EncodeToString(h.Sum(nil)[:8]); got != want {
 		t.Errorf("digest %s, want %s", got, want)
 	}
@@ -52,7 +55,9 @@ func TestFormatsWriteWhatFmtWrote(t *testing.T) {
 func TestPercentShowsTheRateExactly(t *testing.T) {
 	t.Parallel()
 	for rate, want := range map[string]string{"0": "0%", "0.2": "20%", "0.0199": "1,99%", "0.10": "10%", "1": "100%",
-		"0.000001": "0,0001%", "0.012345": "1,2345%", "0.029999": "2,9999%", "0.426380": "42,638%"} {
+		"0.000001": "0,0001%", "0.012345": "1,2345%", "0.029999": "2,9999%", "0.426380": "42,638%",
+		// A CET past 1.000% is grouped as money is: it printed "1250%".
+		"12.5": "1.250%", "4095.123456": "409.512,3456%", "100000": "10.000.000%", "9.99": "999%", "10": "1.000%"} {
 		if got := percent(parcela.MustRate(rate)); got != want {
 			t.Errorf("percent(%s) = %q, want %q", rate, got, want)
 		}

@@ -109,8 +109,12 @@ func (f offerForm) charge(offer *parcela.Offer, sig signature) (parcela.ChargeRe
 	return parcela.ChargeRequest{}, false
 }
 
-// planDigest fingerprints a plan's amounts and due dates, so a purchase is
-// sent only for the plan the customer saw.
+// planDigest fingerprints what the plan box disclosed: the bills' amounts
+// and due dates, and the plan's CET, interest, fee and total, so a
+// purchase is sent only for the plan the customer saw. The CET counts
+// days from the charge: a page seen before midnight and posted after it,
+// the same bills due the same days (no interest, a fee), disclosed a CET
+// the billing then did not carry.
 func planDigest(s parcela.Schedule) string {
 	h := sha256.New()
 	var line []byte
@@ -120,5 +124,15 @@ func planDigest(s parcela.Schedule) string {
 		line = append(strconv.AppendInt(append(line, '|'), b.AmountCents, 10), '\n')
 		h.Write(line)
 	}
+	cet := "-"
+	if s.CETAnnualRate != nil {
+		cet = s.CETAnnualRate.String()
+	}
+	// "cet|%s|%d|%d|%d\n": CET, interest, fee and total cents
+	line = append(append(line[:0], "cet|"...), cet...)
+	for _, c := range []int64{s.TotalInterestCents, s.RegistrationFeeCents, s.TotalCents} {
+		line = strconv.AppendInt(append(line, '|'), c, 10)
+	}
+	h.Write(append(line, '\n'))
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
