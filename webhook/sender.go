@@ -130,7 +130,9 @@ func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
 		}
 		// The log's text is stored: no answer of the receiver may make it
 		// text a database refuses, or the attempt could not be recorded.
-		res.Error = printableText(res.Error, maxErrorText)
+		if res.Error != "" {
+			res.Error = printableText(res.Error, maxErrorText)
+		}
 		res.Duration = time.Since(start)
 	}()
 	if ctx == nil {
