@@ -162,20 +162,32 @@ func (b *Bill) LeftToPayWith(p *Payment, now time.Time, c *Company) int64 {
 
 // BoletoTakes is what the bank takes for boleto p paid by its barcode at
 // now, when that is more than the code leaves to pay: past the due date
-// the boleto carries (payableUntil, in its settlement grace), the bill's
-// fine and interest, what the bill owes now, as mover.pay settles a
-// notice without an amount. 0 when the code's own rest is what it takes
-// (and for a boleto whose due date cannot be read). A bolepix's Pix
-// still pays the code's amount.
+// the boleto carries, the bill's fine and interest (takesAt, as a notice
+// without an amount is settled). 0 when the code's own rest is what it
+// takes. A bolepix's Pix still pays the code's amount.
 func (b *Bill) BoletoTakes(p *Payment, now time.Time, c *Company) int64 {
-	until := p.payableUntil()
-	if p.Method != MethodBoleto || until.IsZero() || !now.After(until) {
+	if p.Method != MethodBoleto {
 		return 0
 	}
-	if owed := b.owed(now, c); owed > p.AmountCents-p.PaidAmountCents {
-		return owed
+	if takes := b.takesAt(p, now, c); takes > p.AmountCents-p.PaidAmountCents {
+		return takes
 	}
 	return 0
+}
+
+// takesAt is what a settlement of p at paidAt takes when its notice names
+// no amount: what the payment's amount leaves to pay, or, paid after the
+// payment's own due date (payableUntil) and when more, what the bill owes
+// at paidAt (a late payment carries its fine and interest). A boleto whose
+// due date cannot be read (none in its linha) is never late: banks charge
+// no late fees on a boleto without a due date.
+func (b *Bill) takesAt(p *Payment, paidAt time.Time, c *Company) int64 {
+	rest := p.AmountCents - p.PaidAmountCents
+	until := p.payableUntil()
+	if until.IsZero() || !paidAt.After(until) {
+		return rest
+	}
+	return max(rest, b.owed(paidAt, c))
 }
 
 // owedBy is what the bill owes a settlement of p paid at paidAt: what it

@@ -84,20 +84,18 @@ func (s Settlement) at(now time.Time) time.Time {
 // (advance). Less than that is recorded on the payment, which stays unpaid,
 // and the bill stays open.
 //
-// Without an amount, the bank paid what is still due: the payment's
-// amount less what it received, or, paid after the payment's own due date
-// (payableUntil) and when more, what the bill owes at paid_at (a late
-// payment carries its fine and interest).
+// Without an amount, the bank paid what is still due (Bill.takesAt, what
+// the pages show it taking): the payment's amount less what it received,
+// or, paid after the payment's own due date (payableUntil) and when more,
+// what the bill owes at paid_at (a late payment carries its fine and
+// interest).
 func (m *mover) pay(o *Order, b *Billing, bill *Bill, p *Payment, c *Company, s Settlement) error {
 	paidAt := s.at(m.c.At)
 	if s.PaidAt == nil && !p.settlesAt(paidAt) {
 		// Expired, though no sweep has moved it yet: as if it had.
 		return Errorf(EINVALIDSTATE, "payment expired at %s; only an unpaid payment can be paid", p.ExpiresAt.In(SaoPaulo).Format(TimestampLayout))
 	}
-	amount := p.AmountCents - p.PaidAmountCents
-	if owed := bill.owed(paidAt, c); owed > amount && paidAt.After(p.payableUntil()) {
-		amount = owed // paid late: the bank collected the bill's fine and interest
-	}
+	amount := bill.takesAt(p, paidAt, c) // paid late, the bank collected the bill's fine and interest too
 	if s.PaidAmountCents != nil {
 		amount = *s.PaidAmountCents
 		if amount > MaxAmountCents {

@@ -143,6 +143,10 @@ func sqliteFile(dsn string) (string, error) {
 		return "", errors.New("empty database path")
 	case path == dsn && notAPath(dsn) != nil:
 		return "", notAPath(dsn)
+	case path != dsn && strings.HasPrefix(path, "//"):
+		// sqlite:///parcela.db, another driver's URL form, opened
+		// /parcela.db at the file system's root.
+		return "", errors.New("the database address is a URL (sqlite://…): give the file as a plain path, or sqlite:PATH")
 	case strings.HasPrefix(path, "file:"):
 		return "", errors.New("the database address is a SQLite URI (file:…): give the file as a plain path, or sqlite:PATH")
 	case strings.Contains(path, "?"):

@@ -60,12 +60,12 @@ func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
 			if owes <= rest {
 				t.Fatal("no penalty: the scenario is wrong")
 			}
-			shown, note := owes, "Este boleto venceu em 10/04/2026. Pago hoje, o banco acrescenta a multa e os juros por atraso: falta pagar "+brl(owes)+"."
+			shown, note := owes, "Este boleto venceu em 10/04/2026: se pago hoje, o banco acrescenta a multa e os juros por atraso, "+brl(owes)+" no total."
 			if c.received > 0 {
-				note += " Ele já recebeu " + brl(c.received) + "."
+				note = "Este boleto venceu em 10/04/2026: se pago hoje, o banco acrescenta a multa e os juros por atraso, e falta pagar " + brl(owes) + " (ele já recebeu " + brl(c.received) + ")."
 			}
 			if c.pix {
-				shown, note = rest, "Pelo Pix, "+brl(rest)+". Pelo boleto, vencido em 10/04/2026, o banco acrescenta a multa e os juros por atraso: "+brl(owes)+", pago hoje."
+				shown, note = rest, "Pelo Pix, "+brl(rest)+". O boleto venceu em 10/04/2026: pelo código de barras, se pago hoje, o banco acrescenta a multa e os juros por atraso, "+brl(owes)+" no total."
 			}
 			for _, path := range pages {
 				body := html.UnescapeString(b.get(t, path).body)

@@ -159,6 +159,8 @@ func TestDatabaseAddressThatIsNoPathIsRefused(t *testing.T) {
 		"parcela.db?mode=rwc",
 		"sqlite:file:parcela.db",
 		"sqlite:file:parcela.db?cache=shared",
+		"sqlite:///parcela.db", // opened /parcela.db
+		"sqlite://parcela.db",
 	} {
 		err := run(context.Background(), []string{"migrate"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "sqlite:") {
