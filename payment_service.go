@@ -216,3 +216,25 @@ func (s *Payments) PublicPayment(ctx context.Context, env Environment, id string
 	}
 	return s.store.PublicPayment(ctx, env, id)
 }
+
+// PaymentForPayer finds a payment of env by its unguessable id, with its
+// bill (the payment as one of the bill's) and the company whose rates
+// price the bill's penalties: its page shows what paying it takes as the
+// bill's checkout does, a boleto past its due date with the fine and
+// interest its barcode then takes, which it showed at its bare amount.
+func (s *Payments) PaymentForPayer(ctx context.Context, env Environment, id string) (*Payment, *Bill, *Company, error) {
+	p, err := s.PublicPayment(ctx, env, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b, c, err := s.store.Bill(ctx, Auth{CompanyID: p.CompanyID, Environment: env}, p.BillID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, bp := range b.Payments {
+		if bp.ID == p.ID {
+			return bp, b, c, nil
+		}
+	}
+	return nil, nil, nil, NotFound("payment")
+}

@@ -94,6 +94,9 @@ type PaymentService interface {
 	ExpirePayment(ctx context.Context, a Auth, id string) (*Bill, *Company, error)
 	// PublicPayment finds a payment of env by its unguessable id alone.
 	PublicPayment(ctx context.Context, env Environment, id string) (*Payment, error)
+	// PaymentForPayer is PublicPayment with the payment's bill and the
+	// company that prices its penalties, for the payment's own page.
+	PaymentForPayer(ctx context.Context, env Environment, id string) (*Payment, *Bill, *Company, error)
 }
 
 // WebhookService manages a company's webhooks and their delivery log.

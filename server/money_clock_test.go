@@ -680,6 +680,9 @@ func TestOneAmountOnTheDayALateBoletoIsDue(t *testing.T) {
 				if shown := b.checkoutPayAmounts(t, bill); !slices.Contains(shown, owed) {
 					t.Errorf("on %d March the checkout's boleto names %v cents; the bank takes %d", tt.paidOn, shown, owed)
 				}
+				if shown := payAmounts(t, b.payerPage(t, parcela.Links{}.PaymentURL(late["id"].(string)))); !slices.Contains(shown, owed) {
+					t.Errorf("on %d March the boleto's own page names %v cents; the bank takes %d", tt.paidOn, shown, owed)
+				}
 				b.pay(t, late["id"].(string))
 				for _, x := range b.bill(t, ids[1])["payments"].([]any) {
 					if p := x.(map[string]any); p["id"] == late["id"] && p["status"] == "paid" {
@@ -718,8 +721,14 @@ func (b *bundle) checkoutTotal(t *testing.T, bill *parcela.Bill) int64 {
 // amount, and its note what its barcode takes), in the order shown.
 func (b *bundle) checkoutPayAmounts(t *testing.T, bill *parcela.Bill) []int64 {
 	t.Helper()
+	return payAmounts(t, b.checkoutPage(t, bill))
+}
+
+// payAmounts are the amounts a page's pay boxes name, their notes' included.
+func payAmounts(t *testing.T, page string) []int64 {
+	t.Helper()
 	var amounts []int64
-	for _, box := range regexp.MustCompile(`(?s)<section class="pay-box".*?</section>`).FindAllString(b.checkoutPage(t, bill), -1) {
+	for _, box := range regexp.MustCompile(`(?s)<section class="pay-box".*?</section>`).FindAllString(page, -1) {
 		for _, m := range regexp.MustCompile(`class="pay-(?:amount|note)">([^<]+)<`).FindAllStringSubmatch(box, -1) {
 			for _, a := range regexp.MustCompile(`R\$(?:&nbsp;|\s|\x{a0})*([0-9.]+,[0-9]{2})`).FindAllStringSubmatch(m[1], -1) {
 				amounts = append(amounts, brlCents(t, a[1]))
@@ -741,13 +750,19 @@ func brlCents(t *testing.T, shown string) int64 {
 // checkoutPage is the bill's checkout page as the payer gets it now.
 func (b *bundle) checkoutPage(t *testing.T, bill *parcela.Bill) string {
 	t.Helper()
+	return b.payerPage(t, parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode))
+}
+
+// payerPage is a payer's page at path as the payer gets it now.
+func (b *bundle) payerPage(t *testing.T, path string) string {
+	t.Helper()
 	pages := web.New(web.Deps{Checkout: b.app.Checkout, Orders: b.app.Orders, CardCharges: b.app.Orders, Payments: b.app.Payments,
 		Clock: b.clock, Environment: parcela.Sandbox, Links: sqldbtest.Links[parcela.Sandbox], Logger: slog.New(slog.DiscardHandler),
 		Secret: []byte(strings.Repeat("k", 32))})
 	rec := httptest.NewRecorder()
-	pages.ServeHTTP(rec, httptest.NewRequest("GET", parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode), nil))
+	pages.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 	if rec.Code != 200 {
-		t.Fatalf("checkout page %d:\n%s", rec.Code, rec.Body)
+		t.Fatalf("%s: %d:\n%s", path, rec.Code, rec.Body)
 	}
 	return rec.Body.String()
 }

@@ -400,7 +400,7 @@ func newCardForm(f cardForm, amount int64, limit int, now time.Time) cardForm {
 // handlePayment opens a payment by its own (unguessable) address: its
 // codes, and nothing of the customer.
 func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
-	p, err := h.d.Payments.PublicPayment(r.Context(), h.d.Environment, r.PathValue("payment"))
+	p, b, c, err := h.d.Payments.PaymentForPayer(r.Context(), h.d.Environment, r.PathValue("payment"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -408,7 +408,7 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 	now := h.d.Clock.Now()
 	v := paymentPage{Payment: p, Status: paymentStatus[p.Status]}
 	if p.Status == parcela.PaymentUnpaid && now.Before(p.ExpiresAt) && p.Method != parcela.MethodCreditCard {
-		pv := newPayView(nil, p, nil, now)
+		pv := newPayView(b, p, c, now)
 		v.Pay = &pv
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}

@@ -438,6 +438,23 @@ func (s *fakeStore) ExpirePayment(ctx context.Context, a parcela.Auth, id string
 	return s.billCopy(b, true), &c, nil
 }
 
+func (s *fakeStore) PaymentForPayer(ctx context.Context, env parcela.Environment, id string) (*parcela.Payment, *parcela.Bill, *parcela.Company, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.payments[id]
+	if !ok || p.Environment != env {
+		return nil, nil, nil, parcela.NotFound("payment")
+	}
+	b := s.billCopy(s.bills[p.BillID], false)
+	c := *s.companies[b.CompanyID]
+	for _, bp := range b.Payments {
+		if bp.ID == id {
+			return bp, b, &c, nil
+		}
+	}
+	return nil, nil, nil, parcela.NotFound("payment")
+}
+
 func (s *fakeStore) PublicPayment(ctx context.Context, env parcela.Environment, id string) (*parcela.Payment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

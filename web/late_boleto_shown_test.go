@@ -19,7 +19,8 @@ import (
 // that amount too. A plain boleto now shows what its barcode takes; a
 // bolepix shows its Pix's amount (a Pix pays the code's amount) and says
 // what the barcode takes; the order page makes its claim only when the
-// amount below carries the penalty.
+// amount below carries the penalty. The boleto's own page shows it as
+// the checkout does.
 func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -42,7 +43,16 @@ func TestLateBoletoInItsGraceShowsWhatTheBankTakes(t *testing.T) {
 			}
 			b.store.mu.Unlock()
 			o := b.onlyOrder(t)
-			pages := []string{parcela.Links{}.OrderURL(o.ID, o.AccessCode), parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode)}
+			var boleto string
+			for _, p := range second.Payments {
+				if p.Method == parcela.MethodBoleto && p.Status == parcela.PaymentUnpaid {
+					boleto = p.ID
+				}
+			}
+			// The order page, the bill's checkout, and the boleto's own page
+			// (the url the API gives), which showed its bare amount.
+			pages := []string{parcela.Links{}.OrderURL(o.ID, o.AccessCode), parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode),
+				parcela.Links{}.PaymentURL(boleto)}
 			rest := second.AmountCents - c.received
 
 			// On its due day the boleto asks its amount, and nothing is late.

@@ -66,8 +66,7 @@ func (v payView) ExpiresAtISO() string { return v.ExpiresAt.Format(parcela.Times
 func (v payView) NowISO() string { return v.Now.Format(parcela.TimestampLayout) }
 
 // newPayView shows an unpaid payment of bill b, what is left to pay with
-// it at now as b and its company c price it (c nil: the code's rest, as
-// on the payment's own page, which knows no bill);
+// it at now as b and its company c price it (c nil: the code's rest);
 // images are this listener's public image routes, linked by path. A
 // boleto shows the due date it carries.
 func newPayView(b *parcela.Bill, p *parcela.Payment, c *parcela.Company, now time.Time) payView {
