@@ -68,11 +68,7 @@ func percent(r parcela.Rate) string {
 	if w, ok := strings.CutPrefix(whole, "-"); ok {
 		sign, whole = "-", w
 	}
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		n = -1
-	}
-	if n >= 0 {
+	if n, err := strconv.ParseInt(whole, 10, 64); err == nil { // beyond int64, as it is: no rate is
 		whole = groupThousands(n)
 	}
 	if hasFrac {

@@ -313,11 +313,14 @@ func quotedLocation(loc string) string {
 // bytes on a character's boundary.
 func printableText(s string, max int) string {
 	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-	for len(s) > max {
-		_, size := utf8.DecodeLastRuneInString(s)
-		s = s[:len(s)-size]
+	if len(s) <= max {
+		return s
 	}
-	return s
+	// Valid UTF-8 now: back off from max to the start of a character.
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }
 
 // printable makes b safe to store as text: valid UTF-8 (a database text
