@@ -119,6 +119,7 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 		}
 		if p.Method != MethodBoleto && p.Method != MethodPix {
 			v.Add("payment.payment_method", "invalid", "must be boleto or pix")
+			p.Method = "" // one error on the field: not also "not allowed" by the configuration
 		}
 	}
 	if req.PaymentConfigurationID == nil || *req.PaymentConfigurationID == "" {
