@@ -139,17 +139,35 @@ func (db *DB) StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key s
 	return first, failed("store idempotent response", err)
 }
 
-// DeleteExpiredIdempotencyKeys removes records past their 24 hours.
+// cleanupBatch is how many expired keys one transaction of the cleanup
+// deletes.
+const cleanupBatch = 1000
+
+// DeleteExpiredIdempotencyKeys removes records past their 24 hours, a
+// batch of cleanupBatch at a time, each in its own transaction: deleted at
+// once, a busy company's day of keys (each with its stored response) held
+// SQLite's single writer for seconds, and every company's writes waited
+// for it.
 func (db *DB) DeleteExpiredIdempotencyKeys(ctx context.Context) (int, error) {
-	var n int
-	err := db.inTx(ctx, func(tx *Tx) error {
-		res, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE expires_at <= ?`, ms64(db.clock.Now()))
-		if err != nil {
+	now := ms64(db.clock.Now())
+	total := 0
+	for {
+		var n int
+		err := db.inTx(ctx, func(tx *Tx) error {
+			res, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE (company_id, environment, idempotency_key) IN
+				(SELECT company_id, environment, idempotency_key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`, now, cleanupBatch)
+			if err != nil {
+				return err
+			}
+			rows, err := res.RowsAffected()
+			n = int(rows)
 			return err
+		})
+		if err != nil {
+			return total, failed("delete expired idempotency keys", err)
 		}
-		rows, err := res.RowsAffected()
-		n = int(rows)
-		return err
-	})
-	return n, failed("delete expired idempotency keys", err)
+		if total += n; n < cleanupBatch {
+			return total, nil
+		}
+	}
 }
