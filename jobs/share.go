@@ -20,8 +20,10 @@ import (
 // places (half the workers), while its attempts take less than fastAttempt
 // (its moving average) and its oldest running attempt is younger than
 // that: fast receivers free their workers within milliseconds, so a single
-// busy tenant is not held to a tenth of the workers, and the others keep at
-// least half of them. Once an attempt of the company has run longer, it is
+// busy tenant is not held to a tenth of the workers. The places past the
+// shares are one pool (burst less a share) for every company: the others
+// keep at least half of the workers whoever bursts, where two fast
+// companies bursting at once took all of them. Once an attempt of the company has run longer, it is
 // held to its share again, until its attempts are fast again.
 //
 // An attempt of a fast company that finds every place taken waits for one
@@ -39,6 +41,9 @@ type companyShares struct {
 	jitter bool
 	mu     sync.Mutex
 	byKey  map[string]*companyShare
+	// extra counts the places taken past their company's share, by every
+	// company: at most burst - limit.
+	extra int
 }
 
 type companyShare struct {
@@ -129,7 +134,7 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	// whose attempts hang fast again whenever they have all ended, and let
 	// its next batch take half the workers until they hung too.
 	fast := s.typical < fastAttempt && (len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt)
-	if s.running >= c.limit && (!fast || s.running >= c.burst) {
+	if s.running >= c.limit && (!fast || s.running >= c.burst || c.extra >= c.burst-c.limit) {
 		wait := min(max(s.typical, minShareSnooze), maxShareSnooze)
 		if !mayWait || !fast || s.waiting >= c.burst {
 			wait = c.backlogSnooze(s, now, wait)
@@ -146,6 +151,9 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 		}
 		s.waiting++
 		return false, wait, s.freed
+	}
+	if s.running >= c.limit {
+		c.extra++
 	}
 	s.running++
 	s.started = append(s.started, now)
@@ -223,7 +231,9 @@ func (c *companyShares) giveBack(key string, started time.Time) *companyShare {
 	if s == nil {
 		return nil
 	}
-	s.running--
+	if s.running--; s.running >= c.limit {
+		c.extra--
+	}
 	if s.freed != nil {
 		close(s.freed)
 		s.freed = nil

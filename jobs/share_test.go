@@ -219,3 +219,43 @@ func TestCompanySharesSpreadABacklog(t *testing.T) {
 		t.Fatalf("another company's first snooze %v", wait)
 	}
 }
+
+// The places past the shares are one pool of half the workers, whoever
+// bursts into them: two fast companies bursting to half the workers each
+// took all of them, and when their receivers began to hang together (on
+// one host, one provider's outage) every slot hung with them for the
+// sender's timeout, and every other company's deliveries were deferred.
+func TestCompanySharesBurstIntoOnePool(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(10, 100, false) // share 10, burst 50
+	now := time.Now()
+	taken := map[string]int{}
+	for _, fast := range []string{"a/production", "b/production"} {
+		for range 50 {
+			if ok, _ := c.acquire(fast, now); ok {
+				taken[fast]++
+			}
+		}
+	}
+	if taken["a/production"] != 50 {
+		t.Fatalf("a fast company alone took %d places, want its burst of 50", taken["a/production"])
+	}
+	if taken["b/production"] != 10 {
+		t.Fatalf("a second fast company took %d places with the burst taken, want its share of 10", taken["b/production"])
+	}
+	// Once the first gives its extra places back, the second may burst.
+	for range 40 {
+		c.release("a/production", now, time.Millisecond)
+	}
+	for range 40 {
+		if ok, _ := c.acquire("b/production", now); !ok {
+			t.Fatal("the burst given back was not taken again")
+		}
+	}
+	if ok, _ := c.acquire("b/production", now); ok {
+		t.Fatal("a company went past half the workers")
+	}
+	if ok, _ := c.acquire("c/production", now); !ok {
+		t.Fatal("another company refused its share")
+	}
+}
