@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 )
 
 // Catalog creates and changes a company's products and offers.
@@ -32,6 +33,20 @@ func (s *Catalog) CreateProduct(ctx context.Context, a Auth, in ProductInput) (*
 	if err != nil {
 		return nil, err
 	}
+	p, err := NewProduct(a, in, kinds, shifts, s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateProduct(answering(ctx, p), p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// NewProduct validates in and builds the product of a's company that
+// CreateProduct stores, with its id, created at now (the demo's setup
+// stores it with its company, in one transaction).
+func NewProduct(a Auth, in ProductInput, kinds, shifts map[string]Named, now time.Time) (*Product, error) {
 	p := &Product{CompanyID: a.CompanyID, Environment: a.Environment, AccessPeriod: AccessLifetime,
 		Availability: "enabled", Kind: kinds["course"], Shift: shifts["online"]}
 	var v Validation
@@ -55,11 +70,7 @@ func (s *Catalog) CreateProduct(ctx context.Context, a Auth, in ProductInput) (*
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
 	p.ID, p.CreatedAt, p.UpdatedAt = NewID(), now, now
-	if err := s.store.CreateProduct(answering(ctx, p), p); err != nil {
-		return nil, err
-	}
 	return p, nil
 }
 
@@ -140,20 +151,30 @@ func (s *Catalog) CreateOffer(ctx context.Context, a Auth, req OfferRequest) (*O
 			}
 		}
 		again = true
-		now := s.clock.Now()
-		if o, err = BuildOffer(req, c, product, now); err != nil {
+		if o, err = NewOffer(a, req, c, product, s.clock.Now()); err != nil {
 			return err
 		}
-		o.ID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.Environment, now, now
-		for _, pc := range o.PaymentConfigurations {
-			pc.ID, pc.OfferID, pc.CreatedAt, pc.UpdatedAt = NewID(), o.ID, now, now
-		}
-		o.Product.Company = c
 		return s.store.CreateOffer(answering(ctx, o), o)
 	})
 	if err != nil {
 		return nil, err
 	}
+	return o, nil
+}
+
+// NewOffer validates req against c's limits and builds the offer of
+// product that CreateOffer stores, with its ids, created at now (the
+// demo's setup stores it with its company, in one transaction).
+func NewOffer(a Auth, req OfferRequest, c *Company, product *Product, now time.Time) (*Offer, error) {
+	o, err := BuildOffer(req, c, product, now)
+	if err != nil {
+		return nil, err
+	}
+	o.ID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.Environment, now, now
+	for _, pc := range o.PaymentConfigurations {
+		pc.ID, pc.OfferID, pc.CreatedAt, pc.UpdatedAt = NewID(), o.ID, now, now
+	}
+	o.Product.Company = c
 	return o, nil
 }
 

@@ -15,6 +15,55 @@ const companyColumns = `id, name, document, slug, email, phone, logo, dark, pale
 // CreateCompany validates and stores a company, filling its id and times.
 // Companies are the operator's (the CLI's): no use case stands before this.
 func (db *DB) CreateCompany(ctx context.Context, c *parcela.Company) error {
+	return db.createCompany(ctx, c, nil, nil)
+}
+
+// CreateCompanyWith stores c as CreateCompany does, with a token of env
+// for it and the products and offers that catalog builds for it (called
+// once c has its id), all in one transaction: a failure or a crash
+// halfway leaves no company without them. The demo's setup: committed
+// one step at a time, a setup cut short left its company without a
+// product or offer (and a token never shown), and every later start took
+// the database for one already set up.
+func (db *DB) CreateCompanyWith(ctx context.Context, c *parcela.Company, env parcela.Environment,
+	catalog func(c *parcela.Company) ([]*parcela.Product, []*parcela.Offer, error)) (*parcela.Token, string, error) {
+	var t *parcela.Token
+	var plain string
+	var products []*parcela.Product
+	var offers []*parcela.Offer
+	prepare := func() (err error) {
+		if t, plain, err = newToken(c.ID, env, db.clock.Now()); err != nil {
+			return err
+		}
+		products, offers, err = catalog(c)
+		return err
+	}
+	err := db.createCompany(ctx, c, prepare, func(tx *Tx) error {
+		if err := insertToken(ctx, tx, t); err != nil {
+			return err
+		}
+		for _, p := range products {
+			if err := insertProduct(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		for _, o := range offers {
+			if err := db.insertOffer(ctx, tx, o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return t, plain, nil
+}
+
+// createCompany is CreateCompany, with more writes (then, when not nil)
+// in the company's transaction, prepared (by prepare, when not nil) once
+// the company has its id, before the transaction holds the writer.
+func (db *DB) createCompany(ctx context.Context, c *parcela.Company, prepare func() error, then func(tx *Tx) error) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -50,6 +99,11 @@ func (db *DB) CreateCompany(ctx context.Context, c *parcela.Company) error {
 		c.Address.ID, c.Address.City, c.Address.CreatedAt, c.Address.UpdatedAt = parcela.NewID(), *city, now, now
 		addressID = c.Address.ID
 	}
+	if prepare != nil {
+		if err := prepare(); err != nil {
+			return err
+		}
+	}
 	err := failed("create company", db.inTx(ctx, func(tx *Tx) error {
 		p := tx.pipeline()
 		if c.Address != nil {
@@ -66,7 +120,10 @@ func (db *DB) CreateCompany(ctx context.Context, c *parcela.Company) error {
 		if err != nil {
 			return err
 		}
-		return p.flush(ctx)
+		if err := p.flush(ctx); err != nil || then == nil {
+			return err
+		}
+		return then(tx)
 	}))
 	if parcela.IsConflict(err) {
 		return taken // a racing create took the slug

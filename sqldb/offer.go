@@ -35,23 +35,27 @@ func scanOffer(row rowScanner) (*parcela.Offer, error) {
 // locks it first, UpdateProduct) either waits for this offer and then
 // counts it, or is read here.
 func (db *DB) CreateOffer(ctx context.Context, o *parcela.Offer) error {
-	return failed("create offer", db.inTx(ctx, func(tx *Tx) error {
-		var full int64
-		if err := tx.r.queryRow(ctx, `SELECT full_amount_cents FROM products WHERE id = ?`+db.lockRows("SHARE"), o.ProductID).Scan(&full); err != nil {
-			return notFound(err, "product")
-		}
-		if o.AmountCents > full {
-			return &parcela.Conflict{Entity: "product", ID: o.ProductID}
-		}
-		_, err := tx.r.exec(ctx, `INSERT INTO offers (id, company_id, environment, product_id, name, amount_cents, availability, expires_at, seats,
-			seats_taken, exclude_from_campaign, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
-			o.ID, o.CompanyID, string(o.Environment), o.ProductID, o.Name, o.AmountCents, o.Availability, msPtr(o.ExpiresAt), o.Seats,
-			o.ExcludeFromCampaign, ms64(o.CreatedAt), ms64(o.UpdatedAt))
-		if err != nil {
-			return err
-		}
-		return insertConfigurations(ctx, tx, o.PaymentConfigurations)
-	}))
+	return failed("create offer", db.inTx(ctx, func(tx *Tx) error { return db.insertOffer(ctx, tx, o) }))
+}
+
+// insertOffer stores o in tx if it costs no more than its product (a
+// *parcela.Conflict otherwise).
+func (db *DB) insertOffer(ctx context.Context, tx *Tx, o *parcela.Offer) error {
+	var full int64
+	if err := tx.r.queryRow(ctx, `SELECT full_amount_cents FROM products WHERE id = ?`+db.lockRows("SHARE"), o.ProductID).Scan(&full); err != nil {
+		return notFound(err, "product")
+	}
+	if o.AmountCents > full {
+		return &parcela.Conflict{Entity: "product", ID: o.ProductID}
+	}
+	_, err := tx.r.exec(ctx, `INSERT INTO offers (id, company_id, environment, product_id, name, amount_cents, availability, expires_at, seats,
+		seats_taken, exclude_from_campaign, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+		o.ID, o.CompanyID, string(o.Environment), o.ProductID, o.Name, o.AmountCents, o.Availability, msPtr(o.ExpiresAt), o.Seats,
+		o.ExcludeFromCampaign, ms64(o.CreatedAt), ms64(o.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	return insertConfigurations(ctx, tx, o.PaymentConfigurations)
 }
 
 // offerRead reads one of a company's offers as a payer's page does (see

@@ -62,15 +62,18 @@ func (db *DB) ProductReferences(ctx context.Context) (kinds, shifts map[string]p
 
 // CreateProduct stores a new product.
 func (db *DB) CreateProduct(ctx context.Context, p *parcela.Product) error {
-	return failed("create product", db.inTx(ctx, func(tx *Tx) error {
-		_, err := tx.r.exec(ctx, `INSERT INTO products (id, company_id, environment, name, description, kind_id, shift_id, access_period,
-			duration_in_days, duration_in_hours, start_date, end_date, full_amount_cents, banner_url, google_pixel_code, meta_pixel_code,
-			metadata, availability, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			p.ID, p.CompanyID, string(p.Environment), p.Name, p.Description, p.Kind.ID, p.Shift.ID, p.AccessPeriod,
-			p.DurationInDays, p.DurationInHours, p.StartDate, p.EndDate, p.FullAmountCents, p.BannerURL, p.GooglePixelCode,
-			p.MetaPixelCode, string(p.Metadata), p.Availability, ms64(p.CreatedAt), ms64(p.UpdatedAt))
-		return err
-	}))
+	return failed("create product", db.inTx(ctx, func(tx *Tx) error { return insertProduct(ctx, tx, p) }))
+}
+
+// insertProduct stores p in tx.
+func insertProduct(ctx context.Context, tx *Tx, p *parcela.Product) error {
+	_, err := tx.r.exec(ctx, `INSERT INTO products (id, company_id, environment, name, description, kind_id, shift_id, access_period,
+		duration_in_days, duration_in_hours, start_date, end_date, full_amount_cents, banner_url, google_pixel_code, meta_pixel_code,
+		metadata, availability, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.CompanyID, string(p.Environment), p.Name, p.Description, p.Kind.ID, p.Shift.ID, p.AccessPeriod,
+		p.DurationInDays, p.DurationInHours, p.StartDate, p.EndDate, p.FullAmountCents, p.BannerURL, p.GooglePixelCode,
+		p.MetaPixelCode, string(p.Metadata), p.Availability, ms64(p.CreatedAt), ms64(p.UpdatedAt))
+	return err
 }
 
 // Product returns one of the caller's products; anyone else's is not found.

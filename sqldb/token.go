@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"math/big"
+	"time"
 
 	"parcela"
 )
@@ -32,21 +33,9 @@ func randomBase62(n int) (string, error) {
 // secret, which is never stored and cannot be shown again. Tokens are the
 // operator's (the CLI's): no use case stands before this.
 func (db *DB) CreateToken(ctx context.Context, companyID string, env parcela.Environment) (*parcela.Token, string, error) {
-	if _, err := parcela.ParseEnvironment(string(env)); err != nil {
-		return nil, "", err
-	}
-	secret, err := randomBase62(tokenSecretLen)
+	t, plain, err := newToken(companyID, env, db.clock.Now())
 	if err != nil {
 		return nil, "", err
-	}
-	plain := string(env) + "_" + secret
-	t := &parcela.Token{
-		ID:          parcela.NewID(),
-		CompanyID:   companyID,
-		Environment: env,
-		Prefix:      plain[:len(env)+1+6],
-		Hash:        parcela.HashToken(plain),
-		CreatedAt:   db.clock.Now(),
 	}
 	err = db.inTx(ctx, func(tx *Tx) error {
 		var n int
@@ -56,14 +45,40 @@ func (db *DB) CreateToken(ctx context.Context, companyID string, env parcela.Env
 		if n == 0 {
 			return parcela.NotFound("company")
 		}
-		_, err := tx.r.exec(ctx, `INSERT INTO tokens (id, company_id, environment, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.ID, t.CompanyID, string(t.Environment), t.Prefix, t.Hash, ms64(t.CreatedAt))
-		return err
+		return insertToken(ctx, tx, t)
 	})
 	if err != nil {
 		return nil, "", failed("create token", err)
 	}
 	return t, plain, nil
+}
+
+// newToken draws a token of companyID for env, created at, and returns it
+// with its secret.
+func newToken(companyID string, env parcela.Environment, at time.Time) (*parcela.Token, string, error) {
+	if _, err := parcela.ParseEnvironment(string(env)); err != nil {
+		return nil, "", err
+	}
+	secret, err := randomBase62(tokenSecretLen)
+	if err != nil {
+		return nil, "", err
+	}
+	plain := string(env) + "_" + secret
+	return &parcela.Token{
+		ID:          parcela.NewID(),
+		CompanyID:   companyID,
+		Environment: env,
+		Prefix:      plain[:len(env)+1+6],
+		Hash:        parcela.HashToken(plain),
+		CreatedAt:   at,
+	}, plain, nil
+}
+
+// insertToken stores t in tx.
+func insertToken(ctx context.Context, tx *Tx, t *parcela.Token) error {
+	_, err := tx.r.exec(ctx, `INSERT INTO tokens (id, company_id, environment, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		t.ID, t.CompanyID, string(t.Environment), t.Prefix, t.Hash, ms64(t.CreatedAt))
+	return err
 }
 
 const tokenSelect = `SELECT id, company_id, environment, prefix, hash, created_at, revoked_at, last_used_at FROM tokens`

@@ -28,57 +28,62 @@ type demoSetup struct {
 // same moment, created the demo company first.
 var errDemoTaken = errors.New("the database already has a company; the demo only sets up an empty database")
 
-// setUpDemo creates a demo company and a sandbox token through the store's
-// operator methods, and its product and offer through the catalog. A
-// signal does not stop it between its steps: a company left without its
-// token or offer would be taken for a database already set up.
+// setUpDemo creates a demo company with a sandbox token, a product and an
+// offer, all in one transaction (sqldb.CreateCompanyWith): a failure or a
+// crash halfway leaves nothing, and the next start sets the demo up whole,
+// where a company left without its offer (and a token never shown) was
+// taken by every later start for a database already set up. A signal
+// does not stop it either.
 func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
 	ctx = context.WithoutCancel(ctx)
-	catalog := parcela.NewCatalog(db, parcela.SystemClock{})
 	c := parcela.NewCompany("Escola Demonstração", "11222333000181", "demo")
 	email, phone := "contato@demo.parcela.dev", "11987654321"
 	c.Email, c.Phone = &email, &phone
 	complement := "Sala 42"
 	c.Address = &parcela.Address{Zipcode: "01310100", Street: "Avenida Paulista", Number: "1000", Complement: &complement,
 		Neighborhood: "Bela Vista", City: parcela.City{IBGECode: "3550308"}}
-	if err := db.CreateCompany(ctx, &c); parcela.ErrorCode(err) == parcela.ECONFLICT {
+	kinds, shifts, err := db.ProductReferences(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var p *parcela.Product
+	var o *parcela.Offer
+	catalog := func(c *parcela.Company) ([]*parcela.Product, []*parcela.Offer, error) {
+		a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+		now := parcela.SystemClock{}.Now()
+		name, amount, kind, access, days := "Curso de Confeitaria Profissional", int64(240000), "course", parcela.AccessDays, 365
+		desc := "Do básico ao avançado, com certificado."
+		var err error
+		if p, err = parcela.NewProduct(a, parcela.ProductInput{Name: &name, FullAmountCents: &amount, Kind: &kind, AccessPeriod: &access,
+			DurationInDays: &days, Description: &desc}, kinds, shifts, now); err != nil {
+			return nil, nil, err
+		}
+		offerName, price := "Turma regular", int64(199000)
+		upfront, financed := parcela.Upfront, parcela.Financed
+		// Cards on the payer's pages: upfront, and for the down payment; the
+		// installments are boletos with a Pix code (bolepix), or a Pix.
+		upMethods, dpMethods, installmentMethods := []string{"pix", "boleto", "credit_card"}, []string{"pix", "boleto", "credit_card"}, []string{"boleto", "pix"}
+		dpType, dpValue, interest, maxInst := "percentage", parcela.MustRate("0.2"), parcela.MustRate("0.0199"), 12
+		if o, err = parcela.NewOffer(a, parcela.OfferRequest{
+			Offer: parcela.OfferFields{Name: &offerName, ProductID: &p.ID, AmountCents: &price},
+			PaymentConfigurations: &[]parcela.PaymentConfigurationRequest{
+				{PaymentType: &upfront, PaymentMethods: &upMethods},
+				{PaymentType: &financed, PaymentMethods: &installmentMethods, AllowedDownPaymentMethods: &dpMethods, DownPaymentType: &dpType,
+					DownPaymentValue: &dpValue, InterestRate: &interest, MaxInstallments: &maxInst},
+			},
+		}, c, p, now); err != nil {
+			return nil, nil, err
+		}
+		return []*parcela.Product{p}, []*parcela.Offer{o}, nil
+	}
+	t, plain, err := db.CreateCompanyWith(ctx, &c, parcela.Sandbox, catalog)
+	if parcela.ErrorCode(err) == parcela.ECONFLICT {
 		return nil, errDemoTaken
 	} else if err != nil {
 		return nil, err
 	}
-	t, plain, err := db.CreateToken(ctx, c.ID, parcela.Sandbox)
-	if err != nil {
-		return nil, err
-	}
-	d := &demoSetup{CompanyID: c.ID, CompanySlug: c.Slug, TokenID: t.ID, Token: plain}
-	a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
-	name, amount, kind, access, days := "Curso de Confeitaria Profissional", int64(240000), "course", parcela.AccessDays, 365
-	desc := "Do básico ao avançado, com certificado."
-	p, err := catalog.CreateProduct(ctx, a, parcela.ProductInput{Name: &name, FullAmountCents: &amount, Kind: &kind, AccessPeriod: &access,
-		DurationInDays: &days, Description: &desc})
-	if err != nil {
-		return nil, err
-	}
-	offerName, price := "Turma regular", int64(199000)
-	upfront, financed := parcela.Upfront, parcela.Financed
-	// Cards on the payer's pages: upfront, and for the down payment; the
-	// installments are boletos with a Pix code (bolepix), or a Pix.
-	upMethods, dpMethods, installmentMethods := []string{"pix", "boleto", "credit_card"}, []string{"pix", "boleto", "credit_card"}, []string{"boleto", "pix"}
-	dpType, dpValue, interest, maxInst := "percentage", parcela.MustRate("0.2"), parcela.MustRate("0.0199"), 12
-	o, err := catalog.CreateOffer(ctx, a, parcela.OfferRequest{
-		Offer: parcela.OfferFields{Name: &offerName, ProductID: &p.ID, AmountCents: &price},
-		PaymentConfigurations: &[]parcela.PaymentConfigurationRequest{
-			{PaymentType: &upfront, PaymentMethods: &upMethods},
-			{PaymentType: &financed, PaymentMethods: &installmentMethods, AllowedDownPaymentMethods: &dpMethods, DownPaymentType: &dpType,
-				DownPaymentValue: &dpValue, InterestRate: &interest, MaxInstallments: &maxInst},
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	d.ProductID, d.OfferID = p.ID, o.ID
-	d.UpfrontConfigurationID, d.FinancedConfigurationID = o.PaymentConfigurations[0].ID, o.PaymentConfigurations[1].ID
-	return d, nil
+	return &demoSetup{CompanyID: c.ID, CompanySlug: c.Slug, TokenID: t.ID, Token: plain, ProductID: p.ID, OfferID: o.ID,
+		UpfrontConfigurationID: o.PaymentConfigurations[0].ID, FinancedConfigurationID: o.PaymentConfigurations[1].ID}, nil
 }
 
 func printDemo(w io.Writer, d *demoSetup, sandboxURL string) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"strings"
 	"sync"
 	"testing"
@@ -98,5 +100,47 @@ func TestServeDemoFinishesAcrossASignal(t *testing.T) {
 	}
 	if list := cli(t, dsn, "company", "list"); !strings.Contains(list, "demo") {
 		t.Fatalf("no demo company:\n%s", list)
+	}
+}
+
+// A demo whose setup fails halfway (here its offer, refused by the
+// database as a full disk or a kill -9 would cut it) leaves nothing
+// behind: the next `demo` (or `serve --demo`) sets it up whole. Its steps
+// committed one by one, the company and its token stayed without a
+// product or offer, and every later start took the database for one
+// already set up ("the database already has a company"), the token it
+// made never shown to anyone.
+func TestDemoFailedHalfwayIsSetUpWholeNextTime(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	cli(t, dsn, "migrate")
+	raw, err := sql.Open("sqlite", strings.TrimPrefix(dsn, "sqlite:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`CREATE TRIGGER demo_offer_fails BEFORE INSERT ON offers BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`); err != nil {
+		t.Fatal(err)
+	}
+	vars := env(map[string]string{"PARCELA_DATABASE_URL": dsn})
+	if err := run(context.Background(), []string{"demo"}, vars, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Fatal("the demo was set up though its offer could not be stored")
+	}
+	if _, err := raw.Exec(`DROP TRIGGER demo_offer_fails`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := raw.QueryRow(`SELECT (SELECT COUNT(*) FROM companies) + (SELECT COUNT(*) FROM tokens) + (SELECT COUNT(*) FROM products)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("the failed demo left %d rows of companies, tokens and products", n)
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"demo"}, vars, &out, &errb); err != nil {
+		t.Fatalf("demo after a failed one: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "sandbox token (shown once): sandbox_") || !strings.Contains(out.String(), "offer page: ") {
+		t.Fatalf("demo printed:\n%s", out.String())
 	}
 }
