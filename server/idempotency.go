@@ -127,6 +127,19 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
+	if claimed && status == StatusClientClosed {
+		// The write committed with its claim, but its answer (the entity
+		// read back after it) failed because the client left: a 499 with
+		// no body is no answer to replay for 24 hours. The claim is
+		// dropped as a 5xx's is, and a retry runs again, writing the same
+		// values (TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry).
+		drop := parcela.IdempotentResponse{RequestHash: hash, Status: http.StatusInternalServerError}
+		if _, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, drop); err != nil && !keyTaken(err) {
+			logger(r).Error("drop idempotency claim", "error", err.Error())
+		}
+		writeRaw(w, status, out)
+		return
+	}
 	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out})
 	switch {
 	case keyTaken(err):
