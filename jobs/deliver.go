@@ -281,31 +281,22 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 			return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
 		}
 	}
-	// An attempt takes one of its company's places, then one of the
-	// process's attempt slots: a company over its share waits its turn
-	// (or is deferred) holding no slot, and the others' deliveries go on.
-	// Slot first, a busy company's attempts waiting for its own places
-	// held the slots, its surplus waited for them up to slotWait before
-	// it was deferred, and the queue reached another company's job only
-	// after running the busy one's whole backlog that way
-	// (TestBusyCompanyBacklogDoesNotDelayOthers). Both are given back
-	// once the request is done: recording it is the database's work, not
-	// the receiver's.
-	share := d.CompanyID + "/" + string(d.Environment)
-	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
-	if !ok {
-		w.metrics.outcomes.WithLabelValues("deferred").Inc()
-		return wait, nil
-	}
+	// An attempt takes one of the process's attempt slots, then one of its
+	// company's places: a company over its share waits its turn, the
+	// others' deliveries go on. Both are given back once the request is
+	// done: recording it is the database's work, not the receiver's.
 	slots := w.slots.of(d.Environment)
 	if !slots.take(ctx) {
-		w.shares.abandon(share, began)
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}
-	// The attempt runs from now: the wait for a slot is no time of the
-	// receiver's.
-	began = w.shares.restart(share, began)
+	share := d.CompanyID + "/" + string(d.Environment)
+	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
+	if !ok {
+		slots.give()
+		w.metrics.outcomes.WithLabelValues("deferred").Inc()
+		return wait, nil
+	}
 	body := appendEnvelope(make([]byte, 0, len(work.Event.Data)+256), &work.Event)
 	res := w.sender.Send(ctx, webhook.Request{
 		URL: work.Webhook.URL, Method: strings.ToUpper(work.Webhook.Verb), MsgID: work.Event.ID, Timestamp: now,

@@ -182,54 +182,9 @@ func (c *companyShares) backlogSnooze(s *companyShare, now time.Time, first time
 func (c *companyShares) release(key string, started time.Time, d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := c.giveBack(key, started)
+	s := c.byKey[key]
 	if s == nil {
 		return
-	}
-	if s.typical == 0 {
-		s.typical = d
-	} else {
-		s.typical = (3*s.typical + d) / 4
-	}
-}
-
-// abandon gives key's place, taken at started, back unused (no attempt
-// was made: no attempt slot came), leaving the company's typical attempt
-// as it was.
-func (c *companyShares) abandon(key string, started time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.giveBack(key, started)
-}
-
-// restart moves the start of key's place taken at started to now, when
-// its attempt begins, and returns now for release: the wait for an attempt
-// slot in between is not the receiver's time, and would make a fast
-// company's oldest attempt look slow.
-func (c *companyShares) restart(key string, started time.Time) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := time.Now() // under the lock: the list stays oldest first
-	s := c.byKey[key]
-	if s == nil {
-		return started
-	}
-	for i, t := range s.started {
-		if t.Equal(started) {
-			s.started = append(s.started[:i], s.started[i+1:]...)
-			break
-		}
-	}
-	s.started = append(s.started, now)
-	return now
-}
-
-// giveBack frees key's place taken at started and wakes a waiter. c.mu is
-// held.
-func (c *companyShares) giveBack(key string, started time.Time) *companyShare {
-	s := c.byKey[key]
-	if s == nil {
-		return nil
 	}
 	if s.running--; s.running >= c.limit {
 		c.extra--
@@ -244,5 +199,9 @@ func (c *companyShares) giveBack(key string, started time.Time) *companyShare {
 			break
 		}
 	}
-	return s
+	if s.typical == 0 {
+		s.typical = d
+	} else {
+		s.typical = (3*s.typical + d) / 4
+	}
 }
