@@ -1,6 +1,9 @@
 package web
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"slices"
@@ -9,6 +12,7 @@ import (
 	"time"
 
 	"parcela"
+	"parcela/brcode"
 )
 
 // checkoutPage is a bill's checkout: what is owed now and the ways to pay.
@@ -193,7 +197,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 	}
 	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
 		CVV: r.PostFormValue("card_cvv"), Installments: installments, ShownCents: shown}
-	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce), func() (string, error) {
+	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce+"\x00"+h.cardKey(card)), func() (string, error) {
 		p, err := h.d.Checkout.PayByCard(r.Context(), h.d.Environment, b.ID, code, card)
 		if err != nil {
 			return "", err
@@ -211,6 +215,20 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 		return paymentTarget(b.ID, code, p.ID, orderCode, anchor), nil
 	})
 	h.afterPayment(w, r, target, err, b, offer, code, form)
+}
+
+// cardKey names the card a card form sent, in its submission: the same
+// card sent twice from one page (a double click) is one attempt, but
+// another card typed on the page restored by the Back button after a
+// refusal is a submission of its own, and is charged; it was answered with
+// the first card's refusal and never sent. It is an HMAC under the pages'
+// key, so what is remembered neither holds nor reveals the card.
+func (h *Handler) cardKey(c parcela.CardPayment) string {
+	m := hmac.New(sha256.New, h.csrf.key)
+	m.Write([]byte("card\x00" + brcode.NormalizeDigits(c.Number) + "\x00" + c.HolderName + "\x00" + c.CVV + "\x00" +
+		strconv.Itoa(c.ExpiryMonth) + "/" + strconv.Itoa(c.ExpiryYear) + "\x00" + strconv.Itoa(c.Installments) + "\x00" +
+		strconv.FormatInt(c.ShownCents, 10)))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target string, err error, b *parcela.Bill,
