@@ -21,6 +21,10 @@ type orderPage struct {
 	Bills    []billRow
 	// The sum of a plan of several bills, none canceled; 0 for none.
 	TotalCents int64
+	// The page checks for a payment: while the down payment is awaited,
+	// and while it shows a Pix or boleto, which is paid elsewhere (the
+	// bank's app), lest the payer back from it read the code still due.
+	Checks bool
 }
 
 // dueBill is the bill to pay now, with its live payments.
@@ -70,9 +74,9 @@ func (h *Handler) handleOrder(w http.ResponseWriter, r *http.Request) {
 		for _, b := range v.Billing.Bills {
 			p.State += "/" + b.Status + ":" + itoa(len(b.Payments))
 		}
-		if v.Billing.Status == parcela.BillingWaitingPayment && o.Status != parcela.OrderCanceled {
-			p.Refresh = int(h.d.Refresh / time.Second)
-		}
+	}
+	if v.Checks {
+		p.Refresh = int(h.d.Refresh / time.Second)
 	}
 	h.render(w, r, http.StatusOK, "order", p)
 }
@@ -131,6 +135,8 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 	if canceled || len(v.Bills) < 2 {
 		v.TotalCents = 0 // no plan left to sum, or one payment that is its own total
 	}
+	v.Checks = o.Status != parcela.OrderCanceled &&
+		(v.Billing.Status == parcela.BillingWaitingPayment || v.Due != nil && len(v.Due.Pay) > 0)
 	if d := v.Due; d != nil && d.Overdue && o.Status != parcela.OrderCanceled {
 		// Whatever was paid before, what the payer must know now is the
 		// bill that is late.
