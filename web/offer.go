@@ -321,8 +321,14 @@ func (h *Handler) renderOffer(w http.ResponseWriter, r *http.Request, status int
 		Cities: p.cities[f.State],
 		Groups: optionGroups(offer, c, f, h.signature(r), h.d.Clock.Now(), action+"/plan", h.d.CardCharges != nil),
 	}
+	chosen, _ := splitOption(f.Option)
 	for i := range v.Groups {
-		v.Groups[i].OptionError, v.Groups[i].InstallmentsError, v.Groups[i].DueDayError = errs["option"], errs["installments"], errs["due_day"]
+		v.Groups[i].OptionError = errs["option"]
+		// The plan's errors are the chosen configuration's: beside its
+		// controls, not every financed configuration's.
+		if v.Groups[i].Config.ID == chosen {
+			v.Groups[i].InstallmentsError, v.Groups[i].DueDayError = errs["installments"], errs["due_day"]
+		}
 	}
 	v.Summary = errorSummary(errs, f.Option)
 	h.render(w, r, status, "offer", page{Title: offer.Product.Name + " — " + c.Name, Company: c, Content: v})
