@@ -428,6 +428,8 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 	if p.Status == parcela.PaymentUnpaid && now.Before(p.ExpiresAt) && p.Method != parcela.MethodCreditCard {
 		pv := newPayView(b, p, c, now)
 		v.Pay = &pv
+	} else {
+		v.Message = paymentFate(p, b)
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}
 	if v.Pay != nil {
@@ -441,4 +443,29 @@ type paymentPage struct {
 	Payment *parcela.Payment
 	Status  string
 	Pay     *payView
+	Message string // what became of a payment that is not to be paid
+}
+
+// paymentFate says what became of payment p of bill b, when it is not to
+// be paid. A code canceled because its bill was paid another way told the
+// payer to generate another, as if the bill were still owed, and a card
+// approval released (the bill paid meanwhile) was called refused.
+func paymentFate(p *parcela.Payment, b *parcela.Bill) string {
+	switch {
+	case p.Status == parcela.PaymentPaid:
+		return "Pagamento confirmado. Obrigado!"
+	case p.Method == parcela.MethodCreditCard && p.Status == parcela.PaymentRefused:
+		return "Esta tentativa de pagamento no cartão foi recusada."
+	case b != nil && b.Status == parcela.BillPaid && p.Method == parcela.MethodCreditCard:
+		return "Esta cobrança já foi paga de outra forma. Esta tentativa no cartão foi cancelada e não será cobrada."
+	case b != nil && b.Status == parcela.BillPaid:
+		return "Esta cobrança já foi paga de outra forma. Este código não precisa mais ser pago."
+	case p.Method == parcela.MethodCreditCard && p.Status == parcela.PaymentCanceled:
+		return "Esta tentativa de pagamento no cartão foi cancelada e não será cobrada."
+	case p.Method == parcela.MethodCreditCard:
+		return "Esta tentativa de pagamento no cartão não foi concluída."
+	case b != nil && b.Status == parcela.BillCanceled:
+		return "Esta cobrança foi cancelada e não pode mais ser paga."
+	}
+	return "Este código não pode mais ser pago. Use o link de pagamento que você recebeu para gerar outro."
 }

@@ -1,0 +1,46 @@
+package web
+
+import (
+	"html"
+	"net/url"
+	"strings"
+	"testing"
+
+	"parcela"
+)
+
+// A payment's own page (the API gives every payment its address, which a
+// seller forwards) says what became of it. A Pix canceled because its bill
+// was paid another way told the payer to generate another, as if the bill
+// were still owed; a card approval released (voided: the bill was paid
+// meanwhile) was called refused.
+func TestPaymentPageSaysWhatBecameOfIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	u, _ := url.Parse(checkout)
+	page := b.get(t, checkout)
+	if res := b.post(t, u.Path+"/pix", tokens(t, page.body, withCode(url.Values{}, u))); res.status != 303 {
+		t.Fatalf("pix: %d", res.status)
+	}
+	if res := b.postCheckout(t, checkout, "card", card("4111111111111111", "123", 1)); res.status != 303 {
+		t.Fatalf("card: %d", res.status)
+	}
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	if bill.Status != parcela.BillPaid || len(bill.Payments) != 2 || bill.Payments[0].Status != parcela.PaymentCanceled {
+		t.Fatalf("bill %s, payments %+v", bill.Status, bill.Payments)
+	}
+	pix := html.UnescapeString(b.get(t, "/checkout/payments/"+bill.Payments[0].ID).body)
+	if strings.Contains(pix, "gerar outro") || !strings.Contains(pix, "Esta cobrança já foi paga") {
+		t.Errorf("the Pix of a bill paid by card:\n%s", pix)
+	}
+	// The card's approval released, as PayByCard does when the bill was
+	// paid while the card was charged.
+	b.store.mu.Lock()
+	b.store.payments[bill.Payments[1].ID].Status = parcela.PaymentCanceled
+	b.store.mu.Unlock()
+	voided := html.UnescapeString(b.get(t, "/checkout/payments/"+bill.Payments[1].ID).body)
+	if strings.Contains(voided, "recusada") || !strings.Contains(voided, "não será cobrada") {
+		t.Errorf("a released card approval:\n%s", voided)
+	}
+}
