@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -42,8 +43,11 @@ type companyShares struct {
 	mu     sync.Mutex
 	byKey  map[string]*companyShare
 	// extra counts the places taken past their company's share, by every
-	// company: at most burst - limit.
-	extra int
+	// company, in each environment (the part of a key after its last
+	// '/'): at most burst - limit. Each environment has its own workers,
+	// so its own pool: one shared, a sandbox company's burst held every
+	// production company to its share.
+	extra map[string]int
 }
 
 type companyShare struct {
@@ -76,7 +80,7 @@ const (
 const maxRemembered = 10_000
 
 func newCompanyShares(limit, workers int, jitter bool) *companyShares {
-	return &companyShares{limit: limit, burst: max(limit, workers/2), jitter: jitter, byKey: map[string]*companyShare{}}
+	return &companyShares{limit: limit, burst: max(limit, workers/2), jitter: jitter, byKey: map[string]*companyShare{}, extra: map[string]int{}}
 }
 
 // await takes one of key's places, waiting for one while its company's
@@ -134,7 +138,8 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	// whose attempts hang fast again whenever they have all ended, and let
 	// its next batch take half the workers until they hung too.
 	fast := s.typical < fastAttempt && (len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt)
-	if s.running >= c.limit && (!fast || s.running >= c.burst || c.extra >= c.burst-c.limit) {
+	env := environmentOf(key)
+	if s.running >= c.limit && (!fast || s.running >= c.burst || c.extra[env] >= c.burst-c.limit) {
 		wait := min(max(s.typical, minShareSnooze), maxShareSnooze)
 		if !mayWait || !fast || s.waiting >= c.burst {
 			wait = c.backlogSnooze(s, now, wait)
@@ -153,12 +158,15 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 		return false, wait, s.freed
 	}
 	if s.running >= c.limit {
-		c.extra++
+		c.extra[env]++
 	}
 	s.running++
 	s.started = append(s.started, now)
 	return true, 0, nil
 }
+
+// environmentOf is the environment of a key ("company/environment").
+func environmentOf(key string) string { return key[strings.LastIndexByte(key, '/')+1:] }
 
 // backlogSnooze is how long an attempt of s, over its places at now,
 // snoozes: the first about one attempt's time (first), each next one
@@ -187,7 +195,7 @@ func (c *companyShares) release(key string, started time.Time, d time.Duration) 
 		return
 	}
 	if s.running--; s.running >= c.limit {
-		c.extra--
+		c.extra[environmentOf(key)]--
 	}
 	if s.freed != nil {
 		close(s.freed)

@@ -259,3 +259,32 @@ func TestCompanySharesBurstIntoOnePool(t *testing.T) {
 		t.Fatal("another company refused its share")
 	}
 }
+
+// Each environment has its own delivery workers, so its own pool of places
+// past the shares: a sandbox company bursting (its receiver a developer's
+// fast local server) took the one pool of both, and no production company
+// could burst past its share meanwhile.
+func TestCompanySharesPoolPerEnvironment(t *testing.T) {
+	t.Parallel()
+	c := newCompanyShares(10, 100, false) // share 10, burst 50, each environment's
+	now := time.Now()
+	for range 50 {
+		if ok, _ := c.acquire("a/sandbox", now); !ok {
+			t.Fatal("a fast sandbox company refused its burst")
+		}
+	}
+	for i := range 50 {
+		if ok, _ := c.acquire("b/production", now); !ok {
+			t.Fatalf("a fast production company held to %d places by a sandbox company's burst", i)
+		}
+	}
+	for range 50 {
+		c.release("a/sandbox", now, time.Millisecond)
+	}
+	for range 50 {
+		c.release("b/production", now, time.Millisecond)
+	}
+	if c.extra["sandbox"] != 0 || c.extra["production"] != 0 {
+		t.Fatalf("places past the shares left counted: %v", c.extra)
+	}
+}
