@@ -104,7 +104,12 @@ func (db *DB) createCompany(ctx context.Context, c *parcela.Company, prepare fun
 			return err
 		}
 	}
+	// Whether the company's own insert was written: a conflict after it
+	// (then's writes: an offer costing more than its product) is no
+	// racing create's slug.
+	stored := false
 	err := failed("create company", db.inTx(ctx, func(tx *Tx) error {
+		stored = false
 		p := tx.pipeline()
 		if c.Address != nil {
 			if err := insertAddress(ctx, p, c.Address); err != nil {
@@ -123,9 +128,10 @@ func (db *DB) createCompany(ctx context.Context, c *parcela.Company, prepare fun
 		if err := p.flush(ctx); err != nil || then == nil {
 			return err
 		}
+		stored = true
 		return then(tx)
 	}))
-	if parcela.IsConflict(err) {
+	if parcela.IsConflict(err) && !stored {
 		return taken // a racing create took the slug
 	}
 	return err
