@@ -49,7 +49,7 @@ func fieldRefusal(err error) error {
 }
 
 // refusal is the error a value of type t gives raw, naming path, or nil.
-func refusal(t reflect.Type, raw []byte, path string) error {
+func refusal(t reflect.Type, raw []byte, at *fieldPath) error {
 	var err error
 	if t == timeType {
 		if string(raw) != "null" {
@@ -65,6 +65,7 @@ func refusal(t reflect.Type, raw []byte, path string) error {
 	if !errors.As(err, &e) {
 		e = &parcela.Error{Code: parcela.EMALFORMED, Message: err.Error(), Fields: []parcela.FieldError{{Code: "invalid_type", Message: err.Error()}}}
 	}
+	path := at.String()
 	out := &parcela.Error{Code: e.Code, Message: path + " " + e.Message}
 	for _, f := range e.Fields {
 		f.Field = path
@@ -90,8 +91,8 @@ func mistypedValue(err error, body []byte, v any) error {
 // mistyped is the refusal of tok, a value's first token, as a value of
 // type t (nil: any value goes) at path, or nil when encoding/json takes
 // it. The body before it decoded, so only its JSON type can be wrong.
-func mistyped(t reflect.Type, tok json.Token, path string) error {
-	if t == nil || tok == nil || path == "" {
+func mistyped(t reflect.Type, tok json.Token, at *fieldPath) error {
+	if t == nil || tok == nil || at.isEmpty() {
 		return nil // any value, null, or the body itself (Decode says so)
 	}
 	k := t.Kind()
@@ -115,9 +116,9 @@ func mistyped(t reflect.Type, tok json.Token, path string) error {
 		if fitsNumber(t, tok) {
 			return nil
 		}
-		return typeRefusal(path, k, tok.String())
+		return typeRefusal(at.String(), k, tok.String())
 	}
-	return typeRefusal(path, k, "")
+	return typeRefusal(at.String(), k, "")
 }
 
 // fitsNumber reports whether encoding/json stores n in a value of type t.
