@@ -8,6 +8,14 @@ import (
 // FailingLimit is how long a webhook may fail everything before it is disabled.
 const FailingLimit = 5 * 24 * time.Hour
 
+// KeptAttempts is how many of a delivery's attempts a manual retry keeps
+// (its latest): the log then holds at most these and one generation's
+// schedule. Every retry added at least one attempt to a log kept whole, so
+// a company retrying one delivery in a loop grew it without bound, and a
+// read of it (the delivery, or a page of deliveries) held every attempt's
+// error and body in memory at once.
+const KeptAttempts = 100
+
 // Delivery statuses.
 const (
 	DeliveryPending   = "pending"

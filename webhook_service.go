@@ -258,6 +258,9 @@ func (s *Webhooks) RetryDelivery(ctx context.Context, a Auth, id string) (*Deliv
 		now := s.clock.Now()
 		queued := *d
 		queued.Status, queued.Generation, queued.AttemptCount, queued.NextAttemptAt, queued.UpdatedAt = DeliveryPending, d.Generation+1, 0, nil, now
+		if n := len(queued.Attempts); n > KeptAttempts {
+			queued.Attempts = queued.Attempts[n-KeptAttempts:] // as the store keeps them
+		}
 		retried = &queued
 		return s.store.RetryDelivery(answering(ctx, retried), d, now)
 	})

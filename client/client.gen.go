@@ -1060,6 +1060,7 @@ type Company struct {
 
 // Delivery defines model for Delivery.
 type Delivery struct {
+	// Attempts The delivery's attempts, oldest first. A manual retry keeps the latest 100 and drops older ones, so the log holds at most those and one retry schedule's.
 	Attempts  []DeliveryAttempt `json:"attempts"`
 	CreatedAt time.Time         `json:"created_at"`
 	Entity    WebhookEntity     `json:"entity"`
@@ -2932,7 +2933,8 @@ type ClientInterface interface {
 	// Schedules a new attempt of the delivery now, with the same
 	// `webhook-id` and body. The attempt is added to `attempts`; if it
 	// fails, the delivery is retried on the whole schedule again (5 s,
-	// 5 min, … 10 h), even one that had used up its attempts.
+	// 5 min, … 10 h), even one that had used up its attempts. A retry
+	// keeps the latest 100 attempts of the log and drops older ones.
 	//
 	// Corresponds with POST /external_api/v1/webhook_deliveries/{id}/retry (the `RetryWebhookDelivery` operationId).
 	RetryWebhookDelivery(ctx context.Context, id DeliveryId, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3957,7 +3959,8 @@ func (c *RawClient) ListWebhookDeliveries(ctx context.Context, params *ListWebho
 // Schedules a new attempt of the delivery now, with the same
 // `webhook-id` and body. The attempt is added to `attempts`; if it
 // fails, the delivery is retried on the whole schedule again (5 s,
-// 5 min, … 10 h), even one that had used up its attempts.
+// 5 min, … 10 h), even one that had used up its attempts. A retry
+// keeps the latest 100 attempts of the log and drops older ones.
 //
 // Corresponds with POST /external_api/v1/webhook_deliveries/{id}/retry (the `RetryWebhookDelivery` operationId).
 func (c *RawClient) RetryWebhookDelivery(ctx context.Context, id DeliveryId, params *RetryWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6531,7 +6534,8 @@ type ClientWithResponsesInterface interface {
 	// Schedules a new attempt of the delivery now, with the same
 	// `webhook-id` and body. The attempt is added to `attempts`; if it
 	// fails, the delivery is retried on the whole schedule again (5 s,
-	// 5 min, … 10 h), even one that had used up its attempts.
+	// 5 min, … 10 h), even one that had used up its attempts. A retry
+	// keeps the latest 100 attempts of the log and drops older ones.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12597,7 +12601,8 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // Schedules a new attempt of the delivery now, with the same
 // `webhook-id` and body. The attempt is added to `attempts`; if it
 // fails, the delivery is retried on the whole schedule again (5 s,
-// 5 min, … 10 h), even one that had used up its attempts.
+// 5 min, … 10 h), even one that had used up its attempts. A retry
+// keeps the latest 100 attempts of the log and drops older ones.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -300,12 +300,20 @@ func (db *DB) Delivery(ctx context.Context, a parcela.Auth, id string) (*parcela
 // still at the generation it was read at. The generation's attempts count
 // from zero, so a replay that fails is retried on the whole schedule, even
 // after the delivery had used up its attempts (attempt_count only paces
-// the schedule; the log keeps every attempt).
+// the schedule). The log keeps the latest parcela.KeptAttempts attempts of
+// the generations before.
 func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Time) error {
 	return failed("retry delivery", db.inTx(ctx, func(tx *Tx) error {
 		if err := tx.r.guarded(ctx, "delivery", d.ID, `UPDATE webhook_deliveries SET status = ?, generation = ?, attempt_count = 0, next_attempt_at = NULL,
 			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
 			return err
+		}
+		if len(d.Attempts) > parcela.KeptAttempts {
+			if _, err := tx.r.exec(ctx, `DELETE FROM webhook_attempts WHERE delivery_id = ? AND id NOT IN
+				(SELECT id FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?)`,
+				d.ID, d.ID, parcela.KeptAttempts); err != nil {
+				return err
+			}
 		}
 		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Environment: d.Environment, Generation: d.Generation + 1, Attempt: 1})
 		return nil

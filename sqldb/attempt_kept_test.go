@@ -1,0 +1,73 @@
+package sqldb_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// A manual retry keeps the delivery's latest parcela.KeptAttempts attempts:
+// retried in a loop, a delivery's log grew by an attempt each time, and
+// every read of it held them all.
+func TestRetryKeepsTheLatestAttempts(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			db, clock, a := hookStore(t, e)
+			app := sqldbtest.Services(db, clock)
+			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chargedOrder(t, app, a, financedOffer(t, app, a))
+			ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
+			if err != nil || len(ds) == 0 {
+				t.Fatalf("%d deliveries, %v", len(ds), err)
+			}
+			d := ds[0]
+			const logged = parcela.KeptAttempts + 7
+			insert := sqldb.Rebind(db, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
+				VALUES (?, ?, ?, 503, 12, ?, 'down')`)
+			start := clock.Now()
+			for i := range logged {
+				at := start.Add(time.Duration(i) * time.Minute).UnixMilli()
+				if _, err := db.SQLDB().ExecContext(ctx, insert, parcela.NewID(), d.ID, at, fmt.Sprintf("attempt %d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			clock.Advance(logged * time.Minute)
+			retried, err := app.Webhooks.RetryDelivery(ctx, a, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := db.Delivery(ctx, a, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, got := range map[string]*parcela.Delivery{"answered": retried, "read": read} {
+				if len(got.Attempts) != parcela.KeptAttempts {
+					t.Fatalf("%s: %d attempts, want the latest %d", name, len(got.Attempts), parcela.KeptAttempts)
+				}
+				first, last := got.Attempts[0], got.Attempts[len(got.Attempts)-1]
+				if first.Error == nil || *first.Error != fmt.Sprintf("attempt %d", logged-parcela.KeptAttempts) ||
+					last.Error == nil || *last.Error != fmt.Sprintf("attempt %d", logged-1) {
+					t.Errorf("%s: attempts from %v to %v, want the latest %d in order", name, first.Error, last.Error, parcela.KeptAttempts)
+				}
+			}
+			// A log within the bound is kept whole.
+			if _, err := app.Webhooks.RetryDelivery(ctx, a, d.ID); err != nil {
+				t.Fatal(err)
+			}
+			if read, err = db.Delivery(ctx, a, d.ID); err != nil || len(read.Attempts) != parcela.KeptAttempts {
+				t.Fatalf("after a second retry: %v, %v", read, err)
+			}
+		})
+	}
+}
