@@ -286,7 +286,12 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 	// others' deliveries go on. Both are given back once the request is
 	// done: recording it is the database's work, not the receiver's.
 	slots := w.slots.of(d.Environment)
-	if !slots.take(ctx) {
+	// A company already past its share does not wait for a slot: its
+	// attempt is deferred at once, so that its surplus does not hold the
+	// job (and River's worker) for a second per attempt while other
+	// companies' jobs wait behind it in the queue
+	// (TestBusyCompanyBacklogDoesNotDelayOthers).
+	if !slots.tryTake() && (w.shares.pastShare(d.CompanyID+"/"+string(d.Environment)) || !slots.take(ctx)) {
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}

@@ -185,6 +185,15 @@ func (c *companyShares) backlogSnooze(s *companyShare, now time.Time, first time
 	return min(s.booked.Sub(now), maxBacklogSnooze)
 }
 
+// pastShare tells whether key's company holds at least its share of
+// places.
+func (c *companyShares) pastShare(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.byKey[key]
+	return s != nil && s.running >= c.limit
+}
+
 // release gives key's place, taken at started, back after an attempt that
 // took d.
 func (c *companyShares) release(key string, started time.Time, d time.Duration) {

@@ -55,5 +55,15 @@ func (s attemptSlots) take(ctx context.Context) bool {
 	}
 }
 
+// tryTake takes a slot if one is free, without waiting.
+func (s attemptSlots) tryTake() bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // give gives a slot back.
 func (s attemptSlots) give() { <-s }
