@@ -2371,6 +2371,8 @@ type ClientInterface interface {
 	// Cancels a `waiting_payment` or `active` billing (else 409
 	// `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 	// canceled and their unpaid payments canceled; paid bills stay paid.
+	// Its order, which cannot finish without it, is canceled with it, with
+	// the same `cancelation_reason` (an `order` `canceled` event too).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2382,6 +2384,8 @@ type ClientInterface interface {
 	// Cancels a `waiting_payment` or `active` billing (else 409
 	// `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 	// canceled and their unpaid payments canceled; paid bills stay paid.
+	// Its order, which cannot finish without it, is canceled with it, with
+	// the same `cancelation_reason` (an `order` `canceled` event too).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3087,6 +3091,8 @@ func (c *RawClient) GetBilling(ctx context.Context, id BillingId, reqEditors ...
 // Cancels a `waiting_payment` or `active` billing (else 409
 // `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 // canceled and their unpaid payments canceled; paid bills stay paid.
+// Its order, which cannot finish without it, is canceled with it, with
+// the same `cancelation_reason` (an `order` `canceled` event too).
 //
 // Takes any type of body and a specified content type.
 //
@@ -3108,6 +3114,8 @@ func (c *RawClient) CancelBillingWithBody(ctx context.Context, id BillingId, par
 // Cancels a `waiting_payment` or `active` billing (else 409
 // `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 // canceled and their unpaid payments canceled; paid bills stay paid.
+// Its order, which cannot finish without it, is canceled with it, with
+// the same `cancelation_reason` (an `order` `canceled` event too).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5950,6 +5958,8 @@ type ClientWithResponsesInterface interface {
 	// Cancels a `waiting_payment` or `active` billing (else 409
 	// `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 	// canceled and their unpaid payments canceled; paid bills stay paid.
+	// Its order, which cannot finish without it, is canceled with it, with
+	// the same `cancelation_reason` (an `order` `canceled` event too).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5961,6 +5971,8 @@ type ClientWithResponsesInterface interface {
 	// Cancels a `waiting_payment` or `active` billing (else 409
 	// `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 	// canceled and their unpaid payments canceled; paid bills stay paid.
+	// Its order, which cannot finish without it, is canceled with it, with
+	// the same `cancelation_reason` (an `order` `canceled` event too).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11831,6 +11843,8 @@ func (c *ClientWithResponses) GetBillingWithResponse(ctx context.Context, id Bil
 // Cancels a `waiting_payment` or `active` billing (else 409
 // `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 // canceled and their unpaid payments canceled; paid bills stay paid.
+// Its order, which cannot finish without it, is canceled with it, with
+// the same `cancelation_reason` (an `order` `canceled` event too).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11848,6 +11862,8 @@ func (c *ClientWithResponses) CancelBillingWithBodyWithResponse(ctx context.Cont
 // Cancels a `waiting_payment` or `active` billing (else 409
 // `invalid_state`) with a reason. Its `pending` and `overdue` bills are
 // canceled and their unpaid payments canceled; paid bills stay paid.
+// Its order, which cannot finish without it, is canceled with it, with
+// the same `cancelation_reason` (an `order` `canceled` event too).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
