@@ -308,12 +308,14 @@ func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Ti
 			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
 			return err
 		}
-		if len(d.Attempts) > parcela.KeptAttempts {
-			if _, err := tx.r.exec(ctx, `DELETE FROM webhook_attempts WHERE delivery_id = ? AND id NOT IN
-				(SELECT id FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?)`,
-				d.ID, d.ID, parcela.KeptAttempts); err != nil {
-				return err
-			}
+		// Whatever the log read (d.Attempts): an attempt of the generation
+		// before may have been recorded since, and the log the retry
+		// trims is the one in its transaction. On a log within the bound
+		// the statement reads its few attempts and deletes none.
+		if _, err := tx.r.exec(ctx, `DELETE FROM webhook_attempts WHERE delivery_id = ? AND id NOT IN
+			(SELECT id FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempted_at DESC, id DESC LIMIT ?)`,
+			d.ID, d.ID, parcela.KeptAttempts); err != nil {
+			return err
 		}
 		tx.enqueueDelivery(DeliveryJob{DeliveryID: d.ID, Environment: d.Environment, Generation: d.Generation + 1, Attempt: 1})
 		return nil
