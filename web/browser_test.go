@@ -209,6 +209,32 @@ func TestBrowserCardAfterBackFromPix(t *testing.T) {
 	tb.Shots("checkout-card-after-back")
 }
 
+// Back from a card refused on the checkout, the browser shows the page as
+// it was, with its form tokens: another card typed there is charged, not
+// answered with the first card's refusal.
+func TestBrowserAnotherCardAfterBackFromARefusal(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testFinanced+":credit_card")
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(checkout)
+	tb.PayByCard("4000 0000 0000 0002", "123", "1")
+	tb.WaitFor(`document.body.innerText.includes("Cartão recusado") && document.readyState === "complete"`)
+	tb.Eval(`history.back(), ""`)
+	tb.WaitFor(`!document.body.innerText.includes("Cartão recusado") && document.querySelector("#f-card_number") !== null && document.readyState === "complete"`)
+	tb.Eval(`(() => {
+		const set = (id, v) => document.getElementById(id).value = v;
+		set("f-card_number", "4111 1111 1111 1111"); set("f-card_name", "MARIA DA SILVA"); set("f-card_month", "12");
+		set("f-card_year", String(new Date().getFullYear() + 3)); set("f-card_cvv", "123");
+		document.querySelector(".card-form button.primary").click();
+		return "";
+	})()`)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento da entrada confirmado!")`)
+	if bill := b.onlyOrder(t).Billings[0].Bills[0]; bill.Status != "paid" {
+		t.Fatalf("bill %s with %d payments: the second card was not charged", bill.Status, len(bill.Payments))
+	}
+	tb.Shots("checkout-another-card-after-a-refusal")
+}
+
 func TestBrowserWrongCode(t *testing.T) {
 	b := setup(t)
 	checkout := b.buy(t, testUpfront+":credit_card")
@@ -588,4 +614,27 @@ func TestBrowserOrdersLimitedPerAddress(t *testing.T) {
 		t.Fatalf("%d orders", n)
 	}
 	tb.Shots("offer-orders-limited")
+}
+
+// A Pix's own page, once its bill was paid by card: it says so, and asks
+// for nothing.
+func TestBrowserPaymentPageOfAPixPaidByCard(t *testing.T) {
+	b := setup(t)
+	checkout := b.buy(t, testUpfront+":credit_card")
+	u, _ := url.Parse(checkout)
+	page := b.get(t, checkout)
+	if res := b.post(t, u.Path+"/pix", tokens(t, page.body, withCode(url.Values{}, u))); res.status != 303 {
+		t.Fatalf("pix: %d", res.status)
+	}
+	if res := b.postCheckout(t, checkout, "card", card("4111111111111111", "123", 1)); res.status != 303 {
+		t.Fatalf("card: %d", res.status)
+	}
+	pix := b.onlyOrder(t).Billings[0].Bills[0].Payments[0]
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open("/checkout/payments/" + pix.ID)
+	tb.WaitFor(`document.body.innerText.includes("Esta cobrança já foi paga de outra forma") && document.readyState === "complete"`)
+	if tb.Is(`document.querySelector("form, textarea.code, img.qr") !== null`) {
+		t.Fatal("the page of a Pix whose bill was paid by card still offers a code or a form")
+	}
+	tb.Shots("payment-pix-of-a-bill-paid-by-card")
 }
