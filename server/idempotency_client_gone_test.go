@@ -73,7 +73,9 @@ func TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry(t *testin
 			t.Fatal("the PATCH never reached its write")
 		}
 		cancel() // the client leaves once the write committed
-		<-sent
+		if err := <-sent; err == nil {
+			t.Fatal("the PATCH was answered though its client left")
+		}
 
 		var again resp
 		deadline := time.Now().Add(30 * time.Second)
