@@ -20,41 +20,20 @@ func TestRetryKeepsTheLatestAttemptsRecordedSinceItsRead(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			db, clock, a := hookStore(t, e)
-			app := sqldbtest.Services(db, clock)
-			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
-				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chargedOrder(t, app, a, financedOffer(t, app, a))
-			ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
-			if err != nil || len(ds) == 0 {
-				t.Fatalf("%d deliveries, %v", len(ds), err)
-			}
-			id := ds[0].ID
-			insert := sqldb.Rebind(db, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
-				VALUES (?, ?, ?, 503, 12, 'down', 'down')`)
-			start := clock.Now()
-			for i := range parcela.KeptAttempts {
-				if _, err := db.SQLDB().ExecContext(ctx, insert, parcela.NewID(), id, start.Add(time.Duration(i)*time.Minute).UnixMilli()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			read, err := db.Delivery(ctx, a, id)
+			l := newLoggedDelivery(t, e)
+			l.log(t, 0, parcela.KeptAttempts)
+			read, err := l.db.Delivery(ctx, l.a, l.id)
 			if err != nil || len(read.Attempts) != parcela.KeptAttempts {
 				t.Fatalf("read %v, %v", read, err)
 			}
 			// An attempt of the delivery's generation is recorded after the read.
-			if _, err := db.SQLDB().ExecContext(ctx, insert, parcela.NewID(), id, start.Add(parcela.KeptAttempts*time.Minute).UnixMilli()); err != nil {
-				t.Fatal(err)
-			}
-			clock.Advance(time.Hour * 3)
-			if err := db.RetryDelivery(ctx, read, clock.Now()); err != nil {
+			l.log(t, parcela.KeptAttempts, parcela.KeptAttempts+1)
+			l.clock.Advance(time.Hour * 3)
+			if err := l.db.RetryDelivery(ctx, read, l.clock.Now()); err != nil {
 				t.Fatal(err)
 			}
 			var n int
-			if err := db.SQLDB().QueryRowContext(ctx, sqldb.Rebind(db, `SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?`), id).Scan(&n); err != nil {
+			if err := l.db.SQLDB().QueryRowContext(ctx, sqldb.Rebind(l.db, `SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?`), l.id).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			if n != parcela.KeptAttempts {

@@ -11,6 +11,49 @@ import (
 	"parcela/sqldb/sqldbtest"
 )
 
+// loggedDelivery is a delivery of a webhook of a charged order, and a way
+// to add attempts to its log: the i-th at start + i minutes, its error
+// "attempt i".
+type loggedDelivery struct {
+	db    *sqldb.DB
+	clock *parcela.TestClock
+	app   *parcela.Services
+	a     parcela.Auth
+	id    string
+	start time.Time
+}
+
+func newLoggedDelivery(t *testing.T, e sqldb.Dialect) *loggedDelivery {
+	t.Helper()
+	ctx := context.Background()
+	db, clock, a := hookStore(t, e)
+	app := sqldbtest.Services(db, clock)
+	hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+		`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chargedOrder(t, app, a, financedOffer(t, app, a))
+	ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("%d deliveries, %v", len(ds), err)
+	}
+	return &loggedDelivery{db: db, clock: clock, app: app, a: a, id: ds[0].ID, start: clock.Now()}
+}
+
+// log adds attempts from to to-1 to the delivery's log.
+func (l *loggedDelivery) log(t *testing.T, from, to int) {
+	t.Helper()
+	insert := sqldb.Rebind(l.db, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
+		VALUES (?, ?, ?, 503, 12, ?, 'down')`)
+	for i := from; i < to; i++ {
+		at := l.start.Add(time.Duration(i) * time.Minute).UnixMilli()
+		if _, err := l.db.SQLDB().ExecContext(context.Background(), insert, parcela.NewID(), l.id, at, fmt.Sprintf("attempt %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A manual retry keeps the delivery's latest parcela.KeptAttempts attempts:
 // retried in a loop, a delivery's log grew by an attempt each time, and
 // every read of it held them all.
@@ -19,35 +62,15 @@ func TestRetryKeepsTheLatestAttempts(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			ctx := context.Background()
-			db, clock, a := hookStore(t, e)
-			app := sqldbtest.Services(db, clock)
-			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
-				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chargedOrder(t, app, a, financedOffer(t, app, a))
-			ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 100})
-			if err != nil || len(ds) == 0 {
-				t.Fatalf("%d deliveries, %v", len(ds), err)
-			}
-			d := ds[0]
+			l := newLoggedDelivery(t, e)
 			const logged = parcela.KeptAttempts + 7
-			insert := sqldb.Rebind(db, `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, error, response_body)
-				VALUES (?, ?, ?, 503, 12, ?, 'down')`)
-			start := clock.Now()
-			for i := range logged {
-				at := start.Add(time.Duration(i) * time.Minute).UnixMilli()
-				if _, err := db.SQLDB().ExecContext(ctx, insert, parcela.NewID(), d.ID, at, fmt.Sprintf("attempt %d", i)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			clock.Advance(logged * time.Minute)
-			retried, err := app.Webhooks.RetryDelivery(ctx, a, d.ID)
+			l.log(t, 0, logged)
+			l.clock.Advance(logged * time.Minute)
+			retried, err := l.app.Webhooks.RetryDelivery(ctx, l.a, l.id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			read, err := db.Delivery(ctx, a, d.ID)
+			read, err := l.db.Delivery(ctx, l.a, l.id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,10 +85,10 @@ func TestRetryKeepsTheLatestAttempts(t *testing.T) {
 				}
 			}
 			// A log within the bound is kept whole.
-			if _, err := app.Webhooks.RetryDelivery(ctx, a, d.ID); err != nil {
+			if _, err := l.app.Webhooks.RetryDelivery(ctx, l.a, l.id); err != nil {
 				t.Fatal(err)
 			}
-			if read, err = db.Delivery(ctx, a, d.ID); err != nil || len(read.Attempts) != parcela.KeptAttempts {
+			if read, err = l.db.Delivery(ctx, l.a, l.id); err != nil || len(read.Attempts) != parcela.KeptAttempts {
 				t.Fatalf("after a second retry: %v, %v", read, err)
 			}
 		})
