@@ -193,15 +193,7 @@ func TestBrowserCardAfterBackFromPix(t *testing.T) {
 	tb.WaitFor(`location.search.includes("payment=") && document.querySelector("img.qr") !== null && document.readyState === "complete"`)
 	tb.Eval(`history.back(), ""`)
 	tb.WaitFor(`!location.search.includes("payment=") && document.readyState === "complete"`)
-	// Typed by script: chromedp's queries wait on a document it saw
-	// loading, and a page restored from the back-forward cache never loads.
-	tb.Eval(`(() => {
-		const set = (id, v) => document.getElementById(id).value = v;
-		set("f-card_number", "4111 1111 1111 1111"); set("f-card_name", "MARIA DA SILVA"); set("f-card_month", "12");
-		set("f-card_year", String(new Date().getFullYear() + 3)); set("f-card_cvv", "123");
-		document.querySelector(".card-form button.primary").click();
-		return "";
-	})()`)
+	payRestoredPageByCard(tb)
 	tb.WaitFor(`document.body.innerText.includes("Pagamento da entrada confirmado!")`)
 	if bill := b.onlyOrder(t).Billings[0].Bills[0]; bill.Status != "paid" {
 		t.Fatalf("bill %s with %d payments: the card was not charged", bill.Status, len(bill.Payments))
@@ -221,6 +213,19 @@ func TestBrowserAnotherCardAfterBackFromARefusal(t *testing.T) {
 	tb.WaitFor(`document.body.innerText.includes("Cartão recusado") && document.readyState === "complete"`)
 	tb.Eval(`history.back(), ""`)
 	tb.WaitFor(`!document.body.innerText.includes("Cartão recusado") && document.querySelector("#f-card_number") !== null && document.readyState === "complete"`)
+	payRestoredPageByCard(tb)
+	tb.WaitFor(`document.body.innerText.includes("Pagamento da entrada confirmado!")`)
+	if bill := b.onlyOrder(t).Billings[0].Bills[0]; bill.Status != "paid" {
+		t.Fatalf("bill %s with %d payments: the second card was not charged", bill.Status, len(bill.Payments))
+	}
+	tb.Shots("checkout-another-card-after-a-refusal")
+}
+
+// payRestoredPageByCard types a card that is approved into the checkout's
+// card form and sends it. Typed by script: chromedp's queries wait on a
+// document it saw loading, and a page restored from the back-forward
+// cache never loads.
+func payRestoredPageByCard(tb *browsertest.Tab) {
 	tb.Eval(`(() => {
 		const set = (id, v) => document.getElementById(id).value = v;
 		set("f-card_number", "4111 1111 1111 1111"); set("f-card_name", "MARIA DA SILVA"); set("f-card_month", "12");
@@ -228,11 +233,6 @@ func TestBrowserAnotherCardAfterBackFromARefusal(t *testing.T) {
 		document.querySelector(".card-form button.primary").click();
 		return "";
 	})()`)
-	tb.WaitFor(`document.body.innerText.includes("Pagamento da entrada confirmado!")`)
-	if bill := b.onlyOrder(t).Billings[0].Bills[0]; bill.Status != "paid" {
-		t.Fatalf("bill %s with %d payments: the second card was not charged", bill.Status, len(bill.Payments))
-	}
-	tb.Shots("checkout-another-card-after-a-refusal")
 }
 
 func TestBrowserWrongCode(t *testing.T) {
