@@ -83,7 +83,10 @@ func classify(err error) driverError {
 	if _, ok := errors.AsType[*net.OpError](err); ok {
 		return unavailable
 	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) {
+	// pgx's "conn closed": a step (a commit, a rollback, a statement)
+	// asked of a connection that an earlier one found dropped.
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, pgconn.ErrConnClosed) {
 		return unavailable
 	}
 	return otherError

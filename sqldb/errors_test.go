@@ -195,3 +195,40 @@ func TestUnavailableErrors(t *testing.T) {
 		t.Errorf("a division by zero is not an outage: %v", failed("write", err))
 	}
 }
+
+// A transaction whose connection PostgreSQL dropped (a crash, a restart,
+// an administrator's kill) fails its next step with pgx's "conn closed":
+// the database is unavailable, 503, not an internal error.
+func TestLostConnectionMidTransactionIsUnavailable(t *testing.T) {
+	t.Parallel()
+	pg, ok := testDSNs(t)[Postgres]
+	if !ok {
+		t.Skip("PARCELA_TEST_POSTGRES_URL is not set")
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, pg, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var pid int
+	if err := tx.r.queryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.r.exec(ctx, `SELECT 1`) // learns that the connection is gone
+	if parcela.ErrorCode(failed("read", err)) != parcela.EUNAVAILABLE {
+		t.Errorf("the statement that found the connection gone: %v became %v", err, failed("read", err))
+	}
+	err = tx.Commit(ctx)
+	if got := failed("create order", err); parcela.ErrorCode(got) != parcela.EUNAVAILABLE {
+		t.Fatalf("a commit on the dropped connection: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
+	}
+}
