@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"io"
 	"log"
 	"log/slog"
@@ -36,6 +38,9 @@ func DefaultListenerLimits() ListenerLimits {
 // NewHTTPServer returns a server of h with l's timeouts; serve it on
 // LimitListener(ln, l.MaxConnections).
 func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.Server {
+	if l.WriteTimeout > 0 {
+		h = withRequestDeadline(h, l.WriteTimeout*9/10)
+	}
 	s := &http.Server{Handler: h, ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
 		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout}
 	if logger != nil {
@@ -92,4 +97,28 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.release()
 	return err
+}
+
+// errRequestTimeout is the cause of a request context that ran out of time.
+var errRequestTimeout = errors.New("the request ran out of time")
+
+// withRequestDeadline ends each request's context after d, a tenth short
+// of the write timeout: a request stuck on the database (a lock another
+// session holds, a stalled server, a connection that no longer answers)
+// gives back its connection of the pool and answers 503 unavailable while
+// its client can still read it. Without it the handler ran until the
+// database answered, holding its connection, and its answer went to a
+// socket the write timeout had closed.
+func withRequestDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeoutCause(r.Context(), d, errRequestTimeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// timedOut tells whether r's context ended because the request ran out of
+// its time, not because its client left.
+func timedOut(r *http.Request) bool {
+	return errors.Is(context.Cause(r.Context()), errRequestTimeout)
 }

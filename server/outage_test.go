@@ -278,3 +278,41 @@ func TestTokenLookupDownIsNoChallenge(t *testing.T) {
 		t.Fatalf("%d, WWW-Authenticate %q, Retry-After %q", res.StatusCode, res.Header.Get("WWW-Authenticate"), res.Header.Get("Retry-After"))
 	}
 }
+
+// A request stuck on the database (a lock held by another session, a
+// stalled server) is not left to run past its listener's write timeout,
+// holding a connection of the pool and answering into a closed socket:
+// its context ends before that timeout, and it answers 503 unavailable
+// with Retry-After, not 499 or 500.
+func TestStuckRequestAnswersUnavailableBeforeTheWriteTimeout(t *testing.T) {
+	t.Parallel()
+	catalog := &catalogFake{started: make(chan struct{})}
+	logs := &logBuffer{}
+	svc := server.Services{Catalog: catalog, Tokens: tokensFake{}}
+	h := server.New(svc, server.Config{Environment: parcela.Sandbox, Clock: parcela.NewTestClock(start),
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)), Metrics: server.NewMetrics(prometheus.NewRegistry())})
+	limits := server.DefaultListenerLimits()
+	limits.WriteTimeout = 2 * time.Second
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Config = server.NewHTTPServer(h, limits, nil)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := fakePost(t, ctx, srv.URL)
+	if err != nil {
+		t.Fatalf("no answer after %s: %v", time.Since(began), err)
+	}
+	defer res.Body.Close()
+	var p server.Problem
+	if err := json.NewDecoder(res.Body).Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 503 || p.Code != "unavailable" || res.Header.Get("Retry-After") == "" || time.Since(began) >= limits.WriteTimeout {
+		t.Fatalf("%d %q Retry-After %q after %s", res.StatusCode, p.Code, res.Header.Get("Retry-After"), time.Since(began))
+	}
+	if got := logs.lines(t, "internal error"); len(got) != 0 {
+		t.Fatalf("logged as an internal error: %v", got)
+	}
+}

@@ -74,9 +74,14 @@ func StatusOf(err error) int {
 // because the client left is neither: it is answered 499, which nobody
 // reads, and the access log says client_gone.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if StatusOf(err) >= 500 && timedOut(r) {
+		// The database did not answer within the request's time: an
+		// outage to retry, not the client's leaving nor a bug.
+		err = &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database did not answer in time; retry later", Cause: err}
+	}
 	code := parcela.ErrorCode(err)
 	status := StatusOf(err)
-	if status >= 500 && r.Context().Err() != nil {
+	if status >= 500 && r.Context().Err() != nil && !timedOut(r) {
 		w.WriteHeader(StatusClientClosed)
 		return
 	}
