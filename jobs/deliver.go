@@ -285,17 +285,17 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 	// company's places: a company over its share waits its turn, the
 	// others' deliveries go on. Both are given back once the request is
 	// done: recording it is the database's work, not the receiver's.
+	share := d.CompanyID + "/" + string(d.Environment)
 	slots := w.slots.of(d.Environment)
 	// A company already past its share does not wait for a slot: its
 	// attempt is deferred at once, so that its surplus does not hold the
 	// job (and River's worker) for a second per attempt while other
 	// companies' jobs wait behind it in the queue
 	// (TestBusyCompanyBacklogDoesNotDelayOthers).
-	if !slots.tryTake() && (w.shares.pastShare(d.CompanyID+"/"+string(d.Environment)) || !slots.take(ctx)) {
+	if !slots.tryTake() && (w.shares.pastShare(share) || !slots.take(ctx)) {
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}
-	share := d.CompanyID + "/" + string(d.Environment)
 	began, ok, wait := w.shares.await(ctx, share) // the worker's own pace, not business time
 	if !ok {
 		slots.give()

@@ -24,8 +24,9 @@ import (
 // busy tenant is not held to a tenth of the workers. The places past the
 // shares are one pool (burst less a share) for every company: the others
 // keep at least half of the workers whoever bursts, where two fast
-// companies bursting at once took all of them. Once an attempt of the company has run longer, it is
-// held to its share again, until its attempts are fast again.
+// companies bursting at once took all of them. Once an attempt of the
+// company has run longer, it is held to its share again, until its
+// attempts are fast again.
 //
 // An attempt of a fast company that finds every place taken waits for one
 // in the worker (up to burst of them, each at most fastAttempt) rather than
