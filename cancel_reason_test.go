@@ -29,7 +29,7 @@ func TestCancelReason(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := CancelReason(tt.reason)
+			got, err := CancelReason("reason", tt.reason)
 			if !tt.fault {
 				if err != nil || got != tt.want {
 					t.Fatalf("CancelReason = %q, %v; want %q", got, err, tt.want)

@@ -189,12 +189,14 @@ func BuildAddress(prefix string, in AddressInput) (*Address, error) {
 	return &a, nil
 }
 
-// CancelReason validates the optional reason given to cancel an order.
-func CancelReason(reason *string) (string, error) {
+// CancelReason validates the optional reason given to cancel an order,
+// sent as field (reason, or cancelation_reason): a value refused is
+// refused on the field that carried it.
+func CancelReason(field string, reason *string) (string, error) {
 	if reason == nil || *reason == "" {
 		return "customer_dropout", nil
 	}
-	return validReason("reason", *reason)
+	return validReason(field, *reason)
 }
 
 // BillingCancelReason validates the required reason to cancel a billing.

@@ -1305,7 +1305,7 @@ type Order struct {
 
 // OrderCancelRequest defines model for OrderCancelRequest.
 type OrderCancelRequest struct {
-	// CancelationReason The same as `reason`, under the name the order and the billing's cancel give it; with `reason` too, it must be the same value (422 on `cancelation_reason` otherwise).
+	// CancelationReason The same as `reason`, under the name the order and the billing's cancel give it; any other value is 422 on `cancelation_reason`, and with `reason` too, it must be the same value (422 on `cancelation_reason` otherwise).
 	CancelationReason *CancelationReason `json:"cancelation_reason,omitempty"`
 
 	// Reason Why the order is canceled, stored in the order's `cancelation_reason` and in its open billing's. Optional; defaults to `customer_dropout`. Any other value is 422 on `reason`.

@@ -60,6 +60,14 @@ func TestOrderCancelTakesCancelationReason(t *testing.T) {
 			map[string]any{"reason": "customer_dropout", "cancelation_reason": "refunded_by_company"})); got["cancelation_reason"] != "invalid" {
 			t.Fatalf("two reasons: %v", got)
 		}
+		// A value refused is refused on the field that carried it: on
+		// cancelation_reason it was named reason, a field never sent.
+		for field, value := range map[string]string{"reason": "expired", "cancelation_reason": "expired"} {
+			if got := fieldCodes(t, b.call("POST", "/external_api/v1/orders/"+id+"/cancel",
+				map[string]any{field: value})); len(got) != 1 || got[field] != "invalid" {
+				t.Fatalf("%s %q refused on %v", field, value, got)
+			}
+		}
 		c := b.call("POST", "/external_api/v1/orders/"+id+"/cancel", map[string]any{"cancelation_reason": "refunded_by_company"}).want(t, 200).JSON(t)
 		if c["status"] != "canceled" || c["cancelation_reason"] != "refunded_by_company" {
 			t.Fatalf("canceled with cancelation_reason: %v (%v)", c["status"], c["cancelation_reason"])

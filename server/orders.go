@@ -36,14 +36,15 @@ func (s *Server) handleCancelOrder(r *http.Request, body []byte) (int, any, erro
 	if err := decode(body, &req, true); err != nil {
 		return 0, nil, err
 	}
+	field := "reason"
 	if req.Reason == nil {
-		req.Reason = req.CancelationReason
+		req.Reason, field = req.CancelationReason, "cancelation_reason"
 	} else if req.CancelationReason != nil && *req.CancelationReason != *req.Reason {
 		var v parcela.Validation
 		v.Add("cancelation_reason", "invalid", "must be the reason given, or left out")
 		return 0, nil, v.Err()
 	}
-	reason, err := parcela.CancelReason(req.Reason)
+	reason, err := parcela.CancelReason(field, req.Reason)
 	if err != nil {
 		return 0, nil, err
 	}
