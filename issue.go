@@ -238,7 +238,7 @@ func installmentDue(c *Company, bill *Bill, now time.Time) time.Time {
 // penalty to the due date; one not late yet owes none, however late the
 // payment issued for it is due.
 func (b *Bill) pricedFor(c *Company, now, due time.Time) time.Time {
-	if now.Before(b.lateFrom()) {
+	if !now.After(b.lateFrom()) {
 		return now
 	}
 	return due

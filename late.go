@@ -35,11 +35,16 @@ func (b *Bill) firstIssued() *Payment {
 	return first
 }
 
-// lateFrom is the instant after which the bill is late.
+// lateFrom is the instant after which the bill is late: its effective due
+// date, or, when its first Pix or boleto was issued only past it, that
+// payment's last instant that settles it, the millisecond before its
+// expiry (settlesAt). After the expiry itself, the bill was not late at
+// that instant though nothing paid it any more: a card charged it its
+// bare amount while a boleto asked for then carried the penalty.
 func (b *Bill) lateFrom() time.Time {
 	t := b.EffectiveDueDate
 	if first := b.firstIssued(); first != nil && first.CreatedAt.After(t) && first.ExpiresAt.After(t) {
-		t = first.ExpiresAt
+		t = first.ExpiresAt.Add(-time.Millisecond)
 	}
 	return t
 }
@@ -48,13 +53,13 @@ func (b *Bill) lateFrom() time.Time {
 // though it was payable through the next business day (late after that,
 // it owes every calendar day since, as a bank charges it), or, when its
 // first Pix or boleto was issued only past it, that payment's last
-// instant that settles it, the millisecond before its expiry (settlesAt).
-// Counted from the expiry itself, a payment expiring the millisecond after
-// its last payable day (ExpiryAfter, 00:00:00.000 of the next) made that
-// next day no day late: a day's interest short on every day after.
+// instant that settles it (lateFrom). Counted from the expiry itself, a
+// payment expiring the millisecond after its last payable day
+// (ExpiryAfter, 00:00:00.000 of the next) made that next day no day late:
+// a day's interest short on every day after.
 func (b *Bill) lateDue() time.Time {
 	if t := b.lateFrom(); !t.Equal(b.EffectiveDueDate) {
-		return t.Add(-time.Millisecond)
+		return t
 	}
 	return b.DueDate
 }

@@ -29,13 +29,13 @@ func TestCardAttemptMakesNoInstallmentLate(t *testing.T) {
 	issued := at.Add(time.Minute)
 	o := installmentPayment(&c, &PaymentConfiguration{}, bill, issued)
 	bill.Payments = append(bill.Payments, &Payment{Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: o.amount, CreatedAt: issued, ExpiresAt: o.expires})
-	if got := bill.lateFrom(); !got.Equal(o.expires) {
-		t.Fatalf("late from %v, want the boleto's expiry %v", got, o.expires)
+	if got, last := bill.lateFrom(), o.expires.Add(-time.Millisecond); !got.Equal(last) {
+		t.Fatalf("late from %v, want the boleto's last settling instant %v", got, last)
 	}
-	if p := bill.Penalty(o.expires, &c); p != (Penalty{}) {
-		t.Fatalf("penalty %+v at the boleto's expiry", p)
+	if p := bill.Penalty(o.expires.Add(-time.Millisecond), &c); p != (Penalty{}) {
+		t.Fatalf("penalty %+v at the boleto's last settling instant", p)
 	}
-	if p := bill.Penalty(o.expires.Add(time.Millisecond), &c); p.FineCents == 0 {
+	if p := bill.Penalty(o.expires, &c); p.FineCents == 0 {
 		t.Fatal("no fine once the boleto expired")
 	}
 }
@@ -175,6 +175,61 @@ func TestLateIssuedPixCountsItsFirstLateDay(t *testing.T) {
 		want := Penalty{FineCents: 600, InterestCents: 10 * days, DaysLate: days}
 		if got := bill.Penalty(now, c); got != want {
 			t.Errorf("at %s: %+v, want %+v", now.Format(time.DateTime), got, want)
+		}
+	}
+}
+
+// An installment whose first Pix or boleto was issued past its due date
+// is late from the instant that payment stops settling it, its expiry:
+// not a millisecond later. At a late Pix's expiry (00:00:00.000 after its
+// last payable day) the bill was not late yet, so a card charged it the
+// bare amount and the API showed that, while a boleto asked for at the
+// same instant carried the fine and the day's interest, and the overdue
+// sweep left it pending.
+func TestLateIssuedPaymentIsLateAsItExpires(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2027, 3, 10, 23, 59, 59, 999_000_000, SaoPaulo) // a Wednesday
+	issued := time.Date(2027, 3, 15, 10, 0, 0, 0, SaoPaulo)          // past its effective due date
+	for _, tt := range []struct {
+		name    string
+		method  string
+		grace   int
+		expires time.Time
+		days    int64 // days late at the expiry
+	}{
+		{"a Pix", MethodPix, 1, ExpiryAfter(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo))), 1},
+		{"a boleto without grace", MethodBoleto, 0, BoletoExpiry(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)), 0), 1},
+		{"a boleto with a day of grace", MethodBoleto, 1, BoletoExpiry(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)), 1), 0},
+	} {
+		c := NewCompany("Escola", "11222333000181", "escola")
+		c.BoletoGraceBusinessDays = tt.grace
+		first := &Payment{Method: tt.method, Status: PaymentUnpaid, AmountCents: 30000, CreatedAt: issued, ExpiresAt: tt.expires}
+		bill := &Bill{Type: BillTypeInstallment, Status: BillPending, AmountCents: 30000, DueDate: due, EffectiveDueDate: EffectiveDueDate(due),
+			Payments: []*Payment{first}, Billing: &Billing{Status: BillingActive}}
+		last := tt.expires.Add(-time.Millisecond)
+		if !first.settlesAt(last) || first.settlesAt(tt.expires) {
+			t.Fatalf("%s: settles through %v, not at %v", tt.name, last, tt.expires)
+		}
+		if p := bill.Penalty(last, &c); p != (Penalty{}) {
+			t.Errorf("%s: late at %v, its last settling instant: %+v", tt.name, last, p)
+		}
+		if o := installmentPayment(&c, &PaymentConfiguration{}, bill, last); o.amount != 30000 {
+			t.Errorf("%s: a boleto asked for at %v, the first still settling, asks %d; want 30000", tt.name, last, o.amount)
+		}
+		if moved, _ := newMover(Auth{}, last, Links{}).markOverdue(bill, &c); moved {
+			t.Errorf("%s: overdue at %v, its last settling instant", tt.name, last)
+		}
+		// 2% of 30000 and 1% a month: 10 cents a day.
+		want := Penalty{FineCents: 600, InterestCents: 10 * tt.days, DaysLate: tt.days}
+		if got := bill.Penalty(tt.expires, &c); got != want {
+			t.Errorf("%s: at its expiry %v the bill owes %+v, want %+v", tt.name, tt.expires, got, want)
+		}
+		o := installmentPayment(&c, &PaymentConfiguration{}, bill, tt.expires)
+		if owed := bill.Outstanding(EndOfDay(o.due), &c); o.amount != owed {
+			t.Errorf("%s: a boleto asked for at the expiry asks %d, the bill owes %d at its due day's end", tt.name, o.amount, owed)
+		}
+		if moved, _ := newMover(Auth{}, tt.expires, Links{}).markOverdue(bill, &c); !moved {
+			t.Errorf("%s: not overdue at its first payment's expiry %v", tt.name, tt.expires)
 		}
 	}
 }

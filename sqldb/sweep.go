@@ -98,7 +98,8 @@ func expiredPayments(d parcela.Due) (string, []any) {
 // LateInstallments selects pending installments of active billings past
 // their effective due date with an unpaid payment, leaving out those whose
 // first Pix or boleto (card attempts are none) was issued after that date
-// and has not expired yet (they are late only after it does).
+// and has not expired yet (they are late from its expiry, as
+// Bill.lateFrom).
 func (db *DB) LateInstallments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
 	q, args := lateInstallments(d)
 	out, err := collect(ctx, db.reader, scanDueRow, q, args...)
@@ -117,7 +118,7 @@ func lateInstallments(d parcela.Due) (string, []any) {
 		AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status = 'unpaid')
 		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.payment_method <> 'credit_card'
-			AND p0.created_at > b.effective_due_date AND p0.expires_at >= ?
+			AND p0.created_at > b.effective_due_date AND p0.expires_at > ?
 			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id AND p1.payment_method <> 'credit_card'))` + retryDue),
 		args(parcela.SweepMarkOverdue, scoped, now, now, now, now, d.Limit)
 }

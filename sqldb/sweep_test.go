@@ -119,11 +119,11 @@ func TestNoBillBlocksAnother(t *testing.T) {
 			if pen := b.Penalty(r.clock.Now(), c); pen != (parcela.Penalty{}) {
 				t.Fatalf("penalty before its first boleto expired: %+v", pen)
 			}
-			r.at(p.ExpiresAt)
+			r.at(p.ExpiresAt.Add(-time.Millisecond))
 			if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 0 {
-				t.Fatalf("marked %+v %v at the boleto's expiry", rep, err)
+				t.Fatalf("marked %+v %v at the boleto's last settling instant", rep, err)
 			}
-			r.at(p.ExpiresAt.Add(time.Minute))
+			r.at(p.ExpiresAt)
 			if rep, err := sweeps.MarkOverdue(r.ctx); err != nil || rep.Moved != 1 {
 				t.Fatalf("marked %+v %v, want the bill late once its boleto expired", rep, err)
 			}
