@@ -117,6 +117,14 @@ func failed(op string, err error) error {
 	case unavailable:
 		return &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database cannot take requests right now; retry later",
 			Cause: fmt.Errorf("%s: %w", op, err)}
+	case transient:
+		// Still a deadlock, a serialization failure or SQLITE_BUSY after
+		// inTx ran it txAttempts times: concurrent transactions kept
+		// colliding and nothing was kept. As a use case that lost its
+		// rounds of decisions (decideAndApply), a 409 conflict its client
+		// retries, never a 500, and never stored under an Idempotency-Key.
+		return &parcela.Error{Code: parcela.ECONFLICT, Message: "concurrent requests kept colliding in the database; nothing was done; retry",
+			Cause: fmt.Errorf("%s: %w", op, err)}
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -232,3 +232,66 @@ func TestLostConnectionMidTransactionIsUnavailable(t *testing.T) {
 		t.Fatalf("a commit on the dropped connection: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
 	}
 }
+
+// A transaction that still fails transiently after inTx ran it
+// txAttempts times (transactions that keep deadlocking, a serialization
+// failure, SQLITE_BUSY) did nothing: it is a 409 conflict its client
+// retries, never a 500. It answered 500 internal error, which an
+// Idempotency-Key's retry and the client's backoff took for a bug.
+func TestTransientErrorsThatOutlastTheRetriesAreConflicts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := testDSNs(t)[SQLite]
+	holder, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	lock, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, err = busy.BeginTx(ctx, nil)
+	lock.Rollback()
+	if got := failed("apply change", err); parcela.ErrorCode(got) != parcela.ECONFLICT || !errors.Is(got, err) {
+		t.Errorf("SQLITE_BUSY: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
+	}
+
+	pg, ok := testDSNs(t)[Postgres]
+	if !ok {
+		return
+	}
+	db, err := Open(ctx, pg, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, code := range []string{pgSerializationFailure, pgDeadlockDetected} {
+		runs := 0
+		err := db.inTx(ctx, func(tx *Tx) error {
+			runs++
+			_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '`+code+`'; END $$`)
+			return err
+		})
+		got := failed("apply change", err)
+		if runs != txAttempts || parcela.ErrorCode(got) != parcela.ECONFLICT || !errors.Is(got, err) {
+			t.Errorf("%s: ran %d times, %v became %v (code %s)", code, runs, err, got, parcela.ErrorCode(got))
+		}
+	}
+	// A request that ended before its next run is answered as ended (the
+	// server's 503 at its write timeout, 499 for a client gone), not 409.
+	cctx, cancel := context.WithCancel(ctx)
+	err = db.inTx(cctx, func(tx *Tx) error {
+		_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '`+pgDeadlockDetected+`'; END $$`)
+		cancel()
+		return err
+	})
+	if got := failed("apply change", err); !errors.Is(got, context.Canceled) || parcela.ErrorCode(got) != parcela.EINTERNAL {
+		t.Errorf("canceled between runs: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
+	}
+}

@@ -235,7 +235,10 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			// The request ended before its next run: its end is the
+			// answer (503 at the write timeout, 499 for a client gone),
+			// not the collision (a 409 conflict once the runs are spent).
+			return fmt.Errorf("%w, after %w", ctx.Err(), err)
 		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
 		}
 	}
