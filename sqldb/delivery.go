@@ -301,12 +301,25 @@ func (db *DB) Delivery(ctx context.Context, a parcela.Auth, id string) (*parcela
 // from zero, so a replay that fails is retried on the whole schedule, even
 // after the delivery had used up its attempts (attempt_count only paces
 // the schedule). The log keeps the latest parcela.KeptAttempts attempts of
-// the generations before.
+// the generations before. Its webhook must still be enabled and not
+// deleted (a conflict otherwise: the retry reads it again and is refused):
+// its row is share-locked after the delivery's, the order in which an
+// attempt's record locks them, so a DELETE or a PATCH disabling it either
+// waits for the retry or is seen by it. The use case checked only what it
+// had read, and a retry committed after the DELETE had answered.
 func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Time) error {
 	return failed("retry delivery", db.inTx(ctx, func(tx *Tx) error {
 		if err := tx.r.guarded(ctx, "delivery", d.ID, `UPDATE webhook_deliveries SET status = ?, generation = ?, attempt_count = 0, next_attempt_at = NULL,
 			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
 			return err
+		}
+		var live bool
+		if err := tx.r.queryRow(ctx, `SELECT enabled AND deleted_at IS NULL FROM webhooks WHERE id = ?`+db.lockRows("SHARE"),
+			d.WebhookID).Scan(&live); err != nil {
+			return err
+		}
+		if !live {
+			return &parcela.Conflict{Entity: "webhook", ID: d.WebhookID}
 		}
 		// Whatever the log read (d.Attempts): an attempt of the generation
 		// before may have been recorded since, and the log the retry

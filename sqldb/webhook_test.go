@@ -192,3 +192,53 @@ func TestRaceTwoWebhookPatches(t *testing.T) {
 		})
 	}
 }
+
+// A manual retry of a delivery whose webhook is deleted or disabled
+// between the retry's read of the webhook and its write is refused, as it
+// is when the webhook was already so: the check was the read's alone, and
+// a retry committed after the DELETE or the PATCH that disabled the
+// webhook had answered was answered 200 pending, and its attempt then
+// recorded as not sent.
+func TestRetryRacingTheWebhooksDeletionOrDisableIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			ctx := context.Background()
+			db, clock, a := hookStore(t, e)
+			app := sqldbtest.Services(db, clock)
+			store := &interleaved{DB: db}
+			hooks := parcela.NewWebhooks(store, clock)
+			for _, stop := range []string{"delete", "disable"} {
+				hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+					`{"name": "h", "url": "https://example.com/hook", "verb": "post", "entity": "order", "events": ["in_progress"]}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ev := parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "order", EntityID: parcela.NewID(),
+					Event: "in_progress", Data: []byte(`{}`), CreatedAt: clock.Now()}
+				if err := db.WriteEvents(ctx, []parcela.Event{ev}); err != nil {
+					t.Fatal(err)
+				}
+				ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 1})
+				if err != nil || len(ds) != 1 {
+					t.Fatalf("delivery: %v %v", ds, err)
+				}
+				store.between = func() {
+					if stop == "delete" {
+						err = app.Webhooks.DeleteWebhook(ctx, a, hook.ID)
+					} else {
+						_, err = app.Webhooks.UpdateWebhook(ctx, a, hook.ID, fromJSON[parcela.WebhookRequest](t, `{"enabled": false}`))
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				_, err = hooks.RetryDelivery(ctx, a, ds[0].ID)
+				wantCode(t, "a retry racing the webhook's "+stop, err, parcela.EINVALIDSTATE)
+				if got, err := db.Delivery(ctx, a, ds[0].ID); err != nil || got.Generation != ds[0].Generation {
+					t.Fatalf("%s: delivery at generation %d after the refused retry (was %d): %v", stop, got.Generation, ds[0].Generation, err)
+				}
+			}
+		})
+	}
+}
