@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A PARCELA_ variable serve does not read is logged at start, with the
@@ -135,5 +136,28 @@ func TestEveryCommandsHelpListsItsFlags(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
 		t.Errorf("a help touched the database: %v %v", entries, err)
+	}
+}
+
+// --database given empty (--database "$DATABASE_URL" in a unit file whose
+// variable did not reach it) is refused like the empty variable: it fell
+// back to the variable, or to a new, empty parcela.db in the working
+// directory, which serve then served.
+func TestEmptyDatabaseFlagIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	vars := env(map[string]string{"PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"})
+	for _, args := range [][]string{{"migrate", "--database="}, {"company", "list", "--database", ""}, {"serve", "--database", ""},
+		{"token", "revoke", "--database=", "01a21f8e-a7b6-7ed2-9043-77c233bb32b6"}, {"demo", "--database="}} {
+		// Bounded: a serve that took the flag serves until it ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := run(ctx, args, vars, &syncBuffer{}, &syncBuffer{})
+		cancel()
+		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), "-database") || !strings.Contains(err.Error(), "empty") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("files made: %v", files)
 	}
 }

@@ -18,7 +18,17 @@ import (
 func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("parcela "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	db := fs.String("database", "", "database: file path, sqlite:PATH or postgres://… (default $PARCELA_DATABASE_URL or parcela.db)")
+	db := new(string)
+	fs.Func("database", "the `database`: file path, sqlite:PATH or postgres://… (default $PARCELA_DATABASE_URL or parcela.db)", func(s string) error {
+		if s == "" {
+			// --database "$DATABASE_URL" whose variable did not reach the
+			// deployment: as for PARCELA_DATABASE_URL set but empty, not
+			// a new, empty parcela.db served in the working directory.
+			return errors.New("empty: give the database, or leave the flag out for $PARCELA_DATABASE_URL or parcela.db")
+		}
+		*db = s
+		return nil
+	})
 	return fs, db
 }
 
