@@ -167,6 +167,16 @@ func notAPath(dsn string) error {
 	return nil
 }
 
+// notADirectory refuses a database path that names a directory (the data
+// directory given for the file in it): SQLite said only "unable to open
+// database file", and serve that the directory "has 2 hard links".
+func notADirectory(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("the database %s is a directory: name the database file (%s)", path, filepath.Join(path, "parcela.db"))
+	}
+	return nil
+}
+
 // readerCacheKiB is each SQLite reader's page cache.
 const readerCacheKiB = 16000
 
@@ -183,6 +193,9 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 		if _, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("database directory %s: %w", dir, err)
 		}
+	}
+	if err := notADirectory(path); err != nil {
+		return nil, err
 	}
 	// synchronous(FULL): a commit flushes the log before its request is
 	// answered, so an acknowledged write survives a power loss, not only a

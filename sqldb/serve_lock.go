@@ -49,6 +49,9 @@ func LockServe(dsn string) (release func(), err error) {
 	if _, err := os.Stat(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("database directory %s: %w", filepath.Dir(path), err)
 	}
+	if err := notADirectory(path); err != nil {
+		return nil, err // before its lock file is made beside it
+	}
 	lockPath := path + ".lock"
 	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

@@ -161,3 +161,27 @@ func TestEmptyDatabaseFlagIsRefused(t *testing.T) {
 		t.Errorf("files made: %v", files)
 	}
 }
+
+// A database address naming a directory (the data directory, for the file
+// in it) is refused naming it as one, and no lock file is left beside it:
+// serve said the directory "has 2 hard links", the other commands "unable
+// to open database file (14)".
+func TestDatabaseThatIsADirectoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := env(map[string]string{"PARCELA_DATABASE_URL": data, "PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"})
+	for _, args := range [][]string{{"serve"}, {"migrate"}, {"company", "list"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := run(ctx, args, vars, &syncBuffer{}, &syncBuffer{})
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), data+" is a directory") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 1 {
+		t.Errorf("files made beside it: %v", files)
+	}
+}
