@@ -234,3 +234,21 @@ func TestServeWarnsOfLinksToTheListenersOwnAddress(t *testing.T) {
 		t.Errorf("a warning of the loopback sandbox's links:\n%s", log)
 	}
 }
+
+// A public URL's port is a TCP port: url.Parse takes any digits, and
+// https://pay.example.com:99999 was every offer, checkout and image link.
+func TestServePublicURLPortInRange(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"PARCELA_PUBLIC_URL", "PARCELA_SANDBOX_PUBLIC_URL"} {
+		for _, v := range []string{"https://pay.example.com:99999", "https://pay.example.com:65536", "https://pay.example.com:0", "http://127.0.0.1:00"} {
+			if _, err := readServeConfig(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "port") {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+		for _, v := range []string{"https://pay.example.com:443", "http://127.0.0.1:65535", "http://[::1]:1"} {
+			if _, err := readServeConfig(env(map[string]string{name: v})); err != nil {
+				t.Errorf("%s=%s: %v", name, v, err)
+			}
+		}
+	}
+}

@@ -132,6 +132,10 @@ func checkPublicURL(s string) error {
 		return errors.New("must be an address starting with http:// or https://")
 	case u.Host == "" || u.Hostname() == "":
 		return errors.New("must name a host")
+	case u.Port() != "" && !portInRange(u.Port()):
+		// url.Parse takes any digits: :99999 made every link one no
+		// browser opens.
+		return errors.New("must have a port from 1 to 65535, or none")
 	case u.User != nil, u.RawQuery != "", u.ForceQuery, u.Fragment != "", strings.Contains(s, "#"):
 		return errors.New("takes no user, query or fragment: it is the prefix of links")
 	case strings.Trim(u.EscapedPath(), "/") != "":
@@ -142,6 +146,12 @@ func checkPublicURL(s string) error {
 		return errors.New("must hold no space or control character")
 	}
 	return nil
+}
+
+// portInRange tells whether p, digits as url.Parse takes them, is a TCP port.
+func portInRange(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 func envOr(getenv func(string) string, name, def string) string {
