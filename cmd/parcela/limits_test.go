@@ -252,3 +252,19 @@ func TestServePublicURLPortInRange(t *testing.T) {
 		}
 	}
 }
+
+// Production and the sandbox are two listeners, so two addresses: one
+// public URL for both sent one environment's every link to the other's
+// listener, where its offers, checkouts and images are 404s.
+func TestServePublicURLsAreTwoAddresses(t *testing.T) {
+	t.Parallel()
+	for _, pair := range [][2]string{{"https://pay.example.com", "https://pay.example.com/"}, {"https://pay.example.com", "HTTPS://Pay.Example.com"}} {
+		_, err := readServeConfig(env(map[string]string{"PARCELA_PUBLIC_URL": pair[0], "PARCELA_SANDBOX_PUBLIC_URL": strings.ToLower(pair[1])}))
+		if err == nil || !strings.Contains(err.Error(), "PARCELA_PUBLIC_URL and PARCELA_SANDBOX_PUBLIC_URL") {
+			t.Errorf("%v: %v", pair, err)
+		}
+	}
+	if _, err := readServeConfig(env(map[string]string{"PARCELA_PUBLIC_URL": "https://pay.example.com", "PARCELA_SANDBOX_PUBLIC_URL": "https://sandbox.pay.example.com"})); err != nil {
+		t.Error(err)
+	}
+}

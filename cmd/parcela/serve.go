@@ -63,6 +63,12 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 			return c, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	if c.publicURL != "" && strings.EqualFold(c.publicURL, c.sandboxURL) {
+		// One address is one listener behind the proxy: every link of the
+		// other environment (its offers, checkouts, images) would open a
+		// page that is not there, or the wrong environment's docs.
+		return c, errors.New("PARCELA_PUBLIC_URL and PARCELA_SANDBOX_PUBLIC_URL are the same address: each environment needs one of its own")
+	}
 	if c.rateLimit, err = envFloat(getenv, "PARCELA_RATE_LIMIT", 100); err != nil {
 		return c, err
 	}
