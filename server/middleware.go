@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -83,7 +84,10 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				log.Error("panic", "panic", fmt.Sprint(p))
+				// The stack says where: the value alone ("invalid memory
+				// address") names no function. It holds code addresses and
+				// argument words, never a request's body or headers.
+				log.Error("panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				if rec.status == 0 {
 					writeError(rec, r, fmt.Errorf("panic: %v", p))
 				}

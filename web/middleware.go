@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -75,7 +76,8 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				log.Error("panic", "route", pattern, "panic", fmt.Sprint(p))
+				// The stack says where; it holds no form or card (see the API's).
+				log.Error("panic", "route", pattern, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 				if rec.status == 0 {
 					h.renderError(rec, r, http.StatusInternalServerError)
 				}
