@@ -117,8 +117,16 @@ func withRequestDeadline(h http.Handler, d time.Duration) http.Handler {
 	})
 }
 
+// ErrShuttingDown is the cause a server's base context is canceled with
+// when its shutdown timeout ends on requests still running: they are
+// answered 503 unavailable, which their clients retry, not 499 as if
+// they had left.
+var ErrShuttingDown = errors.New("the server is shutting down")
+
 // timedOut tells whether r's context ended because the request ran out of
-// its time, not because its client left.
+// its time, or the server's shutdown timeout ended it, not because its
+// client left.
 func timedOut(r *http.Request) bool {
-	return errors.Is(context.Cause(r.Context()), errRequestTimeout)
+	cause := context.Cause(r.Context())
+	return errors.Is(cause, errRequestTimeout) || errors.Is(cause, ErrShuttingDown)
 }

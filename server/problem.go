@@ -75,9 +75,14 @@ func StatusOf(err error) int {
 // reads, and the access log says client_gone.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if StatusOf(err) >= 500 && timedOut(r) {
-		// The database did not answer within the request's time: an
-		// outage to retry, not the client's leaving nor a bug.
-		err = &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database did not answer in time; retry later", Cause: err}
+		// The database did not answer within the request's time, or the
+		// server stopped waiting for it: an outage to retry, not the
+		// client's leaving nor a bug.
+		msg := "the database did not answer in time; retry later"
+		if errors.Is(context.Cause(r.Context()), ErrShuttingDown) {
+			msg = "the server is stopping; retry"
+		}
+		err = &parcela.Error{Code: parcela.EUNAVAILABLE, Message: msg, Cause: err}
 	}
 	code := parcela.ErrorCode(err)
 	status := StatusOf(err)

@@ -374,8 +374,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// stops waiting for them, and one still waiting on the database (a row
 	// lock, a slow query) would hold its connection, and the pool's Close
 	// with it, past any bound.
-	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRequests()
+	requests, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRequests(server.ErrShuttingDown)
 	for _, s := range []*http.Server{prod, sandbox, ops} {
 		s.BaseContext = func(net.Listener) context.Context { return requests }
 	}
@@ -417,7 +417,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if shutdownCtx.Err() != nil {
 		log.Warn("requests still running at the shutdown deadline; canceling them")
 	}
-	cancelRequests()
+	cancelRequests(server.ErrShuttingDown) // answered 503, to retry
 	if err := queue.Stop(shutdownCtx); err != nil {
 		// Jobs still running past the grace period are canceled; they stay
 		// queued and run again after the next start.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +52,64 @@ func TestShutdownEndsRequestsStuckInTheDatabase(t *testing.T) {
 	case <-answered:
 	case <-time.After(30 * time.Second):
 		t.Error("the request in flight was never answered")
+	}
+}
+
+// A request the shutdown cancels is answered 503 unavailable with
+// Retry-After, which a client retries (on another instance, or after the
+// restart), and logged as such: it was answered 499, the status of a
+// client that left, which its client was there to read, and which an
+// integrator following the production guide does not retry (a 4xx).
+func TestShutdownAnswersTheRequestsItCancels503(t *testing.T) {
+	t.Parallel()
+	dsn := freshPostgres(t)
+	ts := startServer(t, dsn, map[string]string{"PARCELA_SHUTDOWN_TIMEOUT": "500ms"})
+	_, _, token := newCompanyToken(t, dsn, "sandbox")
+	ctx := context.Background()
+	locker, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locker.Close(context.Background()) })
+	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		status     int
+		retryAfter string
+		err        error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", ts.sandbox+"/external_api/v1/offers", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- answer{err: err}
+			return
+		}
+		resp.Body.Close()
+		answered <- answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := locker.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n); err == nil && n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never waited on the lock")
+		}
+	}
+	ts.stop()
+	select {
+	case a := <-answered:
+		if a.err != nil || a.status != http.StatusServiceUnavailable || a.retryAfter == "" {
+			t.Errorf("the canceled request was answered %d (Retry-After %q), %v; want 503 with Retry-After", a.status, a.retryAfter, a.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the request in flight was never answered")
+	}
+	if strings.Contains(ts.stderr.String(), `"client_gone":true`) {
+		t.Errorf("the canceled request was logged as its client's leaving:\n%s", ts.stderr)
 	}
 }
