@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -19,6 +20,15 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case code == parcela.ERATELIMITED:
 		h.renderError(w, r, http.StatusTooManyRequests)
 	case code == parcela.EUNAVAILABLE:
+		h.renderError(w, r, http.StatusServiceUnavailable)
+	case r.Context().Err() != nil:
+		// No failure of the page's: its client left (nothing to answer,
+		// 499 as the API logs it), or its time or the server's shutdown
+		// ended it, a database outage to reload after (503).
+		if errors.Is(context.Cause(r.Context()), context.Canceled) {
+			w.WriteHeader(499)
+			return
+		}
 		h.renderError(w, r, http.StatusServiceUnavailable)
 	default:
 		h.logger(r).Error("page failed", "method", r.Method, "route", r.Pattern, "code", code, "error", err.Error())

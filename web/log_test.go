@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -48,5 +50,32 @@ func TestPageLinesShareTheRequestID(t *testing.T) {
 		if msgs[msg] != id {
 			t.Errorf("%q line has request id %q, want %q:\n%s", msg, msgs[msg], id, b.logs.String())
 		}
+	}
+}
+
+// canceledOffers fails an offer read as the store does once its request's
+// context ended.
+type canceledOffers struct{ parcela.CheckoutService }
+
+func (canceledOffers) PublicOffer(ctx context.Context, _ parcela.Environment, _, _ string) (*parcela.Offer, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("read offer: %w", ctx.Err())
+}
+
+// A page whose client left is logged 499, as the API logs it, not as a
+// failed page (an ERROR line with a 500 counted) for every payer who
+// closed a tab while a page loaded.
+func TestPageWhoseClientLeftIs499(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *Deps) { d.Checkout = canceledOffers{d.Checkout} })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	b.handler.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, "GET", "/pay/demo/offers/"+testOfferID, nil))
+	if rec.Code != 499 {
+		t.Errorf("status %d, want 499", rec.Code)
+	}
+	if strings.Contains(b.logs.String(), "page failed") || !strings.Contains(b.logs.String(), `"status":499`) {
+		t.Errorf("log:\n%s", b.logs)
 	}
 }

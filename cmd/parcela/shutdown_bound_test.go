@@ -113,3 +113,61 @@ func TestShutdownAnswersTheRequestsItCancels503(t *testing.T) {
 		t.Errorf("the canceled request was logged as its client's leaving:\n%s", ts.stderr)
 	}
 }
+
+// The payer's pages too: a page the shutdown cancels is the 503 page, as a
+// database that does not answer makes it, not the 500 of a failed page
+// logged as an error.
+func TestShutdownAnswersThePagesItCancels503(t *testing.T) {
+	t.Parallel()
+	dsn := freshPostgres(t)
+	ts := startServer(t, dsn, map[string]string{"PARCELA_SHUTDOWN_TIMEOUT": "500ms"}, "--demo")
+	var page string
+	for _, line := range strings.Split(ts.stdout.String(), "\n") {
+		if u, ok := strings.CutPrefix(line, "offer page: "); ok {
+			page = u
+		}
+	}
+	if page == "" {
+		t.Fatalf("no offer page in:\n%s", ts.stdout)
+	}
+	ctx := context.Background()
+	locker, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locker.Close(context.Background()) })
+	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE offers IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(page)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := locker.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n); err == nil && n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page never waited on the lock")
+		}
+	}
+	ts.stop()
+	select {
+	case status := <-answered:
+		if status != http.StatusServiceUnavailable {
+			t.Errorf("the canceled page was answered %d; want 503", status)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the page in flight was never answered")
+	}
+	if strings.Contains(ts.stderr.String(), `"msg":"page failed"`) {
+		t.Errorf("the canceled page was logged as failed:\n%s", ts.stderr)
+	}
+}
