@@ -127,12 +127,16 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if claimed && status == StatusClientClosed {
+	if claimed && (status == StatusClientClosed || parcela.ErrorCode(err) == parcela.ECONFLICT) {
 		// The write committed with its claim, but its answer (the entity
 		// read back after it) failed because the client left: a 499 with
-		// no body is no answer to replay for 24 hours. The claim is
+		// no body is no answer to replay for 24 hours. Nor is a 409
+		// conflict (the read back still colliding in the database after
+		// its retries), which says nothing was done: replayed, it told
+		// every retry so of a write that took effect. The claim is
 		// dropped as a 5xx's is, and a retry runs again, writing the same
-		// values (TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry).
+		// values (TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry,
+		// TestIdempotentPatchWhoseReadBackCollidedIsAnsweredOnRetry).
 		drop := parcela.IdempotentResponse{RequestHash: hash, Status: http.StatusInternalServerError}
 		if _, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, drop); err != nil && !keyTaken(err) {
 			logger(r).Error("drop idempotency claim", "error", err.Error())
