@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"parcela"
 	"parcela/sqldb"
@@ -77,7 +78,7 @@ func setUpDemo(ctx context.Context, db *sqldb.DB) (*demoSetup, error) {
 		return []*parcela.Product{p}, []*parcela.Offer{o}, nil
 	}
 	t, plain, err := db.CreateCompanyWith(ctx, &c, parcela.Sandbox, catalog)
-	if parcela.ErrorCode(err) == parcela.ECONFLICT {
+	if slugTaken(err) {
 		return nil, errDemoTaken
 	} else if err != nil {
 		return nil, err
@@ -122,4 +123,15 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	url := envOr(getenv, "PARCELA_SANDBOX_PUBLIC_URL", "http://"+envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081"))
 	printDemo(stdout, d, url)
 	return nil
+}
+
+// slugTaken tells the store's refusal of a company whose slug another
+// took (a racing start's demo) from its other conflicts: a transaction
+// still colliding after its retries is a 409 conflict too, and was read
+// as a demo already there when none was.
+func slugTaken(err error) bool {
+	var e *parcela.Error
+	return errors.As(err, &e) && e.Code == parcela.ECONFLICT && slices.ContainsFunc(e.Fields, func(f parcela.FieldError) bool {
+		return f.Field == "slug" && f.Code == "taken"
+	})
 }
