@@ -258,13 +258,17 @@ func TestServePublicURLPortInRange(t *testing.T) {
 // listener, where its offers, checkouts and images are 404s.
 func TestServePublicURLsAreTwoAddresses(t *testing.T) {
 	t.Parallel()
-	for _, pair := range [][2]string{{"https://pay.example.com", "https://pay.example.com/"}, {"https://pay.example.com", "HTTPS://Pay.Example.com"}} {
+	for _, pair := range [][2]string{{"https://pay.example.com", "https://pay.example.com/"}, {"https://pay.example.com", "HTTPS://Pay.Example.com"},
+		// The scheme's default port, written or not, is one address.
+		{"https://pay.example.com", "https://pay.example.com:443"}, {"http://127.0.0.1:80", "http://127.0.0.1"}} {
 		_, err := readServeConfig(env(map[string]string{"PARCELA_PUBLIC_URL": pair[0], "PARCELA_SANDBOX_PUBLIC_URL": strings.ToLower(pair[1])}))
 		if err == nil || !strings.Contains(err.Error(), "PARCELA_PUBLIC_URL and PARCELA_SANDBOX_PUBLIC_URL") {
 			t.Errorf("%v: %v", pair, err)
 		}
 	}
-	if _, err := readServeConfig(env(map[string]string{"PARCELA_PUBLIC_URL": "https://pay.example.com", "PARCELA_SANDBOX_PUBLIC_URL": "https://sandbox.pay.example.com"})); err != nil {
-		t.Error(err)
+	for _, sandbox := range []string{"https://sandbox.pay.example.com", "https://pay.example.com:8443"} {
+		if _, err := readServeConfig(env(map[string]string{"PARCELA_PUBLIC_URL": "https://pay.example.com", "PARCELA_SANDBOX_PUBLIC_URL": sandbox})); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -63,7 +63,7 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 			return c, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	if c.publicURL != "" && strings.EqualFold(c.publicURL, c.sandboxURL) {
+	if c.publicURL != "" && sameAddress(c.publicURL, c.sandboxURL) {
 		// One address is one listener behind the proxy: every link of the
 		// other environment (its offers, checkouts, images) would open a
 		// page that is not there, or the wrong environment's docs.
@@ -152,6 +152,24 @@ func checkPublicURL(s string) error {
 		return errors.New("must hold no space or control character")
 	}
 	return nil
+}
+
+// sameAddress tells whether two public URLs checkPublicURL accepted are
+// one address: the same scheme, host and port, a scheme's default port
+// written or not (https://pay.example.com:443 is https://pay.example.com).
+func sameAddress(a, b string) bool {
+	origin := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil {
+			return s
+		}
+		scheme, port := strings.ToLower(u.Scheme), u.Port()
+		if port == "" || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+			port = ""
+		}
+		return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+	}
+	return origin(a) == origin(b)
 }
 
 // portInRange tells whether p, digits as url.Parse takes them, is a TCP port.
