@@ -109,28 +109,33 @@
   });
 
   // Countdowns to a Pix code's expiry, on the server's clock: the page
-  // says what time it was when it was made.
-  var clocks = document.querySelectorAll("[data-expires-at]");
+  // says what time it was when it was made. A code is payable until the
+  // instant it expires: its last second reads 1 s, not "expirou". An
+  // expired countdown is replaced by that note and counts no more (its
+  // element is gone: each tick after it threw, and stopped the others).
+  var clocks = Array.prototype.slice.call(document.querySelectorAll("[data-expires-at]"));
   if (clocks.length) {
     var tick = function () {
-      clocks.forEach(function (el) {
+      clocks = clocks.filter(function (el) {
         var skew = Date.parse(el.getAttribute("data-now")) - loadedAt;
-        var left = Math.floor((Date.parse(el.getAttribute("data-expires-at")) - (Date.now() + skew)) / 1000);
+        var left = Math.ceil((Date.parse(el.getAttribute("data-expires-at")) - (Date.now() + skew)) / 1000);
         if (left <= 0) {
           el.closest(".time-left").textContent = "Este código expirou. Recarregue a página para ver as opções.";
-          return;
+          return false;
         }
         var h = Math.floor(left / 3600), m = Math.floor(left % 3600 / 60), s = left % 60;
         if (h >= 48) { // days away: seconds would only flicker
           el.textContent = Math.floor(h / 24) + " dias" + (h % 24 ? " e " + (h % 24) + " h" : "");
-          return;
+          return true;
         }
         el.textContent = (h ? h + " h " : "") + String(m).padStart(2, "0") + " min " + String(s).padStart(2, "0") + " s";
+        return true;
       });
+      if (!clocks.length) clearInterval(ticking);
     };
     var loadedAt = Date.now();
+    var ticking = setInterval(tick, 1000);
     tick();
-    setInterval(tick, 1000);
   }
 
   // A page waiting for a payment checks itself and reloads when what it

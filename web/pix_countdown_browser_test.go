@@ -1,0 +1,30 @@
+package web
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"parcela/web/browsertest"
+)
+
+// A Pix's countdown says it expired at its expiry and not before (a code
+// with 0.9 s left is still payable: it read "expirou"), then stops: each
+// second after it the script threw, its element gone from the page, and
+// any countdown after it on the page stopped too.
+func TestBrowserPixCountdownStopsAtItsExpiry(t *testing.T) {
+	b := setup(t)
+	order := b.buy(t, testUpfront+":pix")
+	p := b.onlyOrder(t).Billings[0].Bills[0].Payments[0]
+	b.clock.Set(p.ExpiresAt.Add(-900 * time.Millisecond))
+	u, _ := url.Parse(order)
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Open(u.RequestURI())
+	tb.Eval(`window.countdownErrors = [], addEventListener("error", e => countdownErrors.push(e.message)), ""`)
+	tb.WaitFor(`document.querySelector("[data-expires-at]") && document.querySelector("[data-expires-at]").textContent === "00 min 01 s"`)
+	tb.WaitFor(`document.querySelector(".time-left").textContent.includes("Este código expirou")`)
+	time.Sleep(2500 * time.Millisecond)
+	if errs := tb.Eval(`countdownErrors.join("\n")`); errs != "" {
+		t.Fatalf("the countdown fails after its expiry:\n%s", errs)
+	}
+}
