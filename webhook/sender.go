@@ -343,18 +343,17 @@ func printable(b []byte) string {
 }
 
 // retryAfter reads a Retry-After value, delay-seconds or HTTP-date, as a
-// wait from now; 0 if absent, malformed or already past.
+// wait from now; 0 if absent, malformed or already past. Seconds past what
+// an integer holds are the longest wait, as any count past it is: read as
+// malformed, they let the retry come on the schedule's seconds.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
 	var d time.Duration
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		if secs > int64(maxRetryAfter/time.Second) {
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if err != nil || secs > uint64(maxRetryAfter/time.Second) {
 			return maxRetryAfter
 		}
 		d = time.Duration(secs) * time.Second

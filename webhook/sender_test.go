@@ -159,6 +159,10 @@ func TestRetryAfter(t *testing.T) {
 		"soon":                          0,
 		" 120 ":                         2 * time.Minute,
 		"99999999999999999":             24 * time.Hour,
+		"99999999999999999999":          24 * time.Hour, // past int64
+		"18446744073709551616":          24 * time.Hour, // past uint64
+		"-99999999999999999999":         0,
+		"+5":                            0,
 		"Sun, 01 Mar 2026 12:01:00 GMT": time.Minute,
 		"Sun, 01 Mar 2026 11:00:00 GMT": 0,
 		"Mon, 01 Mar 2027 12:00:00 GMT": 24 * time.Hour,
