@@ -195,8 +195,10 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request) {
 			b, offer, code, form)
 		return
 	}
+	// The code's spaces around it are none of it: its field hides what
+	// was typed (or pasted), and " 123" was refused as not 3 digits.
 	card := parcela.CardPayment{Number: r.PostFormValue("card_number"), HolderName: form.Name, ExpiryMonth: month, ExpiryYear: year,
-		CVV: r.PostFormValue("card_cvv"), Installments: installments, ShownCents: shown}
+		CVV: strings.TrimSpace(r.PostFormValue("card_cvv")), Installments: installments, ShownCents: shown}
 	target, _, err := h.submissions.do(r.Context(), submissionKey(r, nonce+"\x00"+h.cardKey(card)), func() (string, error) {
 		p, err := h.d.Checkout.PayByCard(r.Context(), h.d.Environment, b.ID, code, card)
 		if err != nil {
