@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -144,7 +145,9 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		http.Redirect(w, r, target, http.StatusSeeOther)
 	case errors.As(err, &limited):
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(limited.until.Sub(h.d.Clock.Now()).Seconds()))))
+		// Rounded up, as tooMany's: a client waiting a second less came
+		// back into the same refusal.
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(limited.until.Sub(h.d.Clock.Now()).Seconds())))))
 		h.renderOffer(w, r, http.StatusTooManyRequests, offer, c, f, nil, []string{"Foram feitos muitos pedidos a partir da sua conexão " +
 			"na última hora. Por segurança, um novo pedido poderá ser feito a partir de " + dateTime(limited.until) +
 			". Se você já fez o seu, fale com o vendedor."}, "")

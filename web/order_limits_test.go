@@ -69,3 +69,19 @@ func TestOrdersLimitedPerAddressPerHour(t *testing.T) {
 		t.Fatalf("the next hour: status %d, %d orders", res.status, len(b.store.orderList()))
 	}
 }
+
+// Retry-After counts the seconds to the next hour up, as the posts' limit
+// does: cut down, 59 min 59.5 s read 3599, and a client that waited them
+// came half a second early, into the same refusal.
+func TestOrdersLimitedRetryAfterIsNotEarly(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(d *Deps) { d.OrdersPerHour = 1 })
+	b.clock.Advance(500 * time.Millisecond)
+	if first := b.post(t, b.offerPath(), buyForm(t, b.get(t, b.offerPath()).body, testUpfront+":boleto", nil)); first.status != http.StatusSeeOther {
+		t.Fatalf("first order: status %d", first.status)
+	}
+	second := b.post(t, b.offerPath(), buyForm(t, b.get(t, b.offerPath()).body, testUpfront+":boleto", url.Values{"name": {"Ana Souza"}}))
+	if second.status != http.StatusTooManyRequests || second.header.Get("Retry-After") != "3600" {
+		t.Fatalf("second order: status %d, Retry-After %q", second.status, second.header.Get("Retry-After"))
+	}
+}
