@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // PaymentRefused is the status of a card attempt the acquirer declined. It
@@ -162,8 +161,8 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 		v.Add("card.holder_name", "required", "is required")
 	case TooLong(name, 64):
 		v.Add("card.holder_name", "too_long", "must be at most 64 characters")
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		v.Add("card.holder_name", "invalid", "must not contain control characters")
+	case !ValidText(name, SingleLine):
+		v.Add("card.holder_name", "invalid", "must be UTF-8 text without control characters or direction overrides")
 	}
 	c.checkExpiry(&v, now)
 	cvvLen := 3

@@ -91,6 +91,10 @@ func TestCardPaymentCheck(t *testing.T) {
 		{"visa with four", func(c *CardPayment) { c.CVV = "1234" }, now, map[string]string{"card.cvv": "invalid"}},
 		{"too many installments", func(c *CardPayment) { c.Installments = 4 }, now, map[string]string{"card.installments": "invalid"}},
 		{"control character in name", func(c *CardPayment) { c.HolderName = "MARIA\x00" }, now, map[string]string{"card.holder_name": "invalid"}},
+		// Checked as the domain's other single-line texts are: a byte that
+		// is not UTF-8, or a direction override, went to the acquirer as typed.
+		{"name not UTF-8", func(c *CardPayment) { c.HolderName = "MARIA \xff" }, now, map[string]string{"card.holder_name": "invalid"}},
+		{"direction override in name", func(c *CardPayment) { c.HolderName = "\u202eMARIA" }, now, map[string]string{"card.holder_name": "invalid"}},
 		{"wrong length for the brand", func(c *CardPayment) { c.Number = "555555555555444400" }, now, map[string]string{"card.number": "invalid"}},
 	}
 	for _, tt := range tests {
