@@ -45,7 +45,7 @@ type Deps struct {
 	// PostsPerMinute bounds the POSTs of one client address (default 30).
 	PostsPerMinute int
 	// OrdersPerHour bounds the orders one client address (an IPv6 /64)
-	// creates from the offer pages in a clock hour (default 10; negative:
+	// creates from the offer pages in a clock hour (default 60; negative:
 	// no limit). A form sent again for the order it created is not another.
 	OrdersPerHour int
 	// OrderCounter counts them for every instance on the database; nil
