@@ -104,7 +104,13 @@ func (f offerForm) charge(offer *parcela.Offer, sig signature) (parcela.ChargeRe
 		if pc.PaymentType == parcela.Financed {
 			installments = atoiOr(f.Installments[id], 0)
 		}
-		return chargeRequest(id, method, installments, atoiOr(f.DueDay[id], defaultDueDay), sig), true
+		// No due day sent is the list's default; one sent that is no
+		// number is out of the list (0), refused as 32 is.
+		dueDay := defaultDueDay
+		if s := strings.TrimSpace(f.DueDay[id]); s != "" {
+			dueDay = atoiOr(s, 0)
+		}
+		return chargeRequest(id, method, installments, dueDay, sig), true
 	}
 	return parcela.ChargeRequest{}, false
 }

@@ -307,11 +307,12 @@ func TestBuyErrorsKeepValues(t *testing.T) {
 // A due day out of the list (a form posted by hand) is said beside the due
 // day, its configuration shown with the default day, where the financed
 // choice vanished (no plan has a due day 0) under a summary that pointed
-// at no field.
+// at no field. One that is no number is out of the list too: it was
+// charged at the default day, where 0 and 32 were refused.
 func TestBuyDueDayOutOfTheList(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	for _, day := range []string{"0", "-5", "32"} {
+	for _, day := range []string{"0", "-5", "32", "abc", "1e1"} {
 		page := b.get(t, b.offerPath())
 		res := b.post(t, b.offerPath(), buyForm(t, page.body, testFinanced+":pix", url.Values{"due_day." + testFinanced: {day}}))
 		if res.status != http.StatusUnprocessableEntity {
