@@ -19,8 +19,10 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.renderError(w, r, http.StatusNotFound)
 	case code == parcela.ERATELIMITED:
 		h.renderError(w, r, http.StatusTooManyRequests)
-	case code == parcela.EUNAVAILABLE:
-		h.renderError(w, r, http.StatusServiceUnavailable)
+	case code == parcela.EUNAVAILABLE, code == parcela.ECONFLICT:
+		// The database out, or a read still colliding after its retries
+		// (nothing done): a moment to reload after, as the API says.
+		h.unavailable(w, r)
 	case r.Context().Err() != nil:
 		// No failure of the page's: its client left (nothing to answer,
 		// 499 as the API logs it), or its time or the server's shutdown
@@ -29,11 +31,18 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 			w.WriteHeader(499)
 			return
 		}
-		h.renderError(w, r, http.StatusServiceUnavailable)
+		h.unavailable(w, r)
 	default:
 		h.logger(r).Error("page failed", "method", r.Method, "route", r.Pattern, "code", code, "error", err.Error())
 		h.renderError(w, r, http.StatusInternalServerError)
 	}
+}
+
+// unavailable answers the 503 page, with the seconds after which a reload
+// may find the server back, as the API's 503s carry them.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Retry-After", "5")
+	h.renderError(w, r, http.StatusServiceUnavailable)
 }
 
 // fieldsOf returns a validation error's fields, or nil.

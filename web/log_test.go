@@ -79,3 +79,42 @@ func TestPageWhoseClientLeftIs499(t *testing.T) {
 		t.Errorf("log:\n%s", b.logs)
 	}
 }
+
+// collidingOffers fails an offer read as the store does when its
+// transaction kept colliding past its retries.
+type collidingOffers struct{ parcela.CheckoutService }
+
+func (collidingOffers) PublicOffer(context.Context, parcela.Environment, string, string) (*parcela.Offer, error) {
+	return nil, parcela.Errorf(parcela.ECONFLICT, "concurrent requests kept colliding; nothing was done; retry")
+}
+
+// A page whose read kept colliding, or whose database is unavailable, is
+// the 503 page with Retry-After, as the API answers both: a conflict was
+// the 500 page logged as a failed page, and no 503 page said when to come
+// back.
+func TestPageUnavailableOrCollidingIs503WithRetryAfter(t *testing.T) {
+	t.Parallel()
+	for name, fail := range map[string]func(parcela.CheckoutService) parcela.CheckoutService{
+		"conflict":    func(c parcela.CheckoutService) parcela.CheckoutService { return collidingOffers{c} },
+		"unavailable": func(c parcela.CheckoutService) parcela.CheckoutService { return unavailableOffers{c} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, func(d *Deps) { d.Checkout = fail(d.Checkout) })
+			res := b.get(t, "/pay/demo/offers/"+testOfferID)
+			if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") == "" {
+				t.Fatalf("status %d, Retry-After %q", res.status, res.header.Get("Retry-After"))
+			}
+			if strings.Contains(b.logs.String(), "page failed") {
+				t.Errorf("logged as failed:\n%s", b.logs)
+			}
+		})
+	}
+}
+
+// unavailableOffers fails an offer read as an unreachable database does.
+type unavailableOffers struct{ parcela.CheckoutService }
+
+func (unavailableOffers) PublicOffer(context.Context, parcela.Environment, string, string) (*parcela.Offer, error) {
+	return nil, parcela.Errorf(parcela.EUNAVAILABLE, "the database is unavailable")
+}
