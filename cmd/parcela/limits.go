@@ -58,6 +58,12 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 			if *d, err = time.ParseDuration(s); err != nil || *d <= 0 {
 				return l, fmt.Errorf("%s: %q is not a positive duration", name, s)
 			}
+			// A request's time is nine tenths of the write timeout: under a
+			// second (1ns, 1ms) every request ran out of it, and the server
+			// answered nothing but 503s.
+			if name == "PARCELA_WRITE_TIMEOUT" && *d < time.Second {
+				return l, fmt.Errorf("%s: %q is under a second, too short for any request", name, s)
+			}
 		}
 	}
 	if s := getenv("PARCELA_MAX_CONNECTIONS"); s != "" {

@@ -118,6 +118,14 @@ func variableLimits(t *testing.T, names, good, bad []string) {
 	}
 }
 
+// The write timeout takes a second and more, and stops the start, naming
+// itself, under it: 1ns or 1ms started, and every request ran out of its
+// time and was answered 503.
+func TestServeWriteTimeoutOfASecondAtLeast(t *testing.T) {
+	t.Parallel()
+	variableLimits(t, []string{"PARCELA_WRITE_TIMEOUT"}, []string{"1s", "1m", "24h"}, []string{"1ns", "1ms", "999ms", "0", "-1s", "soon"})
+}
+
 // The token cache's TTL and the shutdown's grace take 0 (no cache, no
 // wait) and stop the start, naming the variable, on a negative duration,
 // which acted as 0 while saying something else, on one past int64's
