@@ -78,6 +78,39 @@ func TestServeVariablesAreTheOnesReadAndDocumented(t *testing.T) {
 	}
 }
 
+// What every instance behind one address needs set alike (the README's
+// "every instance … needs the same") is said where an operator reads how
+// to run several: the production guide. It said nothing of
+// PARCELA_PAGES_SECRET, and instances that each drew their own refused
+// the payer's forms whenever a post reached another instance than its
+// page came from.
+func TestProductionGuideNamesWhatEveryInstanceShares(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guide, err := os.ReadFile("../../docsite/guides/production.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := 0
+	for _, row := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(row, "| `PARCELA_") || !strings.Contains(row, "every instance behind one address needs the same") {
+			continue
+		}
+		for _, name := range regexp.MustCompile(`PARCELA_[A-Z_]+[A-Z]`).FindAllString(strings.SplitN(row, "|", 3)[1], -1) {
+			shared++
+			if !strings.Contains(string(guide), "`"+name+"`") {
+				t.Errorf("the README says every instance needs the same %s; the production guide does not name it", name)
+			}
+		}
+	}
+	if shared == 0 {
+		t.Fatal("the README names no variable every instance needs the same")
+	}
+}
+
 // PARCELA_DATABASE_URL set to nothing (a secret that did not reach the
 // deployment) stops every command, where it was taken as unset: serve ran
 // production on a new, empty parcela.db in the working directory. Not
