@@ -111,6 +111,30 @@ func TestProductionGuideNamesWhatEveryInstanceShares(t *testing.T) {
 	}
 }
 
+// The README's list of what each instance keeps to itself names the payer
+// pages' own: their read and post limits, counted in each process, and the
+// checkout's memory of a form just sent, which another instance does not
+// share (web/submissions.go). It named the API's alone, and an operator
+// adding instances took the pages' for shared.
+func TestReadmeListsThePagesPerInstanceState(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok := strings.Cut(string(readme), "\nPer instance, not shared:")
+	if !ok {
+		t.Fatal("the README has no list of what is per instance")
+	}
+	list, _, _ = strings.Cut(list, "\n\n")
+	list = strings.Join(strings.Fields(list), " ")
+	for _, want := range []string{"`PARCELA_PAGE_RATE_LIMIT`", "on posts", "double click"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("the README's list of what is per instance does not name %s", want)
+		}
+	}
+}
+
 // PARCELA_DATABASE_URL set to nothing (a secret that did not reach the
 // deployment) stops every command, where it was taken as unset: serve ran
 // production on a new, empty parcela.db in the working directory. Not
