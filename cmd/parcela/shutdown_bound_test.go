@@ -10,70 +10,47 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A request still waiting on the database when the shutdown timeout ends
-// does not keep the process: its context is canceled then, so the pool it
-// holds a connection of closes and serve returns.
-func TestShutdownEndsRequestsStuckInTheDatabase(t *testing.T) {
-	t.Parallel()
-	dsn := freshPostgres(t)
-	ts := startServer(t, dsn, map[string]string{"PARCELA_SHUTDOWN_TIMEOUT": "500ms"})
-	_, _, token := newCompanyToken(t, dsn, "sandbox")
+// lockTable locks table on dsn's database until the test ends, and
+// returns a wait for a request to be stuck behind the lock.
+func lockTable(t *testing.T, dsn, table string) (waitStuck func()) {
+	t.Helper()
 	ctx := context.Background()
 	locker, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { locker.Close(context.Background()) })
-	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE"); err != nil {
+	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE "+table+" IN ACCESS EXCLUSIVE MODE"); err != nil {
 		t.Fatal(err)
 	}
-	answered := make(chan struct{})
-	go func() {
-		defer close(answered)
-		req, _ := http.NewRequest("GET", ts.sandbox+"/external_api/v1/offers", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
+	return func() {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			var n int
+			if err := locker.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n); err == nil && n > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the request never waited on the lock")
+			}
 		}
-	}()
-	// The request is waiting on the lock.
-	waiting := func() bool {
-		var n int
-		err := locker.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n)
-		return err == nil && n > 0
-	}
-	for deadline := time.Now().Add(10 * time.Second); !waiting(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the request never waited on the lock")
-		}
-	}
-	ts.stop() // fails the test if serve has not returned within 30 s
-	select {
-	case <-answered:
-	case <-time.After(30 * time.Second):
-		t.Error("the request in flight was never answered")
 	}
 }
 
-// A request the shutdown cancels is answered 503 unavailable with
-// Retry-After, which a client retries (on another instance, or after the
-// restart), and logged as such: it was answered 499, the status of a
-// client that left, which its client was there to read, and which an
-// integrator following the production guide does not retry (a 4xx).
+// A request still waiting on the database when the shutdown timeout ends
+// does not keep the process: its context is canceled then, so the pool it
+// holds a connection of closes and serve returns. It is answered 503
+// unavailable with Retry-After, which a client retries (on another
+// instance, or after the restart), and logged as such: it was answered
+// 499, the status of a client that left, which its client was there to
+// read, and which an integrator following the production guide does not
+// retry (a 4xx).
 func TestShutdownAnswersTheRequestsItCancels503(t *testing.T) {
 	t.Parallel()
 	dsn := freshPostgres(t)
 	ts := startServer(t, dsn, map[string]string{"PARCELA_SHUTDOWN_TIMEOUT": "500ms"})
 	_, _, token := newCompanyToken(t, dsn, "sandbox")
-	ctx := context.Background()
-	locker, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locker.Close(context.Background()) })
-	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	waitStuck := lockTable(t, dsn, "tokens")
 	type answer struct {
 		status     int
 		retryAfter string
@@ -91,16 +68,8 @@ func TestShutdownAnswersTheRequestsItCancels503(t *testing.T) {
 		resp.Body.Close()
 		answered <- answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var n int
-		if err := locker.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n); err == nil && n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the request never waited on the lock")
-		}
-	}
-	ts.stop()
+	waitStuck()
+	ts.stop() // fails the test if serve has not returned within 30 s
 	select {
 	case a := <-answered:
 		if a.err != nil || a.status != http.StatusServiceUnavailable || a.retryAfter == "" {
@@ -130,15 +99,7 @@ func TestShutdownAnswersThePagesItCancels503(t *testing.T) {
 	if page == "" {
 		t.Fatalf("no offer page in:\n%s", ts.stdout)
 	}
-	ctx := context.Background()
-	locker, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locker.Close(context.Background()) })
-	if _, err := locker.Exec(ctx, "BEGIN; LOCK TABLE offers IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	waitStuck := lockTable(t, dsn, "offers")
 	answered := make(chan int, 1)
 	go func() {
 		resp, err := http.Get(page)
@@ -149,15 +110,7 @@ func TestShutdownAnswersThePagesItCancels503(t *testing.T) {
 		resp.Body.Close()
 		answered <- resp.StatusCode
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var n int
-		if err := locker.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE NOT granted").Scan(&n); err == nil && n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page never waited on the lock")
-		}
-	}
+	waitStuck()
 	ts.stop()
 	select {
 	case status := <-answered:
