@@ -100,6 +100,35 @@ func TestErrorBoundaryKeepsDomainErrors(t *testing.T) {
 	}
 }
 
+// busyError is a real SQLITE_BUSY on path's database: the error of a
+// transaction begun while another connection holds the write lock, by a
+// connection that does not wait.
+func busyError(t *testing.T, path string) error {
+	t.Helper()
+	ctx := context.Background()
+	holder, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	lock, err := holder.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+	busy, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tx, err := busy.BeginTx(ctx, nil)
+	if err == nil {
+		tx.Rollback()
+		t.Fatal("a transaction began while another held the write lock")
+	}
+	return err
+}
+
 // SQLite's busy and PostgreSQL's serialization failures and deadlocks are
 // transient: the transaction runs again.
 func TestTransientErrorsRetry(t *testing.T) {
@@ -110,25 +139,10 @@ func TestTransientErrorsRetry(t *testing.T) {
 	// A real SQLITE_BUSY: another connection holds the write lock and this
 	// one does not wait.
 	path := dsns[SQLite]
-	holder, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	lock, err := holder.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	busy, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	_, err = busy.BeginTx(ctx, nil)
+	err := busyError(t, path)
 	if classify(err) != transient {
 		t.Fatalf("%v is not read as transient", err)
 	}
-	lock.Rollback()
 
 	pg, ok := dsns[Postgres]
 	if !ok {
@@ -242,22 +256,7 @@ func TestTransientErrorsThatOutlastTheRetriesAreConflicts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := testDSNs(t)[SQLite]
-	holder, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	lock, err := holder.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	busy, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	_, err = busy.BeginTx(ctx, nil)
-	lock.Rollback()
+	err := busyError(t, path)
 	if got := failed("apply change", err); parcela.ErrorCode(got) != parcela.ECONFLICT || !errors.Is(got, err) {
 		t.Errorf("SQLITE_BUSY: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
 	}
