@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -383,6 +384,35 @@ func TestOverdueOnceThenOrderCanceled(t *testing.T) {
 			"bill:paid", "billing:active", "bill:overdue", "bill:canceled", "bill:canceled", "billing:canceled", "order:canceled"}
 		if got := b.eventLog(t); !slices.Equal(got, want) {
 			t.Fatalf("events:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+// A waiver holds back a late installment's penalties, not its overdue: it
+// turns overdue (its event sent) after its effective due date, owing its
+// original amount until the waiver ends. The lifecycle guide said it
+// turned overdue only after the later of the two.
+func TestOverdueEventUnderAWaiver(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		bills := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t))
+		b.pay(t, openPayment(t, b.bill(t, bills[0]))["id"].(string))
+		b.at(t, "2027-01-01 08:00") // installment 1 (due Sunday Jan 10, effectively the 11th) is issued
+		b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-01-20T23:59:59.999-03:00"}}).want(t, 200)
+		b.at(t, "2027-01-12 10:00")
+		evs, err := b.db.Events(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, bills[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := evs[len(evs)-1]
+		var data map[string]any
+		if err := json.Unmarshal(last.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		if last.Event != "overdue" || data["current_amount_cents"] != data["original_amount_cents"] || data["disable_penalties_until"] != "2027-01-20T23:59:59.999-03:00" {
+			t.Fatalf("under a waiver, past its effective due date: %s event, owing %v of %v", last.Event, data["current_amount_cents"], data["original_amount_cents"])
 		}
 	})
 }
