@@ -284,7 +284,7 @@ func (db *DB) Deliveries(ctx context.Context, a parcela.Auth, webhookID string, 
 	if err == nil {
 		err = attachAttempts(ctx, r, out)
 	}
-	return out, total, failed("list deliveries", err)
+	return out, atLeastShown(total, p, len(out)), failed("list deliveries", err)
 }
 
 // Delivery returns one of the caller's deliveries with its attempts.

@@ -141,7 +141,7 @@ func (db *DB) Offers(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*pa
 	if err == nil {
 		err = attachOfferParts(ctx, r, a, out)
 	}
-	return out, total, failed("list offers", err)
+	return out, atLeastShown(total, p, len(out)), failed("list offers", err)
 }
 
 // seatsSold counts the billings charged from an offer (renegotiations,

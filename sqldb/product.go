@@ -99,7 +99,7 @@ func (db *DB) Products(ctx context.Context, a parcela.Auth, p parcela.Page) ([]*
 	}
 	out, err := collect(ctx, r, scanProduct, productSelect+` WHERE p.company_id = ? AND p.environment = ? ORDER BY p.created_at DESC, p.id DESC LIMIT ? OFFSET ?`,
 		a.CompanyID, string(a.Environment), p.PerPage, (p.Page-1)*p.PerPage)
-	return out, total, failed("list products", err)
+	return out, atLeastShown(total, p, len(out)), failed("list products", err)
 }
 
 // MaxOfferAmount is the highest amount of a product's offers.

@@ -138,6 +138,19 @@ func (r runner) pagesOf(a parcela.Auth, p parcela.Page) runner {
 	return r
 }
 
+// atLeastShown is a listing's total when its page of p showed n rows:
+// the count and the page are two statements, each with its own snapshot,
+// so rows created between them are on the page (newest first) but not in
+// the count, which is then raised to what the page shows, as a bill
+// listing's is (DB.Bills). An empty page (past the end) shows nothing and
+// keeps the count.
+func atLeastShown(total int, p parcela.Page, n int) int {
+	if n == 0 {
+		return total
+	}
+	return max(total, p.Offset()+n)
+}
+
 // byTurns is r for statements that read pages of a's rows whose cost is
 // not their offset but their filter's whole range (rows read by one index
 // and sorted by another): however shallow, they wait for a's turn as deep
