@@ -111,10 +111,7 @@ func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) (
 	// at least what the page shows. (A bill that left a status filter
 	// between them, the other way round, is not corrected: the count is one
 	// too many until the next request.)
-	if shown := (f.Page.Page-1)*f.PerPage + len(bills); shown > total {
-		total = shown
-	}
-	return bills, total, c, nil
+	return bills, atLeastShown(total, f.Page, len(bills)), c, nil
 }
 
 // billPagesOf is r for a page of a's bills under f. A page filtered by
