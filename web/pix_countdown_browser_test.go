@@ -9,9 +9,10 @@ import (
 )
 
 // A Pix's countdown says it expired at its expiry and not before (a code
-// with 0.9 s left is still payable: it read "expirou"), then stops: each
-// second after it the script threw, its element gone from the page, and
-// any countdown after it on the page stopped too.
+// with 0.9 s left is still payable: it read "expirou"), hides the QR Code
+// and the code a bank would refuse, then stops: each second after it the
+// script threw, its element gone from the page, and any countdown after
+// it on the page stopped too.
 func TestBrowserPixCountdownStopsAtItsExpiry(t *testing.T) {
 	b := setup(t)
 	order := b.buy(t, testUpfront+":pix")
@@ -29,7 +30,11 @@ func TestBrowserPixCountdownStopsAtItsExpiry(t *testing.T) {
 	if d := time.Since(asked); d < 850*time.Millisecond {
 		t.Fatalf("the countdown read expired %v after the page was asked for, with 0.9 s left", d)
 	}
+	if shown := tb.Eval(`[".qr", ".code", "[data-copy]"].filter(s => getComputedStyle(document.querySelector(".pix " + s)).display !== "none").join(" ")`); shown != "" {
+		t.Errorf("the expired Pix still shows %s", shown)
+	}
 	time.Sleep(2500 * time.Millisecond)
+	tb.Shots("order-pix-expired")
 	if errs := tb.Eval(`countdownErrors.join("\n")`); errs != "" {
 		t.Fatalf("the countdown fails after its expiry:\n%s", errs)
 	}

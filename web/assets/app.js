@@ -120,6 +120,8 @@
         var skew = Date.parse(el.getAttribute("data-now")) - loadedAt;
         var left = Math.ceil((Date.parse(el.getAttribute("data-expires-at")) - (Date.now() + skew)) / 1000);
         if (left <= 0) {
+          // Its QR Code and code go too: a bank refuses an expired code.
+          el.closest(".pix").classList.add("expired");
           el.closest(".time-left").textContent = "Este código expirou. Recarregue a página para ver as opções.";
           return false;
         }
