@@ -113,41 +113,41 @@ func billListingsCountWhatTheyList(t *testing.T, e sqldb.Dialect) {
 		return live[intn(len(live))]
 	}
 	errNothing := errors.New("nothing to do")
+	// anUnpaid is one of the orders charged, at random, and a live Pix or
+	// boleto of it; errNothing if it has none.
+	anUnpaid := func() (*parcela.Order, *parcela.Payment, error) {
+		o, err := anOrder()
+		if err != nil {
+			return nil, nil, err
+		}
+		if p := unpaid(o); p != nil {
+			return o, p, nil
+		}
+		return nil, nil, errNothing
+	}
 	ops := map[string]func() error{
 		"charge": charge,
 		"pay": func() error {
-			o, err := anOrder()
+			_, p, err := anUnpaid()
 			if err != nil {
 				return err
-			}
-			p := unpaid(o)
-			if p == nil {
-				return errNothing
 			}
 			_, _, err = app.Payments.PayPayment(ctx, a, p.ID, parcela.Settlement{})
 			return err
 		},
 		"pay in part": func() error {
-			o, err := anOrder()
+			_, p, err := anUnpaid()
 			if err != nil {
 				return err
-			}
-			p := unpaid(o)
-			if p == nil {
-				return errNothing
 			}
 			part := p.AmountCents / 3
 			_, _, err = app.Payments.PayPayment(ctx, a, p.ID, parcela.Settlement{PaidAmountCents: &part})
 			return err
 		},
 		"expire": func() error {
-			o, err := anOrder()
+			_, p, err := anUnpaid()
 			if err != nil {
 				return err
-			}
-			p := unpaid(o)
-			if p == nil {
-				return errNothing
 			}
 			_, _, err = app.Payments.ExpirePayment(ctx, a, p.ID)
 			return err
@@ -189,13 +189,9 @@ func billListingsCountWhatTheyList(t *testing.T, e sqldb.Dialect) {
 		"race one bill": func() error {
 			// Its payment paid, expired, paid in part (or its order
 			// canceled) and its penalty waived at the same instant.
-			o, err := anOrder()
+			o, p, err := anUnpaid()
 			if err != nil {
 				return err
-			}
-			p := unpaid(o)
-			if p == nil {
-				return errNothing
 			}
 			errs := race(func() error {
 				_, _, err := app.Payments.PayPayment(ctx, a, p.ID, parcela.Settlement{})
