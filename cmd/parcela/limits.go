@@ -60,8 +60,11 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 			}
 			// A request's time is nine tenths of the write timeout: under a
 			// second (1ns, 1ms) every request ran out of it, and the server
-			// answered nothing but 503s.
-			if name == "PARCELA_WRITE_TIMEOUT" && *d < time.Second {
+			// answered nothing but 503s. The read timeouts alike: 1ns closed
+			// every connection before its headers were read (nothing
+			// answered at all), or cut a form's body short; a client over
+			// a phone network takes more than a millisecond to send either.
+			if name != "PARCELA_IDLE_TIMEOUT" && *d < time.Second {
 				return l, fmt.Errorf("%s: %q is under a second, too short for any request", name, s)
 			}
 		}

@@ -16,7 +16,7 @@ import (
 // headers, at the configured timeout.
 func TestServeListenersCloseTricklingClients(t *testing.T) {
 	t.Parallel()
-	ts := startServer(t, tempDSN(t), map[string]string{"PARCELA_READ_HEADER_TIMEOUT": "300ms", "PARCELA_MAX_CONNECTIONS": "50"})
+	ts := startServer(t, tempDSN(t), map[string]string{"PARCELA_READ_HEADER_TIMEOUT": "1s", "PARCELA_MAX_CONNECTIONS": "50"})
 	for _, base := range []string{ts.prod, ts.sandbox, ts.ops} {
 		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 		if err != nil {
@@ -118,12 +118,16 @@ func variableLimits(t *testing.T, names, good, bad []string) {
 	}
 }
 
-// The write timeout takes a second and more, and stops the start, naming
-// itself, under it: 1ns or 1ms started, and every request ran out of its
-// time and was answered 503.
-func TestServeWriteTimeoutOfASecondAtLeast(t *testing.T) {
+// The write and read timeouts take a second and more, and stop the start,
+// naming themselves, under it: a write timeout of 1ns or 1ms started, and
+// every request ran out of its time and was answered 503; a read header
+// timeout of 1ns started, and every connection was closed unanswered
+// before its headers were read; a read timeout of 1ns cut every form's
+// body short.
+func TestServeRequestTimeoutsOfASecondAtLeast(t *testing.T) {
 	t.Parallel()
-	variableLimits(t, []string{"PARCELA_WRITE_TIMEOUT"}, []string{"1s", "1m", "24h"}, []string{"1ns", "1ms", "999ms", "0", "-1s", "soon"})
+	variableLimits(t, []string{"PARCELA_WRITE_TIMEOUT", "PARCELA_READ_HEADER_TIMEOUT", "PARCELA_READ_TIMEOUT"},
+		[]string{"1s", "1m", "24h"}, []string{"1ns", "1ms", "999ms", "0", "-1s", "soon"})
 }
 
 // The token cache's TTL and the shutdown's grace take 0 (no cache, no
