@@ -89,9 +89,9 @@ func (collidingOffers) PublicOffer(context.Context, parcela.Environment, string,
 }
 
 // A page whose read kept colliding, or whose database is unavailable, is
-// the 503 page with Retry-After, as the API answers both: a conflict was
-// the 500 page logged as a failed page, and no 503 page said when to come
-// back.
+// the 503 page with Retry-After (the API answers them 409 and 503, each
+// to retry): a conflict was the 500 page logged as a failed page, and no
+// 503 page said when to come back.
 func TestPageUnavailableOrCollidingIs503WithRetryAfter(t *testing.T) {
 	t.Parallel()
 	for name, fail := range map[string]func(parcela.CheckoutService) parcela.CheckoutService{
