@@ -129,6 +129,28 @@ func busyError(t *testing.T, path string) error {
 	return err
 }
 
+// postgresDB is a store on the test PostgreSQL, closed with the test; nil
+// when none is set.
+func postgresDB(t *testing.T, dsns map[Dialect]string) *DB {
+	t.Helper()
+	pg, ok := dsns[Postgres]
+	if !ok {
+		return nil
+	}
+	db, err := Open(context.Background(), pg, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// raise makes PostgreSQL raise an error of code in tx.
+func raise(ctx context.Context, tx *Tx, code string) error {
+	_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'raised' USING ERRCODE = '`+code+`'; END $$`)
+	return err
+}
+
 // SQLite's busy and PostgreSQL's serialization failures and deadlocks are
 // transient: the transaction runs again.
 func TestTransientErrorsRetry(t *testing.T) {
@@ -144,21 +166,15 @@ func TestTransientErrorsRetry(t *testing.T) {
 		t.Fatalf("%v is not read as transient", err)
 	}
 
-	pg, ok := dsns[Postgres]
-	if !ok {
+	db := postgresDB(t, dsns)
+	if db == nil {
 		return
 	}
-	db, err := Open(ctx, pg, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	for _, code := range []string{pgSerializationFailure, pgDeadlockDetected} {
 		runs := 0
 		err := db.inTx(ctx, func(tx *Tx) error {
 			if runs++; runs == 1 {
-				_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '`+code+`'; END $$`)
-				return err
+				return raise(ctx, tx, code)
 			}
 			return nil
 		})
@@ -170,8 +186,7 @@ func TestTransientErrorsRetry(t *testing.T) {
 	runs := 0
 	err = db.inTx(ctx, func(tx *Tx) error {
 		runs++
-		_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'broken' USING ERRCODE = 'XX000'; END $$`)
-		return err
+		return raise(ctx, tx, "XX000")
 	})
 	if err == nil || runs != 1 {
 		t.Fatalf("ran %d times, %v", runs, err)
@@ -261,21 +276,15 @@ func TestTransientErrorsThatOutlastTheRetriesAreConflicts(t *testing.T) {
 		t.Errorf("SQLITE_BUSY: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
 	}
 
-	pg, ok := testDSNs(t)[Postgres]
-	if !ok {
+	db := postgresDB(t, testDSNs(t))
+	if db == nil {
 		return
 	}
-	db, err := Open(ctx, pg, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	for _, code := range []string{pgSerializationFailure, pgDeadlockDetected} {
 		runs := 0
 		err := db.inTx(ctx, func(tx *Tx) error {
 			runs++
-			_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '`+code+`'; END $$`)
-			return err
+			return raise(ctx, tx, code)
 		})
 		got := failed("apply change", err)
 		if runs != txAttempts || parcela.ErrorCode(got) != parcela.ECONFLICT || !errors.Is(got, err) {
@@ -286,7 +295,7 @@ func TestTransientErrorsThatOutlastTheRetriesAreConflicts(t *testing.T) {
 	// server's 503 at its write timeout, 499 for a client gone), not 409.
 	cctx, cancel := context.WithCancel(ctx)
 	err = db.inTx(cctx, func(tx *Tx) error {
-		_, err := tx.r.exec(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '`+pgDeadlockDetected+`'; END $$`)
+		err := raise(ctx, tx, pgDeadlockDetected)
 		cancel()
 		return err
 	})
