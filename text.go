@@ -36,7 +36,8 @@ type TextKind int
 
 const (
 	// SingleLine text (names, codes, addresses, user agents) holds no
-	// control character at all.
+	// control character at all, nor Unicode's line and paragraph
+	// separators (U+2028, U+2029), which break it as a line feed does.
 	SingleLine TextKind = iota
 	// FreeText (descriptions) may also break lines and indent: tab, line
 	// feed and the carriage return of a CRLF.
@@ -45,7 +46,8 @@ const (
 
 // ValidText reports whether s is valid UTF-8 without NUL or any other
 // control character (C0, DEL, C1) beyond what kind allows, nor a
-// direction override (DirectionControl). PostgreSQL refuses NUL in text,
+// direction override (DirectionControl); single-line text holds no line
+// or paragraph separator either. PostgreSQL refuses NUL in text,
 // and control characters have no place in what a payer or a bank reads
 // back.
 func ValidText(s string, kind TextKind) bool {
@@ -54,6 +56,9 @@ func ValidText(s string, kind TextKind) bool {
 	}
 	for _, r := range s {
 		if DirectionControl(r) {
+			return false
+		}
+		if kind == SingleLine && (r == '\u2028' || r == '\u2029') {
 			return false
 		}
 		if !unicode.IsControl(r) {

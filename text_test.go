@@ -32,6 +32,8 @@ func TestValidText(t *testing.T) {
 		{"embedding \u202a", false, false},
 		{"isolate \u2066x\u2069", false, false},
 		{"pop \u202c", false, false},
+		{"line\u2028separator", false, true}, // a line break in a name
+		{"paragraph\u2029separator", false, true},
 		{strings.Repeat("a", 10000), true, true},
 	}
 	for _, tt := range tests {
