@@ -135,7 +135,7 @@ func (s *Catalog) CreateOffer(ctx context.Context, a Auth, req OfferRequest) (*O
 	// A product id that is no UUID cannot exist: BuildOffer reports it
 	// missing without a query (PostgreSQL refuses a NUL byte with a 500).
 	if req.Offer.ProductID != nil && IsUUID(*req.Offer.ProductID) {
-		product, err = s.store.Product(ctx, a, *req.Offer.ProductID)
+		product, err = s.store.Product(ctx, a, LowerUUID(*req.Offer.ProductID))
 		if err != nil && ErrorCode(err) != ENOTFOUND {
 			return nil, err
 		}

@@ -126,7 +126,7 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 		v.Add("payment_configuration_id", "required", "is required")
 	} else {
 		for _, pc := range o.Offer.PaymentConfigurations {
-			if pc.ID == *req.PaymentConfigurationID {
+			if pc.ID == LowerUUID(*req.PaymentConfigurationID) {
 				p.Configuration = pc
 			}
 		}

@@ -24,7 +24,7 @@ func PlanCardCharge(req ChargeRequest, o *Order, c *Company, now time.Time) (*Ch
 	var chosen *PaymentConfiguration
 	if req.PaymentConfigurationID != nil {
 		for _, pc := range o.Offer.PaymentConfigurations {
-			if pc.ID == *req.PaymentConfigurationID {
+			if pc.ID == LowerUUID(*req.PaymentConfigurationID) {
 				chosen = pc
 			}
 		}

@@ -37,6 +37,7 @@ func (s *Checkout) TakesCards(env Environment) bool { return s.acquirers.Serves(
 // has the form of one: a path may carry any bytes, and PostgreSQL fails a
 // query given text that is not UTF-8 or holds NUL.
 func (s *Checkout) PublicOffer(ctx context.Context, env Environment, companySlug, offerID string) (*Offer, error) {
+	offerID = LowerUUID(offerID)
 	if !IsUUID(offerID) || !validSlug(companySlug) {
 		return nil, NotFound("offer")
 	}
@@ -52,6 +53,7 @@ func (k PayerKey) opens(code string) bool {
 // OrderForPayer reads an order with its offer, billings, bills and
 // payments. A wrong code is not_found, like a missing order.
 func (s *Checkout) OrderForPayer(ctx context.Context, env Environment, orderID, accessCode string) (*Order, error) {
+	orderID = LowerUUID(orderID)
 	if !IsUUID(orderID) || accessCode == "" {
 		return nil, NotFound("order")
 	}
@@ -69,6 +71,7 @@ func (s *Checkout) OrderForPayer(ctx context.Context, env Environment, orderID, 
 // OrderForPayer would, without reading the order: a bill's checkout opened
 // from its purchase links to the order's page only when the code opens it.
 func (s *Checkout) CheckOrderCode(ctx context.Context, env Environment, orderID, accessCode string) error {
+	orderID = LowerUUID(orderID)
 	if !IsUUID(orderID) || accessCode == "" {
 		return NotFound("order")
 	}
@@ -85,6 +88,7 @@ func (s *Checkout) CheckOrderCode(ctx context.Context, env Environment, orderID,
 // payerBill reads the order of a bill the code opens, with every billing,
 // bill and payment, and returns the bill in it, its Billing set.
 func (s *Checkout) payerBill(ctx context.Context, env Environment, billID, code string) (Auth, *Order, *Bill, error) {
+	billID = LowerUUID(billID)
 	if !IsUUID(billID) || code == "" {
 		return Auth{}, nil, nil, NotFound("bill")
 	}
@@ -116,6 +120,7 @@ func (s *Checkout) payerBill(ctx context.Context, env Environment, billID, code 
 // only what the bill's page shows: the payer's actions read the whole
 // order (payerBill).
 func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, authenticationCode string) (*Bill, *Offer, error) {
+	billID = LowerUUID(billID)
 	if !IsUUID(billID) || authenticationCode == "" {
 		return nil, nil, NotFound("bill")
 	}

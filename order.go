@@ -84,7 +84,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	in := req.Order
 	o := &Order{Status: OrderPending}
 	str := func(field string, p *string, max int) string { return requiredText(&v, field, p, max) }
-	if o.OfferID = str("order.offer_id", in.OfferID, 64); o.OfferID != "" && !IsUUID(o.OfferID) {
+	if o.OfferID = LowerUUID(str("order.offer_id", in.OfferID, 64)); o.OfferID != "" && !IsUUID(o.OfferID) {
 		v.Add("order.offer_id", "not_found", "is not an offer of this company and environment")
 	}
 	o.CustomerName = str("order.customer_name", in.CustomerName, 255)

@@ -214,7 +214,7 @@ func (s *Payments) PublicPayment(ctx context.Context, env Environment, id string
 	if !IsUUID(id) {
 		return nil, NotFound("payment")
 	}
-	return s.store.PublicPayment(ctx, env, id)
+	return s.store.PublicPayment(ctx, env, LowerUUID(id))
 }
 
 // PaymentForPayer finds a payment of env by its unguessable id, with its

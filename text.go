@@ -109,8 +109,9 @@ func checkText(v *Validation, field, s string, kind TextKind) bool {
 }
 
 // IsUUID reports whether s is a UUID in its canonical 36-character form
-// (8-4-4-4-12 hexadecimal digits). Every id parcela issues has this form,
-// so anything else names nothing and is answered 404 without a query.
+// (8-4-4-4-12 hexadecimal digits, either case). Every id parcela issues
+// has this form, so anything else names nothing and is answered 404
+// without a query.
 func IsUUID(s string) bool {
 	if len(s) != 36 {
 		return false
@@ -129,4 +130,15 @@ func IsUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// LowerUUID is s in lower case when it is a UUID (IsUUID), else s as it
+// is. parcela issues and stores its ids in lower case, and a UUID's hex
+// digits are case-insensitive on input (RFC 9562): an id written in upper
+// case names the same thing, where it found nothing.
+func LowerUUID(s string) string {
+	if !IsUUID(s) {
+		return s
+	}
+	return strings.ToLower(s)
 }

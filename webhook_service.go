@@ -232,7 +232,7 @@ func (s *Webhooks) Deliveries(ctx context.Context, a Auth, webhookID string, p P
 	if webhookID != "" && !IsUUID(webhookID) {
 		return nil, 0, NotFound("webhook")
 	}
-	return s.store.Deliveries(ctx, a, webhookID, p)
+	return s.store.Deliveries(ctx, a, LowerUUID(webhookID), p)
 }
 
 // RetryDelivery sends a delivery again now (a replay), whatever its status,

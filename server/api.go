@@ -27,9 +27,14 @@ func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
 	return s.authenticate(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// No id but a UUID names anything: the rest are not looked up (a
 		// NUL byte, say, must not reach the database).
-		if id := r.PathValue("id"); id != "" && !parcela.IsUUID(id) {
-			writeError(w, r, parcela.NotFound(entityOf(r.Pattern)))
-			return
+		if id := r.PathValue("id"); id != "" {
+			if !parcela.IsUUID(id) {
+				writeError(w, r, parcela.NotFound(entityOf(r.Pattern)))
+				return
+			}
+			if lower := parcela.LowerUUID(id); lower != id {
+				r.SetPathValue("id", lower)
+			}
 		}
 		var body []byte
 		if takesBody {

@@ -26,6 +26,7 @@ func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
 			return 0, nil, err
 		}
 	}
+	f.BillingID, f.OrderID = parcela.LowerUUID(f.BillingID), parcela.LowerUUID(f.OrderID)
 	for _, d := range []struct {
 		name string
 		end  bool

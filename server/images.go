@@ -47,7 +47,7 @@ func (s *Server) handlePaymentImage(kind string) http.HandlerFunc {
 			s.tooMany(w, r, wait, "too many image requests from this address")
 			return
 		}
-		id := r.PathValue("id")
+		id := parcela.LowerUUID(r.PathValue("id"))
 		if !parcela.IsUUID(id) {
 			writeError(w, r, noImage)
 			return
