@@ -48,6 +48,7 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 // access code, personal data or card reaches the log.
 func (h *Handler) base(mux *http.ServeMux) http.Handler {
 	origin := http.NewCrossOriginProtection()
+	hsts := strings.HasPrefix(h.d.Links.PublicURL, "https://")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		hd := w.Header()
@@ -63,6 +64,15 @@ func (h *Handler) base(mux *http.ServeMux) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+		if hsts {
+			// A payer's browser that once reached the pages over https
+			// never asks for them over plain http again, where a network
+			// could read the access code and the card form or rewrite the
+			// Pix code. A browser ignores it over http, so it is sent
+			// whenever the public address is https. Not the address's
+			// other hosts (no includeSubDomains): they are the operator's.
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		// An id ties the access line to the request's error lines, as the
 		// API's does, and is what a payer reporting a failed page can quote.
 		id := parcela.NewRequestID()

@@ -47,6 +47,23 @@ func TestOfferPageProduction(t *testing.T) {
 	}
 }
 
+// Pages at an https public address tell the browser to keep to https
+// (HSTS), error pages and assets too; at an http one they do not (a
+// browser ignores it there, and a test listener has no TLS to keep to).
+func TestPagesAtAnHTTPSAddressSendHSTS(t *testing.T) {
+	t.Parallel()
+	secure := setup(t, func(d *Deps) { d.Links.PublicURL = "https://pagamentos.example.com" })
+	for _, path := range []string{secure.offerPath(), "/pay/demo/offers/c1a5a1b4-1111-4111-8111-111111111111"} {
+		if got := secure.get(t, path).header.Get("Strict-Transport-Security"); got != "max-age=31536000" {
+			t.Errorf("%s at https: Strict-Transport-Security %q", path, got)
+		}
+	}
+	plain := setup(t, func(d *Deps) { d.Links.PublicURL = "http://127.0.0.1:8081" })
+	if got := plain.get(t, plain.offerPath()).header.Get("Strict-Transport-Security"); got != "" {
+		t.Errorf("at http: Strict-Transport-Security %q", got)
+	}
+}
+
 // checkLabels finds every visible form control and its <label for>.
 func checkLabels(t *testing.T, page string) {
 	t.Helper()
