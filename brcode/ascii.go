@@ -1,6 +1,11 @@
 package brcode
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 // asciiFold maps the accented letters of Portuguese (and the other Latin-1
 // letters customers type) to their unaccented ASCII letter. BR Code text
@@ -22,6 +27,7 @@ var asciiFold = map[rune]string{
 	'ß': "ss", 'æ': "ae", 'Æ': "AE", 'œ': "oe", 'Œ': "OE",
 	'ª': "a", 'º': "o", '°': "o",
 	'‘': "'", '’': "'", '“': "\"", '”': "\"", '–': "-", '—': "-",
+	'ł': "l", 'Ł': "L", 'đ': "d", 'Đ': "D", 'ı': "i", // letters with a stroke or without a dot decompose to nothing
 }
 
 // PixName is name as a Pix code carries it (tag 59): accents folded, other
@@ -31,17 +37,27 @@ func PixName(name string) string { return toASCII(name, maxPixName) }
 
 // toASCII folds accents, turns any white space into a single space, drops
 // every other non-printable or non-ASCII character, trims the result and
-// cuts it to at most max characters.
+// cuts it to at most max characters. A letter outside the table is folded
+// to the ASCII letters of its compatibility decomposition (ř, ē, ş, a
+// full-width Ｃ): dropped, "Dvořák" read "Dvoak" in the payer's bank.
 func toASCII(s string, max int) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\u00a0':
+		case unicode.IsSpace(r): // an em space between two words dropped joined them
 			b.WriteByte(' ')
 		case r > ' ' && r <= '~':
 			b.WriteRune(r)
 		default:
-			b.WriteString(asciiFold[r])
+			if f, ok := asciiFold[r]; ok {
+				b.WriteString(f)
+				continue
+			}
+			for _, d := range norm.NFKD.String(string(r)) {
+				if d > ' ' && d <= '~' {
+					b.WriteRune(d)
+				}
+			}
 		}
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")

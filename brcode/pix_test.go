@@ -158,6 +158,27 @@ func TestPayloadTextFields(t *testing.T) {
 	}
 }
 
+// Every accented Latin letter is folded to its ASCII letter, not only the
+// ones Portuguese uses, and any white space is a space: "Dvořák" was
+// carried as "Dvoak", and an em space joined two words.
+func TestPixNameFoldsEveryAccent(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Dvořák Música":         "Dvorak Musica",
+		"Escola Łódź":           "Escola Lodz",
+		"Şahin Eğitim":          "Sahin Egitim",
+		"Curso Ōsaka":           "Curso Osaka",
+		"Joa\u0303o Cafe\u0301": "Joao Cafe", // decomposed accents
+		"Ｃｕｒｓｏｓ":                "Cursos",    // full-width letters
+		"Escola\u2003Música":    "Escola Musica",
+		"Ação & Cia":            "Acao & Cia",
+	} {
+		if got := PixName(in); got != want {
+			t.Errorf("PixName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestPayloadRejects(t *testing.T) {
 	ok := Pix{Key: "123e4567-e12b-12d1-a456-426655440000", MerchantName: "Parcela", MerchantCity: "Recife", AmountCents: 100, TxID: "abc123"}
 	bad := map[string]func(p *Pix){
