@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -18,6 +19,54 @@ type Catalog struct {
 	// configuration, and a company creating offers as fast as its rate
 	// limit lets it took every core from the other companies' requests.
 	offerChecks chan struct{}
+	// offerTurns admits each company's offers (in each environment) to
+	// offerChecks half of it at a time, at least one, first come, first
+	// served: the slots alone are first come, first served among every
+	// company, and one company's offers sent many at once (a sandbox load
+	// test's) queued ahead of every other company's, in production too,
+	// which waited for all of them (TestOffersAreCreatedInTurnsByCompany).
+	turnsMu    sync.Mutex
+	offerTurns map[string]*offerTurn
+}
+
+// offerTurn is one company's and environment's turns at offerChecks.
+type offerTurn struct {
+	slots chan struct{}
+	users int // offers holding or waiting for a turn
+}
+
+// offerTurn waits for one of a's turns at offerChecks, and returns what
+// gives it back.
+func (s *Catalog) offerTurn(ctx context.Context, a Auth) (func(), error) {
+	owner := a.CompanyID + "/" + string(a.Environment)
+	s.turnsMu.Lock()
+	t := s.offerTurns[owner]
+	if t == nil {
+		if s.offerTurns == nil {
+			s.offerTurns = map[string]*offerTurn{}
+		}
+		t = &offerTurn{slots: make(chan struct{}, max(1, cap(s.offerChecks)/2))}
+		s.offerTurns[owner] = t
+	}
+	t.users++
+	s.turnsMu.Unlock()
+	leave := func() {
+		s.turnsMu.Lock()
+		if t.users--; t.users == 0 {
+			delete(s.offerTurns, owner)
+		}
+		s.turnsMu.Unlock()
+	}
+	select {
+	case t.slots <- struct{}{}:
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-t.slots
+		leave()
+	}, nil
 }
 
 // NewCatalog returns the catalog use cases over store.
@@ -121,6 +170,11 @@ func (s *Catalog) UpdateProduct(ctx context.Context, a Auth, id string, in Produ
 // CreateOffer validates an offer request against the company's limits and
 // stores the offer with its payment configurations.
 func (s *Catalog) CreateOffer(ctx context.Context, a Auth, req OfferRequest) (*Offer, error) {
+	done, err := s.offerTurn(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	select {
 	case s.offerChecks <- struct{}{}:
 		defer func() { <-s.offerChecks }()
