@@ -166,6 +166,22 @@ func TestLookupsUseIndexes(t *testing.T) {
 	})
 }
 
+// The count of an offer's seats sold, which a PATCH giving the offer a
+// seat limit runs inside its write transaction, reads that offer's orders
+// by their index: through orders_owner it read every order of the company
+// in the environment, holding SQLite's single writer (and every other
+// company's writes) for a third of a second at 500,000 orders, at every
+// such PATCH.
+func TestSeatCountReadsTheOffersOrdersOnly(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		plan := explain(t, context.Background(), db, sqldb.Rebind(db, sqldb.SeatsSoldQuery), []any{"c", "sandbox", "o"})
+		if !strings.Contains(plan, "orders_offer") || strings.Contains(plan, "orders_owner") {
+			t.Errorf("the seats sold are counted over other orders than the offer's:\n%s", plan)
+		}
+	})
+}
+
 // A listing without a status (nor an order, billing or payment date) merges
 // each status's run of bills_status_due: no plan sorts the company's bills
 // before the page's LIMIT, since no index on the due date alone is kept.

@@ -32,6 +32,9 @@ var LookupQueries = map[string]string{
 	"order of a form":                     orderOfFormQuery,
 }
 
+// SeatsSoldQuery counts an offer's seats sold, for the query-plan test.
+const SeatsSoldQuery = seatsSold
+
 // Rebind exposes placeholder rebinding.
 func Rebind(db *DB, q string) string { return db.binder.bind(q) }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,18 +40,28 @@ func TestMigrationAbortedByADeadlockRunsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	// Back to 00022: 00023's own Down section, and its version's row.
-	sql, err := os.ReadFile("../../sqldb/migrations/postgres/00023_bills_keyed_to_their_billing.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, down, ok := strings.Cut(string(sql), "-- +goose Down")
-	if !ok {
-		t.Fatal("00023 has no Down section")
-	}
-	for _, q := range []string{down, `DELETE FROM goose_db_version WHERE version_id = 23`} {
-		if _, err := conn.Exec(ctx, q); err != nil {
+	// Back to 00022: the Down sections of 00023 and those after it, the
+	// latest first, and their versions' rows (Up refuses a version missing
+	// below one applied).
+	for _, m := range []struct {
+		version int
+		file    string
+	}{
+		{24, "../../sqldb/migrations/00024_orders_by_offer.sql"},
+		{23, "../../sqldb/migrations/postgres/00023_bills_keyed_to_their_billing.sql"},
+	} {
+		sql, err := os.ReadFile(m.file)
+		if err != nil {
 			t.Fatal(err)
+		}
+		_, down, ok := strings.Cut(string(sql), "-- +goose Down")
+		if !ok {
+			t.Fatalf("%s has no Down section", m.file)
+		}
+		for _, q := range []string{down, `DELETE FROM goose_db_version WHERE version_id = ` + strconv.Itoa(m.version)} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	deadlocks := func() int64 {
