@@ -89,6 +89,10 @@ func (s *Bills) Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, 
 	return s.store.Bills(ctx, a, f)
 }
 
+// waiverIssueTimeout bounds the boleto a waiver issues after its commit:
+// one call to the provider and the change that stores it.
+const waiverIssueTimeout = issueTimeout + 10*time.Second
+
 // WaivePenalties sets (or, with nil, clears) the instant until which an
 // open bill carries no late penalties, and settles what that changes
 // (mover.waive): a live Pix or boleto priced with a penalty waived is
@@ -135,8 +139,13 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 	if canceled && s.payments != nil {
 		// Best effort: a failure leaves the bill to the issue sweep. The
 		// waiver's write claimed the request's Idempotency-Key; the
-		// boleto's writes are no claim of it again.
-		_, _ = s.payments.issueInstallment(withoutIdempotentRequest(ctx), a, id)
+		// boleto's writes are no claim of it again. Its client leaving
+		// does not stop it: the waiver committed, and its retry, which
+		// cancels nothing, would issue nothing, so the bill stayed with
+		// nothing to pay with until the issue sweep.
+		issue, cancel := context.WithTimeout(context.WithoutCancel(withoutIdempotentRequest(ctx)), waiverIssueTimeout)
+		_, _ = s.payments.issueInstallment(issue, a, id)
+		cancel()
 	}
 	return s.store.Bill(ctx, a, id)
 }
