@@ -2461,7 +2461,7 @@ type ClientInterface interface {
 
 	// ListOffers List offers
 	//
-	// The company's offers in create-response form.
+	// The company's offers in create-response form, newest first (by `created_at`, then `id`).
 	//
 	// Corresponds with GET /external_api/v1/offers (the `ListOffers` operationId).
 	ListOffers(ctx context.Context, params *ListOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2731,7 +2731,7 @@ type ClientInterface interface {
 
 	// ListProducts List products
 	//
-	// The company's products in create-response form.
+	// The company's products in create-response form, newest first (by `created_at`, then `id`).
 	//
 	// Corresponds with GET /external_api/v1/products (the `ListProducts` operationId).
 	ListProducts(ctx context.Context, params *ListProductsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2945,7 +2945,7 @@ type ClientInterface interface {
 
 	// ListWebhooks List webhooks
 	//
-	// All the company's webhooks of this environment, as a JSON array (not paged). Secrets are never listed.
+	// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
 	//
 	// Corresponds with GET /external_api/v1/webhooks (the `ListWebhooks` operationId).
 	ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3241,7 +3241,7 @@ func (c *RawClient) UpdateBill(ctx context.Context, id BillId, params *UpdateBil
 
 // ListOffers List offers
 //
-// The company's offers in create-response form.
+// The company's offers in create-response form, newest first (by `created_at`, then `id`).
 //
 // Corresponds with GET /external_api/v1/offers (the `ListOffers` operationId).
 func (c *RawClient) ListOffers(ctx context.Context, params *ListOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3661,7 +3661,7 @@ func (c *RawClient) GetPaymentPixQRCode(ctx context.Context, id PaymentId, param
 
 // ListProducts List products
 //
-// The company's products in create-response form.
+// The company's products in create-response form, newest first (by `created_at`, then `id`).
 //
 // Corresponds with GET /external_api/v1/products (the `ListProducts` operationId).
 func (c *RawClient) ListProducts(ctx context.Context, params *ListProductsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3985,7 +3985,7 @@ func (c *RawClient) RetryWebhookDelivery(ctx context.Context, id DeliveryId, par
 
 // ListWebhooks List webhooks
 //
-// All the company's webhooks of this environment, as a JSON array (not paged). Secrets are never listed.
+// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
 //
 // Corresponds with GET /external_api/v1/webhooks (the `ListWebhooks` operationId).
 func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6052,7 +6052,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListOffersWithResponse List offers
 	//
-	// The company's offers in create-response form.
+	// The company's offers in create-response form, newest first (by `created_at`, then `id`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6332,7 +6332,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListProductsWithResponse List products
 	//
-	// The company's products in create-response form.
+	// The company's products in create-response form, newest first (by `created_at`, then `id`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6556,7 +6556,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebhooksWithResponse List webhooks
 	//
-	// All the company's webhooks of this environment, as a JSON array (not paged). Secrets are never listed.
+	// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11973,7 +11973,7 @@ func (c *ClientWithResponses) UpdateBillWithResponse(ctx context.Context, id Bil
 
 // ListOffersWithResponse List offers
 //
-// The company's offers in create-response form.
+// The company's offers in create-response form, newest first (by `created_at`, then `id`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12343,7 +12343,7 @@ func (c *ClientWithResponses) GetPaymentPixQRCodeWithResponse(ctx context.Contex
 
 // ListProductsWithResponse List products
 //
-// The company's products in create-response form.
+// The company's products in create-response form, newest first (by `created_at`, then `id`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12633,7 +12633,7 @@ func (c *ClientWithResponses) RetryWebhookDeliveryWithResponse(ctx context.Conte
 
 // ListWebhooksWithResponse List webhooks
 //
-// All the company's webhooks of this environment, as a JSON array (not paged). Secrets are never listed.
+// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
