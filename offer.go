@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -104,6 +105,9 @@ type OfferFields struct {
 	Seats               *int       `json:"seats"`
 	ExcludeFromCampaign *bool      `json:"exclude_from_campaign"`
 	Availability        *string    `json:"availability"`
+	// Read only to refuse it in a patch: an offer's ways to pay are fixed
+	// (a request creating one sends them beside offer, not in it).
+	PaymentConfigurations json.RawMessage `json:"payment_configurations"`
 	// In a patch, an explicit null: remove the seat limit, the expiry.
 	ClearSeats, ClearExpiresAt bool `json:"-"`
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // Update applies a PATCH of an offer at now: its name, availability,
-// expiry, seats or exclude_from_campaign; amount and product are fixed. o.SeatsTaken must be the
+// expiry, seats or exclude_from_campaign; amount, product and payment
+// configurations are fixed. o.SeatsTaken must be the
 // seats sold when a limit is being set.
 func (o *Offer) Update(f OfferFields, now time.Time) error {
 	var v Validation
@@ -60,6 +61,9 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 	}
 	if f.ProductID != nil {
 		v.Add("offer.product_id", "not_allowed", "cannot be changed; create a new offer")
+	}
+	if f.PaymentConfigurations != nil {
+		v.Add("offer.payment_configurations", "not_allowed", "cannot be changed; create a new offer")
 	}
 	return v.Err()
 }

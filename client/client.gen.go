@@ -2525,8 +2525,10 @@ type ClientInterface interface {
 	//
 	// Renames, enables or disables an offer, or changes its expiry, its
 	// seats or `exclude_from_campaign`.
-	// The amount and the payment configurations cannot change (create a new
-	// offer instead). `expires_at` must be in the future; `null` removes the
+	// The amount, the product and the payment configurations cannot change
+	// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+	// and `payment_configurations`, inside `offer` or beside it, are 422
+	// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
 	// field). A disabled offer cannot be charged. An offer of a disabled
@@ -2541,8 +2543,10 @@ type ClientInterface interface {
 	//
 	// Renames, enables or disables an offer, or changes its expiry, its
 	// seats or `exclude_from_campaign`.
-	// The amount and the payment configurations cannot change (create a new
-	// offer instead). `expires_at` must be in the future; `null` removes the
+	// The amount, the product and the payment configurations cannot change
+	// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+	// and `payment_configurations`, inside `offer` or beside it, are 422
+	// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
 	// field). A disabled offer cannot be charged. An offer of a disabled
@@ -3345,8 +3349,10 @@ func (c *RawClient) GetOffer(ctx context.Context, id OfferId, reqEditors ...Requ
 //
 // Renames, enables or disables an offer, or changes its expiry, its
 // seats or `exclude_from_campaign`.
-// The amount and the payment configurations cannot change (create a new
-// offer instead). `expires_at` must be in the future; `null` removes the
+// The amount, the product and the payment configurations cannot change
+// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+// and `payment_configurations`, inside `offer` or beside it, are 422
+// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
 // field). A disabled offer cannot be charged. An offer of a disabled
@@ -3371,8 +3377,10 @@ func (c *RawClient) UpdateOfferWithBody(ctx context.Context, id OfferId, params 
 //
 // Renames, enables or disables an offer, or changes its expiry, its
 // seats or `exclude_from_campaign`.
-// The amount and the payment configurations cannot change (create a new
-// offer instead). `expires_at` must be in the future; `null` removes the
+// The amount, the product and the payment configurations cannot change
+// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+// and `payment_configurations`, inside `offer` or beside it, are 422
+// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
 // field). A disabled offer cannot be charged. An offer of a disabled
@@ -6120,8 +6128,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Renames, enables or disables an offer, or changes its expiry, its
 	// seats or `exclude_from_campaign`.
-	// The amount and the payment configurations cannot change (create a new
-	// offer instead). `expires_at` must be in the future; `null` removes the
+	// The amount, the product and the payment configurations cannot change
+	// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+	// and `payment_configurations`, inside `offer` or beside it, are 422
+	// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
 	// field). A disabled offer cannot be charged. An offer of a disabled
@@ -6136,8 +6146,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Renames, enables or disables an offer, or changes its expiry, its
 	// seats or `exclude_from_campaign`.
-	// The amount and the payment configurations cannot change (create a new
-	// offer instead). `expires_at` must be in the future; `null` removes the
+	// The amount, the product and the payment configurations cannot change
+	// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+	// and `payment_configurations`, inside `offer` or beside it, are 422
+	// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 	// expiry. `seats` must be above 0; `null` removes the limit. Any other
 	// field sent as `null` is `400 malformed_request` (`invalid_type` on the
 	// field). A disabled offer cannot be charged. An offer of a disabled
@@ -12065,8 +12077,10 @@ func (c *ClientWithResponses) GetOfferWithResponse(ctx context.Context, id Offer
 //
 // Renames, enables or disables an offer, or changes its expiry, its
 // seats or `exclude_from_campaign`.
-// The amount and the payment configurations cannot change (create a new
-// offer instead). `expires_at` must be in the future; `null` removes the
+// The amount, the product and the payment configurations cannot change
+// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+// and `payment_configurations`, inside `offer` or beside it, are 422
+// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
 // field). A disabled offer cannot be charged. An offer of a disabled
@@ -12087,8 +12101,10 @@ func (c *ClientWithResponses) UpdateOfferWithBodyWithResponse(ctx context.Contex
 //
 // Renames, enables or disables an offer, or changes its expiry, its
 // seats or `exclude_from_campaign`.
-// The amount and the payment configurations cannot change (create a new
-// offer instead). `expires_at` must be in the future; `null` removes the
+// The amount, the product and the payment configurations cannot change
+// (create a new offer instead): `offer.amount_cents`, `offer.product_id`
+// and `payment_configurations`, inside `offer` or beside it, are 422
+// `not_allowed` on the field. `expires_at` must be in the future; `null` removes the
 // expiry. `seats` must be above 0; `null` removes the limit. Any other
 // field sent as `null` is `400 malformed_request` (`invalid_type` on the
 // field). A disabled offer cannot be charged. An offer of a disabled

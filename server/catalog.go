@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"parcela"
@@ -118,9 +119,15 @@ func (s *Server) handleListOffers(r *http.Request, _ []byte) (int, any, error) {
 func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, error) {
 	var req struct {
 		Offer *parcela.OfferFields `json:"offer"`
+		// Beside offer, as a creation sends them: refused, as inside it,
+		// rather than ignored under a 200.
+		PaymentConfigurations json.RawMessage `json:"payment_configurations"`
 	}
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
+	}
+	if req.PaymentConfigurations != nil {
+		return 0, nil, fieldErr("payment_configurations", "not_allowed", "cannot be changed; create a new offer")
 	}
 	if req.Offer == nil {
 		return 0, nil, fieldErr("offer", "required", "is required: send {\"offer\": {...}}")

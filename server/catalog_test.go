@@ -564,3 +564,32 @@ func TestOfferExpiryWithinTheMillisecondNow(t *testing.T) {
 		b.call("POST", "/external_api/v1/orders", orderBody(next["id"].(string))).want(t, 201)
 	})
 }
+
+// An offer's ways to pay cannot change, as its amount and product cannot:
+// payment_configurations in a PATCH, inside offer or beside it as at the
+// creation, is 422 not_allowed, where it was answered 200 and ignored, so a
+// client believed the offer's configurations replaced.
+func TestOfferPatchRefusesPaymentConfigurations(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer := b.offer()
+		path := "/external_api/v1/offers/" + offer["id"].(string)
+		configs := []any{map[string]any{"payment_type": "upfront", "payment_methods": []string{"pix"}}}
+		for _, c := range []struct {
+			body  map[string]any
+			field string
+		}{
+			{map[string]any{"offer": map[string]any{"name": "Turma nova", "payment_configurations": configs}}, "offer.payment_configurations"},
+			{map[string]any{"offer": map[string]any{"payment_configurations": []any{}}}, "offer.payment_configurations"},
+			{map[string]any{"offer": map[string]any{"name": "Turma nova"}, "payment_configurations": configs}, "payment_configurations"},
+		} {
+			if got := fieldCodes(t, b.call("PATCH", path, c.body)); got[c.field] != "not_allowed" {
+				t.Errorf("%v: %v, want %s not_allowed", c.body, got, c.field)
+			}
+		}
+		got := b.call("GET", path, nil).want(t, 200).JSON(t)
+		if got["name"] != offer["name"] || len(got["payment_configurations"].([]any)) != len(offer["payment_configurations"].([]any)) {
+			t.Fatalf("a refused patch changed the offer: %v", got)
+		}
+	})
+}
