@@ -16,6 +16,13 @@ const FailingLimit = 5 * 24 * time.Hour
 // error and body in memory at once.
 const KeptAttempts = 100
 
+// ListedAttempts is how many of a delivery's latest attempts a listing of
+// deliveries shows (its attempts_total says how many are kept; GET
+// /webhook_deliveries/{id} shows them all): a page of a thousand
+// deliveries with every kept attempt, each up to 6 KiB of error and body,
+// held gigabytes in memory to answer.
+const ListedAttempts = 10
+
 // Delivery statuses.
 const (
 	DeliveryPending   = "pending"

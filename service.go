@@ -108,6 +108,8 @@ type WebhookService interface {
 	DeleteWebhook(ctx context.Context, a Auth, id string) error
 	RotateWebhookSecret(ctx context.Context, a Auth, id string) (*Webhook, error)
 	Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error)
+	// Delivery reads one delivery with every attempt its log keeps.
+	Delivery(ctx context.Context, a Auth, id string) (*Delivery, error)
 	// RetryDelivery replays a delivery and returns it.
 	RetryDelivery(ctx context.Context, a Auth, id string) (*Delivery, error)
 }

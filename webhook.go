@@ -217,7 +217,10 @@ type Delivery struct {
 	NextAttemptAt *time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// Attempts are the kept attempts, oldest first; a listing's, only the
+	// latest ListedAttempts of the AttemptsTotal kept.
 	Attempts      []DeliveryAttempt
+	AttemptsTotal int
 }
 
 // DeliveryAttempt is one HTTP request of a delivery.
@@ -238,6 +241,7 @@ type DeliveryForm struct {
 	Event         string                `json:"event"`
 	Status        string                `json:"status"`
 	Attempts      []DeliveryAttemptForm `json:"attempts"`
+	AttemptsTotal int                   `json:"attempts_total"`
 	NextAttemptAt *Timestamp            `json:"next_attempt_at"`
 	CreatedAt     Timestamp             `json:"created_at"`
 	UpdatedAt     Timestamp             `json:"updated_at"`
@@ -255,7 +259,8 @@ type DeliveryAttemptForm struct {
 // NewDeliveryForm renders a delivery.
 func NewDeliveryForm(d *Delivery) DeliveryForm {
 	f := DeliveryForm{ID: d.ID, WebhookID: d.WebhookID, EventID: d.EventID, Entity: d.Entity, Event: d.Event, Status: d.Status,
-		Attempts: make([]DeliveryAttemptForm, 0, len(d.Attempts)), NextAttemptAt: tsPtr(d.NextAttemptAt), CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt)}
+		Attempts: make([]DeliveryAttemptForm, 0, len(d.Attempts)), AttemptsTotal: max(d.AttemptsTotal, len(d.Attempts)),
+		NextAttemptAt: tsPtr(d.NextAttemptAt), CreatedAt: ts(d.CreatedAt), UpdatedAt: ts(d.UpdatedAt)}
 	for _, a := range d.Attempts {
 		f.Attempts = append(f.Attempts, DeliveryAttemptForm{AttemptedAt: ts(a.AttemptedAt), ResponseStatus: a.ResponseStatus, DurationMS: a.DurationMS,
 			Error: a.Error, ResponseBody: a.ResponseBody})

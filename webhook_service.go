@@ -235,6 +235,12 @@ func (s *Webhooks) Deliveries(ctx context.Context, a Auth, webhookID string, p P
 	return s.store.Deliveries(ctx, a, LowerUUID(webhookID), p)
 }
 
+// Delivery reads one of the caller's deliveries with every attempt its
+// log keeps (a listing shows each delivery's latest ListedAttempts).
+func (s *Webhooks) Delivery(ctx context.Context, a Auth, id string) (*Delivery, error) {
+	return s.store.Delivery(ctx, a, id)
+}
+
 // RetryDelivery sends a delivery again now (a replay), whatever its status,
 // as long as its webhook is enabled.
 func (s *Webhooks) RetryDelivery(ctx context.Context, a Auth, id string) (*Delivery, error) {
@@ -261,6 +267,7 @@ func (s *Webhooks) RetryDelivery(ctx context.Context, a Auth, id string) (*Deliv
 		if n := len(queued.Attempts); n > KeptAttempts {
 			queued.Attempts = queued.Attempts[n-KeptAttempts:] // as the store keeps them
 		}
+		queued.AttemptsTotal = len(queued.Attempts)
 		retried = &queued
 		return s.store.RetryDelivery(answering(ctx, retried), d, now)
 	})

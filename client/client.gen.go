@@ -1060,10 +1060,13 @@ type Company struct {
 
 // Delivery defines model for Delivery.
 type Delivery struct {
-	// Attempts The delivery's attempts, oldest first. A manual retry keeps the latest 100 and drops older ones, so the log holds at most those and one retry schedule's.
-	Attempts  []DeliveryAttempt `json:"attempts"`
-	CreatedAt time.Time         `json:"created_at"`
-	Entity    WebhookEntity     `json:"entity"`
+	// Attempts The delivery's attempts, oldest first. A manual retry keeps the latest 100 and drops older ones, so the log holds at most those and one retry schedule's. A listing (`GET /webhook_deliveries`) shows each delivery's latest 10; `GET /webhook_deliveries/{id}` and a retry's answer show every kept one.
+	Attempts []DeliveryAttempt `json:"attempts"`
+
+	// AttemptsTotal Extension. How many attempts the log keeps for this delivery; more than `attempts` holds when a listing shows only the latest 10.
+	AttemptsTotal int           `json:"attempts_total"`
+	CreatedAt     time.Time     `json:"created_at"`
+	Entity        WebhookEntity `json:"entity"`
 
 	// Event An event of an entity: order `in_progress`, `finished`, `canceled`;
 	// billing `waiting_payment`, `active`, `finished`, `canceled`; bill
@@ -2931,10 +2934,20 @@ type ClientInterface interface {
 
 	// ListWebhookDeliveries List webhook deliveries
 	//
-	// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
+	// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too). Each delivery shows its latest 10 attempts and `attempts_total`; `GET /webhook_deliveries/{id}` shows every kept one.
 	//
 	// Corresponds with GET /external_api/v1/webhook_deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveries(ctx context.Context, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWebhookDelivery Get a delivery
+	//
+	// Extension. One delivery of the log with every attempt it keeps (at
+	// most the latest 100 and one retry schedule's), where a listing
+	// shows each delivery's latest 10. A deleted webhook's deliveries are
+	// read too.
+	//
+	// Corresponds with GET /external_api/v1/webhook_deliveries/{id} (the `GetWebhookDelivery` operationId).
+	GetWebhookDelivery(ctx context.Context, id DeliveryId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RetryWebhookDelivery Retry a delivery
 	//
@@ -3955,11 +3968,31 @@ func (c *RawClient) SandboxPayPayment(ctx context.Context, id PaymentId, params 
 
 // ListWebhookDeliveries List webhook deliveries
 //
-// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
+// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too). Each delivery shows its latest 10 attempts and `attempts_total`; `GET /webhook_deliveries/{id}` shows every kept one.
 //
 // Corresponds with GET /external_api/v1/webhook_deliveries (the `ListWebhookDeliveries` operationId).
 func (c *RawClient) ListWebhookDeliveries(ctx context.Context, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListWebhookDeliveriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWebhookDelivery Get a delivery
+//
+// Extension. One delivery of the log with every attempt it keeps (at
+// most the latest 100 and one retry schedule's), where a listing
+// shows each delivery's latest 10. A deleted webhook's deliveries are
+// read too.
+//
+// Corresponds with GET /external_api/v1/webhook_deliveries/{id} (the `GetWebhookDelivery` operationId).
+func (c *RawClient) GetWebhookDelivery(ctx context.Context, id DeliveryId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookDeliveryRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -5502,6 +5535,40 @@ func NewListWebhookDeliveriesRequest(server string, params *ListWebhookDeliverie
 	return req, nil
 }
 
+// NewGetWebhookDeliveryRequest constructs an http.Request for the GetWebhookDelivery method
+func NewGetWebhookDeliveryRequest(server string, id DeliveryId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/external_api/v1/webhook_deliveries/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRetryWebhookDeliveryRequest constructs an http.Request for the RetryWebhookDelivery method
 func NewRetryWebhookDeliveryRequest(server string, id DeliveryId, params *RetryWebhookDeliveryParams) (*http.Request, error) {
 	var err error
@@ -6546,12 +6613,24 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebhookDeliveriesWithResponse List webhook deliveries
 	//
-	// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
+	// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too). Each delivery shows its latest 10 attempts and `attempts_total`; `GET /webhook_deliveries/{id}` shows every kept one.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /external_api/v1/webhook_deliveries (the `ListWebhookDeliveries` operationId).
 	ListWebhookDeliveriesWithResponse(ctx context.Context, params *ListWebhookDeliveriesParams, reqEditors ...RequestEditorFn) (*ListWebhookDeliveriesResponse, error)
+
+	// GetWebhookDeliveryWithResponse Get a delivery
+	//
+	// Extension. One delivery of the log with every attempt it keeps (at
+	// most the latest 100 and one retry schedule's), where a listing
+	// shows each delivery's latest 10. A deleted webhook's deliveries are
+	// read too.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /external_api/v1/webhook_deliveries/{id} (the `GetWebhookDelivery` operationId).
+	GetWebhookDeliveryWithResponse(ctx context.Context, id DeliveryId, reqEditors ...RequestEditorFn) (*GetWebhookDeliveryResponse, error)
 
 	// RetryWebhookDeliveryWithResponse Retry a delivery
 	//
@@ -10443,6 +10522,142 @@ func (r ListWebhookDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookDeliveryResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse200Headers struct {
+	XRequestId string
+}
+
+// GetWebhookDeliveryResponse401Headers the declared response headers of an HTTP 401 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse401Headers struct {
+	WWWAuthenticate string
+	XRequestId      string
+}
+
+// GetWebhookDeliveryResponse404Headers the declared response headers of an HTTP 404 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse404Headers struct {
+	XRequestId string
+}
+
+// GetWebhookDeliveryResponse405Headers the declared response headers of an HTTP 405 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse405Headers struct {
+	Allow      string
+	XRequestId string
+}
+
+// GetWebhookDeliveryResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetWebhookDeliveryResponse500Headers the declared response headers of an HTTP 500 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse500Headers struct {
+	XRequestId string
+}
+
+// GetWebhookDeliveryResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookDelivery
+type GetWebhookDeliveryResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetWebhookDeliveryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Delivery
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
+	ApplicationproblemJSON405 *MethodNotAllowed
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *InternalError
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookDeliveryResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetWebhookDeliveryResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetWebhookDeliveryResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetWebhookDeliveryResponse405Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWebhookDeliveryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetWebhookDeliveryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWebhookDeliveryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookDeliveryResponse) GetJSON200() *Delivery {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetWebhookDeliveryResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetWebhookDeliveryResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON405 returns the response for an HTTP 405 `application/problem+json` response
+func (r GetWebhookDeliveryResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
+	return r.ApplicationproblemJSON405
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetWebhookDeliveryResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetWebhookDeliveryResponse) GetApplicationproblemJSON500() *InternalError {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetWebhookDeliveryResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookDeliveryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookDeliveryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookDeliveryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookDeliveryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RetryWebhookDeliveryResponse200Headers the declared response headers of an HTTP 200 response for RetryWebhookDelivery
 type RetryWebhookDeliveryResponse200Headers struct {
 	IdempotentReplayed *string
@@ -12615,7 +12830,7 @@ func (c *ClientWithResponses) SandboxPayPaymentWithResponse(ctx context.Context,
 
 // ListWebhookDeliveriesWithResponse List webhook deliveries
 //
-// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too).
+// The delivery log, newest first, optionally of one webhook (a deleted one's log is kept and listed too). Each delivery shows its latest 10 attempts and `attempts_total`; `GET /webhook_deliveries/{id}` shows every kept one.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12626,6 +12841,24 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseListWebhookDeliveriesResponse(rsp)
+}
+
+// GetWebhookDeliveryWithResponse Get a delivery
+//
+// Extension. One delivery of the log with every attempt it keeps (at
+// most the latest 100 and one retry schedule's), where a listing
+// shows each delivery's latest 10. A deleted webhook's deliveries are
+// read too.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /external_api/v1/webhook_deliveries/{id} (the `GetWebhookDelivery` operationId).
+func (c *ClientWithResponses) GetWebhookDeliveryWithResponse(ctx context.Context, id DeliveryId, reqEditors ...RequestEditorFn) (*GetWebhookDeliveryResponse, error) {
+	rsp, err := c.GetWebhookDelivery(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookDeliveryResponse(rsp)
 }
 
 // RetryWebhookDeliveryWithResponse Retry a delivery
@@ -17565,6 +17798,175 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWebhookDeliveriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookDeliveryResponse parses an HTTP response from a GetWebhookDeliveryWithResponse call
+func ParseGetWebhookDeliveryResponse(rsp *http.Response) (*GetWebhookDeliveryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookDeliveryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Delivery
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookDeliveryResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetWebhookDeliveryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetWebhookDeliveryResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetWebhookDeliveryResponse405Headers
+		if values := rsp.Header.Values("Allow"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Allow", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Allow = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWebhookDeliveryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetWebhookDeliveryResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWebhookDeliveryResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

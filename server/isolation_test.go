@@ -48,6 +48,7 @@ func TestEveryRouteIsolated(t *testing.T) {
 			{"DELETE", v1 + "/webhooks/" + hook["id"].(string), nil},
 			{"POST", v1 + "/webhooks/" + hook["id"].(string) + "/rotate_secret", nil},
 			{"GET", v1 + "/webhook_deliveries?webhook_id=" + hook["id"].(string), nil},
+			{"GET", v1 + "/webhook_deliveries/" + delivery, nil},
 			{"POST", v1 + "/webhook_deliveries/" + delivery + "/retry", nil},
 			{"POST", v1 + "/sandbox/payments/" + payment + "/pay", nil},
 			{"POST", v1 + "/sandbox/payments/" + payment + "/expire", nil},
@@ -70,6 +71,9 @@ func TestEveryRouteIsolated(t *testing.T) {
 		}
 		// The owner still sees everything as it was: nothing above wrote.
 		b.call("GET", v1+"/webhooks/"+hook["id"].(string), nil).want(t, 200)
+		if got := b.call("GET", v1+"/webhook_deliveries/"+delivery, nil).want(t, 200).JSON(t); got["id"] != delivery || got["attempts_total"] != float64(len(got["attempts"].([]any))) {
+			t.Fatalf("the delivery read by its owner: %v", got)
+		}
 		if got := b.call("GET", v1+"/orders/"+oid, nil).want(t, 200).JSON(t)["status"]; got == "canceled" {
 			t.Fatalf("order canceled by a stranger")
 		}

@@ -46,6 +46,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("DELETE "+v1+"/webhooks/{id}", s.apiNoBody(s.handleDeleteWebhook))
 	mux.Handle("POST "+v1+"/webhooks/{id}/rotate_secret", s.apiNoBody(s.handleRotateSecret))
 	mux.Handle("GET "+v1+"/webhook_deliveries", s.apiNoBody(s.handleListDeliveries))
+	mux.Handle("GET "+v1+"/webhook_deliveries/{id}", s.apiNoBody(s.handleGetDelivery))
 	mux.Handle("POST "+v1+"/webhook_deliveries/{id}/retry", s.apiNoBody(s.handleRetryDelivery))
 
 	// The sandbox plays the bank; production has no such routes (404).

@@ -94,6 +94,13 @@ func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, erro
 	return http.StatusOK, newPage(out, total, page.PerPage), nil
 }
 
+func (s *Server) handleGetDelivery(r *http.Request, _ []byte) (int, any, error) {
+	return answer(r, http.StatusOK, func(d *parcela.Delivery) any { return parcela.NewDeliveryForm(d) },
+		func() (*parcela.Delivery, error) {
+			return s.svc.Webhooks.Delivery(r.Context(), authOf(r), pathID(r))
+		})
+}
+
 func (s *Server) handleRetryDelivery(r *http.Request, _ []byte) (int, any, error) {
 	return answer(r, http.StatusOK, func(d *parcela.Delivery) any { return parcela.NewDeliveryForm(d) },
 		func() (*parcela.Delivery, error) {
