@@ -139,23 +139,24 @@ func (h *Handler) logger(r *http.Request) *slog.Logger {
 	return h.log
 }
 
-// tooMany answers 429 with Retry-After in whole seconds: a post is told to
-// wait a minute, as its limit is counted a minute at a time, a page to
-// wait the seconds to its next window and reload.
+// tooMany answers 429 with Retry-After in whole seconds, and tells the
+// payer those seconds: a post's limit gives back a send every few seconds
+// (it said "a minute"), a page's its next window.
 func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	if r.Method == http.MethodPost {
-		h.renderError(w, r, http.StatusTooManyRequests)
-		return
-	}
 	unit := "segundos"
 	if secs == 1 {
 		unit = "segundo"
 	}
+	title := "Muitos acessos"
 	msg := fmt.Sprintf("Recebemos muitos acessos deste endereço em pouco tempo. Aguarde %d %s e recarregue a página.", secs, unit)
+	if r.Method == http.MethodPost {
+		title = errorTexts[http.StatusTooManyRequests][0]
+		msg = fmt.Sprintf("Recebemos muitos envios deste endereço. Aguarde %d %s, volte e envie de novo.", secs, unit)
+	}
 	h.render(w, r, http.StatusTooManyRequests, "error",
-		page{Title: "Muitos acessos", Content: errorPage{Status: http.StatusTooManyRequests, Heading: "Muitos acessos", Message: msg}})
+		page{Title: title, Content: errorPage{Status: http.StatusTooManyRequests, Heading: title, Message: msg}})
 }
 
 // otherMethod returns the methods the path is served under when r's is

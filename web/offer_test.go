@@ -542,6 +542,11 @@ func TestBuyRateLimited(t *testing.T) {
 	if last.status != http.StatusTooManyRequests || last.header.Get("Retry-After") == "" || !strings.Contains(last.body, "Muitas tentativas") {
 		t.Fatalf("fourth post: %d %v", last.status, last.header)
 	}
+	// The page says the wait Retry-After does (a send comes back every 20 s
+	// at 3 a minute), where it said a minute.
+	if secs := last.header.Get("Retry-After"); !strings.Contains(last.body, "Aguarde "+secs+" segundo") || strings.Contains(last.body, "minuto") {
+		t.Fatalf("fourth post says %q, Retry-After %s", last.body[strings.Index(last.body, "Recebemos"):][:120], secs)
+	}
 	// The posts' limit does not count the reads.
 	if b.get(t, b.offerPath()).status != http.StatusOK {
 		t.Fatal("GET limited")
