@@ -28,6 +28,11 @@ func Decode(body []byte, v any) error {
 	if len(bytes.Trim(body, jsonSpace)) == 0 {
 		return parcela.Errorf(parcela.EMALFORMED, "a JSON request body is required")
 	}
+	if string(bytes.Trim(body, jsonSpace)) == "null" {
+		// encoding/json leaves v as it was: read as {}, a null body
+		// canceled an order with the default reason.
+		return parcela.Errorf(parcela.EMALFORMED, "the body must be a JSON object, not null")
+	}
 	if bytes.HasPrefix(body, []byte("\ufeff")) {
 		// JSON text has none (RFC 8259); encoding/json would name its
 		// first byte as the character 'ï', which the client cannot see.

@@ -24,7 +24,8 @@ func TestDecode(t *testing.T) {
 		{"an offer", offerBody, "", ""},
 		{"unknown fields are ignored", `{"offer": {"name": "Turma", "color": "blue", "extra": {"a": 1, "A": 2}}}`, "", ""},
 		{"trailing white space", offerBody + " \n\t", "", ""},
-		{"null", `null`, "", ""},
+		{"null is no object", `null`, parcela.EMALFORMED, ""}, // it decoded as {}: a cancel with the default reason
+		{"null among white space", " null\n", parcela.EMALFORMED, ""},
 		{"a rate far out of range decodes, for validation to refuse", `{"payment_configurations": [{"interest_rate": 1e10000}]}`, "", ""},
 		{"a surrogate pair", `{"offer": {"name": "Turma \ud83d\ude00"}}`, "", ""},
 		{"an escaped backslash before u", `{"offer": {"name": "C:\\ud800"}}`, "", ""},

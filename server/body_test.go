@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"parcela/sqldb"
 )
 
 // A body is JSON of at most 1 MiB on the operations that take one (413 and
@@ -150,4 +152,20 @@ func TestPatchNullOnlyWhereTheContractTakesIt(t *testing.T) {
 			t.Errorf("seats and expires_at after null: %v, %v", cleared["seats"], cleared["expires_at"])
 		}
 	})
+}
+
+// A body of JSON null is no object: it was read as {}, so a cancel sent
+// null canceled the order with the default reason.
+func TestNullBodyIsMalformed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, sqldb.SQLite)
+	_, order := b.order()
+	path := "/external_api/v1/orders/" + order["id"].(string)
+	r := b.send(b.sandbox.URL, b.token, "POST", path+"/cancel", "null", nil).want(t, 400)
+	if got := r.JSON(t)["code"]; got != "malformed_request" {
+		t.Fatalf("code %v: %s", got, r.Body)
+	}
+	if got := b.call("GET", path, nil).want(t, 200).JSON(t)["status"]; got == "canceled" {
+		t.Fatal("a null body canceled the order")
+	}
 }
