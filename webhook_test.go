@@ -283,7 +283,7 @@ func TestNewDeliveryForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := `{"id":"d1","webhook_id":"w1","event_id":"e1","entity":"bill","event":"paid","status":"pending","attempts":[],` +
+		want := `{"id":"d1","webhook_id":"w1","event_id":"e1","entity":"bill","event":"paid","status":"pending","attempts":[],"attempts_total":0,` +
 			`"next_attempt_at":null,"created_at":"2025-03-01T12:00:00.000-03:00","updated_at":"2025-03-01T12:00:00.000-03:00"}`
 		if string(b) != want {
 			t.Errorf("form\n%s\nwant\n%s", b, want)
@@ -303,7 +303,7 @@ func TestNewDeliveryForm(t *testing.T) {
 		}
 		want := `{"id":"d1","webhook_id":"w1","event_id":"e1","entity":"bill","event":"paid","status":"retrying","attempts":[` +
 			`{"attempted_at":"2025-03-01T12:00:00.000-03:00","response_status":null,"duration_ms":12,"error":"connection refused","response_body":null},` +
-			`{"attempted_at":"2025-03-01T12:01:00.000-03:00","response_status":500,"duration_ms":340,"error":null,"response_body":"oops"}],` +
+			`{"attempted_at":"2025-03-01T12:01:00.000-03:00","response_status":500,"duration_ms":340,"error":null,"response_body":"oops"}],"attempts_total":2,` +
 			`"next_attempt_at":"2025-03-01T12:05:00.000-03:00","created_at":"2025-03-01T12:00:00.000-03:00","updated_at":"2025-03-01T12:01:00.000-03:00"}`
 		if string(b) != want {
 			t.Errorf("form\n%s\nwant\n%s", b, want)
