@@ -40,6 +40,10 @@ type checkoutPage struct {
 	Outcome    *outcome          // what became of the payment the page was opened on
 	Card       cardForm
 	Notice     string
+	// What became of a card form's post, said in the card's section,
+	// where its answer opens (#cartao): at the top, above a Pix's QR Code
+	// and a boleto's codes, a phone showed the codes and no word of it.
+	CardNotice string
 	// The page of the bill's order and its access code, when the checkout
 	// was opened from its purchase (the offer page's card form): a card
 	// buyer has the link to their order a Pix or boleto buyer lands on.
@@ -355,6 +359,12 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		}
 		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c, v.Current), now)
 		v.Token = h.csrf.issue(w, r, h.secureCookies(r))
+	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/card") && (v.Actions[parcela.MethodCreditCard] != "" || v.CardsRest != "") {
+		v.CardNotice, v.Notice = notice, ""
+		if v.CardNotice == "" && len(v.Card.Errors) > 0 {
+			v.CardNotice = "O cartão não foi cobrado: confira os campos destacados."
+		}
 	}
 	v.Outcome = paymentOutcome(b, paymentID, now)
 	if v.Outcome != nil && v.Outcome.Heading == expiredHeading && v.NotPayable == "" {
