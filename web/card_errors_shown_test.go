@@ -36,3 +36,22 @@ func TestBrowserCardErrorsOpenAtTheCardForm(t *testing.T) {
 		t.Errorf("texts below WCAG AA on the card's errors:\n%s", low)
 	}
 }
+
+// A refused card opens at the card's section too (#cartao), and its
+// refusal is said there: it was said at the page's top, above a Pix's QR
+// Code, screens above where a phone opened the page.
+func TestBrowserCardRefusalSaidAtTheCardForm(t *testing.T) {
+	b := setup(t)
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	tb := browsertest.Open(t, b.server.URL)
+	tb.Do(chromedp.EmulateViewport(390, 844))
+	tb.Open(parcela.Links{}.CheckoutURL(bill.ID, bill.AuthenticationCode))
+	tb.PayByCard("4000 0000 0000 0002", "123", "1")
+	tb.WaitFor(`document.body.innerText.includes("Cartão recusado")`)
+	tb.ViewportShot("card-refused-phone")
+	if !tb.Is(`(el => el && (r => r.top >= 0 && r.bottom <= innerHeight)(el.getBoundingClientRect()))(document.querySelector("#cartao [role=status]"))`) ||
+		!tb.Is(`document.querySelector("#cartao").innerText.includes("O banco emissor recusou o cartão")`) {
+		t.Fatalf("the refusal is not said where the page opens (scrolled to %s px)", tb.Eval(`String(scrollY)`))
+	}
+}

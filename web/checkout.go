@@ -44,6 +44,9 @@ type checkoutPage struct {
 	// where its answer opens (#cartao): at the top, above a Pix's QR Code
 	// and a boleto's codes, a phone showed the codes and no word of it.
 	CardNotice string
+	// A refused card's outcome, said in the card's section, where its
+	// page opens (#cartao), not at the top with the others' outcomes.
+	CardOutcome *outcome
 	// The page of the bill's order and its access code, when the checkout
 	// was opened from its purchase (the offer page's card form): a card
 	// buyer has the link to their order a Pix or boleto buyer lands on.
@@ -374,6 +377,9 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		// Its reason alone: another card is what the bill no longer takes.
 		v.Outcome.Message, _, _ = strings.Cut(v.Outcome.Message, ". ")
 		v.Outcome.Message = strings.TrimSuffix(v.Outcome.Message, ".") + "."
+	}
+	if v.Outcome != nil && v.Outcome.Heading == refusedHeading && (v.Actions[parcela.MethodCreditCard] != "" || v.CardsRest != "") {
+		v.CardOutcome, v.Outcome = v.Outcome, nil
 	}
 	p := page{Title: v.Label + " — " + c.Name, Company: c, Content: v, State: b.Status}
 	if len(v.Pay) > 0 && r.Method == http.MethodGet {
