@@ -392,6 +392,10 @@ func (s *fakeStore) charge(a parcela.Auth, id string, req parcela.ChargeRequest,
 		billing.Bills = append(billing.Bills, b)
 		s.bills[b.ID] = b
 	}
+	if first := billing.Bills[0]; plan.Method == parcela.MethodBoleto {
+		// As the order service does: a boleto's bill is payable through its due day.
+		first.EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
+	}
 	if !byCard {
 		first := billing.Bills[0]
 		if _, err := s.issue(first, plan.Method, first.AmountCents, first.DueDate, false); err != nil {

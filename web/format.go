@@ -47,6 +47,19 @@ func date(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006
 // dateTime writes the São Paulo date and time: 10/12/2026 às 15:04.
 func dateTime(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006 às 15:04") }
 
+// dueWhen writes a bill's due date, with its time when the bill is
+// payable only until that instant: a first bill to be paid by Pix or card
+// falls due the charge plus its configuration's hours, 01/12/2026 às
+// 01:25, and lapses then, where its date alone read as the whole day to
+// pay. A bill payable through its day's end (an installment, a first bill
+// of a boleto) shows its date.
+func dueWhen(due, effective time.Time) string {
+	if due.Equal(effective) && !due.Equal(parcela.EndOfDay(due)) {
+		return dateTime(due)
+	}
+	return date(due)
+}
+
 // dateTimeFrom writes, as dateTime does, the first minute from which
 // something refused until t is taken again: t rounded up to the minute.
 // Rounded down, the page named a minute at which it was still refused.

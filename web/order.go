@@ -32,20 +32,23 @@ type dueBill struct {
 	Label       string
 	AmountCents int64
 	DueDate     time.Time
-	Overdue     bool
-	Penalized   bool // its amount includes a late fine or interest
-	Pay         []payView
-	CheckoutURL string
+	// EffectiveDueDate is when it stops being payable on time (dueWhen).
+	EffectiveDueDate time.Time
+	Overdue          bool
+	Penalized        bool // its amount includes a late fine or interest
+	Pay              []payView
+	CheckoutURL      string
 }
 
 type billRow struct {
-	Label       string
-	DueDate     time.Time
-	AmountCents int64
-	Status      string
-	Class       string
-	PaidAt      *time.Time
-	CheckoutURL string
+	Label            string
+	DueDate          time.Time
+	EffectiveDueDate time.Time
+	AmountCents      int64
+	Status           string
+	Class            string
+	PaidAt           *time.Time
+	CheckoutURL      string
 }
 
 func (h *Handler) handleOrder(w http.ResponseWriter, r *http.Request) {
@@ -119,7 +122,7 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 		withBilling := *b
 		withBilling.Billing = v.Billing
 		b = &withBilling
-		row := billRow{Label: billLabel(b, v.Billing), DueDate: b.DueDate, AmountCents: b.AmountCents, Status: b.Status, Class: statusClass(b.Status), PaidAt: b.PaidAt}
+		row := billRow{Label: billLabel(b, v.Billing), DueDate: b.DueDate, EffectiveDueDate: b.EffectiveDueDate, AmountCents: b.AmountCents, Status: b.Status, Class: statusClass(b.Status), PaidAt: b.PaidAt}
 		if b.NotPayableAt(now) == "" {
 			row.CheckoutURL = parcela.Links{}.CheckoutURL(b.ID, b.AuthenticationCode)
 			if v.Due == nil {
@@ -155,7 +158,7 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 // penalties included when the company is known), less what its payments
 // received.
 func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time) *dueBill {
-	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents - b.Received(), DueDate: b.DueDate, CheckoutURL: row.CheckoutURL,
+	d := &dueBill{Label: row.Label, AmountCents: b.AmountCents - b.Received(), DueDate: b.DueDate, EffectiveDueDate: b.EffectiveDueDate, CheckoutURL: row.CheckoutURL,
 		Overdue: b.Status == parcela.BillOverdue}
 	if c != nil {
 		owed := d.AmountCents

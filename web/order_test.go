@@ -56,7 +56,7 @@ func TestOrderPageFinancedPix(t *testing.T) {
 		t.Fatalf("status %d", res.status)
 	}
 	for _, want := range []string{
-		"Aguardando pagamento", "Entrada <span class=\"due-date\">· vence 08/03/2026</span>", `<p class="pay-amount">` + brl(first.AmountCents), `src="/external_api/v1/payments/` + p.ID + `/barcode.png"`,
+		"Aguardando pagamento", "Entrada <span class=\"due-date\">· vence 08/03/2026 às 10:00</span>", `<p class="pay-amount">` + brl(first.AmountCents), `src="/external_api/v1/payments/` + p.ID + `/barcode.png"`,
 		*p.Barcode, "Copiar código Pix", "Expira em", "(08/03/2026 às 10:00)", `data-refresh="1"`, `<meta http-equiv="refresh" content="6">`,
 		// The countdown's instants to the millisecond, as the API's: an
 		// expiry at 23:59:59.999 read to the second ended it early.

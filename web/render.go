@@ -69,7 +69,7 @@ func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
 		"cardMonths":             func() []string { return cardMonths },
 		"states":                 states,
 		"dueDays":                dueDays,
-		"brl":                    brl, "brlCell": brlCell, "date": date, "dateTime": dateTime, "percent": percent, "cep": formatCEP,
+		"brl":                    brl, "brlCell": brlCell, "date": date, "dateTime": dateTime, "dueWhen": dueWhen, "percent": percent, "cep": formatCEP,
 		"asset":         a.url,
 		"imageURL":      imageURL,
 		"initial":       initial,
