@@ -120,11 +120,11 @@ func TestSandboxOperationsAreMarked(t *testing.T) {
 
 func TestProductionDocumentHasNoSandboxOperations(t *testing.T) {
 	t.Parallel()
-	if got := ForListener(Spec, true); &got[0] != &Spec[0] {
+	if got := ForListener(Spec, true, ""); &got[0] != &Spec[0] {
 		t.Error("the sandbox listener does not serve the document as it is")
 	}
-	prod := ForListener(Spec, false)
-	if again := ForListener(Spec, false); &again[0] != &prod[0] {
+	prod := ForListener(Spec, false, "")
+	if again := ForListener(Spec, false, ""); &again[0] != &prod[0] {
 		t.Error("the production document is not cached")
 	}
 	if err := CheckStrict(prod); err != nil {
@@ -157,8 +157,46 @@ func TestProductionDocumentHasNoSandboxOperations(t *testing.T) {
 	if _, err := WithoutSandbox([]byte("- a list")); err == nil {
 		t.Error("a document that is not a mapping was filtered")
 	}
-	if got := ForListener([]byte("{{"), false); string(got) != "{{" {
+	if got := ForListener([]byte("{{"), false, "https://api.example.com"); string(got) != "{{" {
 		t.Errorf("an unreadable document became %q", got)
+	}
+}
+
+// Each listener's document names its public address as its one server:
+// the source's servers are the default loopback listeners, both of them,
+// and a deployment's reference showed every operation at
+// http://127.0.0.1:8080, the sandbox's listed beside production's.
+func TestListenerDocumentNamesItsPublicAddress(t *testing.T) {
+	t.Parallel()
+	for _, sandbox := range []bool{false, true} {
+		url := "https://api.example.com"
+		if sandbox {
+			url = "https://sandbox.example.com:8443"
+		}
+		served := ForListener(Spec, sandbox, url)
+		if again := ForListener(Spec, sandbox, url); &again[0] != &served[0] {
+			t.Error("the listener's document is not cached")
+		}
+		if err := CheckStrict(served); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := openapi3.NewLoader().LoadFromData(served)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := doc.Validate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Servers) != 1 || doc.Servers[0].URL != url {
+			t.Errorf("sandbox %v: servers %+v, want only %s", sandbox, doc.Servers, url)
+		}
+		full := mustContract(t).Doc()
+		if all := len(doc.Paths.Map()) == len(full.Paths.Map()); all != sandbox || doc.Info.Description != full.Info.Description {
+			t.Errorf("sandbox %v: %d paths of %d, or the description changed", sandbox, len(doc.Paths.Map()), len(full.Paths.Map()))
+		}
+	}
+	if _, err := WithServer([]byte("- a list"), "https://api.example.com", false); err == nil {
+		t.Error("a document that is not a mapping was given a server")
 	}
 }
 

@@ -16,26 +16,76 @@ const SandboxOnly = "x-sandbox-only"
 
 // ForListener returns the document a listener serves: doc itself on the
 // sandbox, and doc without its sandbox-only operations on production, where
-// those routes do not exist. It never fails: a document it cannot read is
-// returned as it is (the tests prove the embedded one reads). Results are
-// cached, so calling it for every new server costs one parse.
-func ForListener(doc []byte, sandbox bool) []byte {
-	if sandbox {
+// those routes do not exist; and, given the listener's public address, with
+// that address as its one server. The source names the default loopback
+// listeners, both of them, and a deployment's reference (Redoc shows the
+// server before every operation's path, and generators take the first as
+// the base) sent integrators to http://127.0.0.1:8080 from
+// https://api.example.com/docs. It never fails: a document it cannot read
+// is returned as it is (the tests prove the embedded one reads). Results
+// are cached, so calling it for every new server costs one parse.
+func ForListener(doc []byte, sandbox bool, publicURL string) []byte {
+	if sandbox && publicURL == "" {
 		return doc
 	}
-	key := sha256.Sum256(doc)
-	if out, ok := production.Load(key); ok {
+	key := listenerKey{sha256.Sum256(doc), sandbox, publicURL}
+	if out, ok := listeners.Load(key); ok {
 		return out.([]byte)
 	}
-	out, err := WithoutSandbox(doc)
+	out, err := forListener(doc, sandbox, publicURL)
 	if err != nil {
 		return doc
 	}
-	production.Store(key, out)
+	listeners.Store(key, out)
 	return out
 }
 
-var production sync.Map // sha256 of a document → its production copy
+type listenerKey struct {
+	doc       [sha256.Size]byte
+	sandbox   bool
+	publicURL string
+}
+
+var listeners sync.Map // listenerKey → the document that listener serves
+
+func forListener(doc []byte, sandbox bool, publicURL string) ([]byte, error) {
+	if !sandbox {
+		var err error
+		if doc, err = WithoutSandbox(doc); err != nil {
+			return nil, err
+		}
+	}
+	if publicURL == "" {
+		return doc, nil
+	}
+	return WithServer(doc, publicURL, sandbox)
+}
+
+// WithServer replaces an OpenAPI document's servers with the one address
+// of the listener serving it, described as its environment.
+func WithServer(doc []byte, url string, sandbox bool) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(doc, &root); err != nil {
+		return nil, fmt.Errorf("api: reading the document: %w", err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("api: the document is not a YAML mapping")
+	}
+	description := "production"
+	if sandbox {
+		description = "sandbox (simulated bank)"
+	}
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	servers := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		str("url"), str(url), str("description"), str(description)}}}}
+	top := root.Content[0]
+	if old := value(top, "servers"); old != nil {
+		*old = *servers
+	} else {
+		top.Content = append(top.Content, str("servers"), servers)
+	}
+	return encode(&root)
+}
 
 // WithoutSandbox removes from an OpenAPI document every operation marked
 // x-sandbox-only: true, the path items left without operations, and the
@@ -81,10 +131,14 @@ func WithoutSandbox(doc []byte) ([]byte, error) {
 		}
 		tags.Content = kept
 	}
+	return encode(&root)
+}
+
+func encode(root *yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	if err := enc.Encode(&root); err != nil {
+	if err := enc.Encode(root); err != nil {
 		return nil, fmt.Errorf("api: writing the document: %w", err)
 	}
 	if err := enc.Close(); err != nil {

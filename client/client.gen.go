@@ -3073,7 +3073,7 @@ type ClientInterface interface {
 
 	// GetOpenAPI This document
 	//
-	// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
+	// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations, and each listener's copy names that listener's public address as its one server. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4227,7 +4227,7 @@ func (c *RawClient) GetHealthz(ctx context.Context, reqEditors ...RequestEditorF
 
 // GetOpenAPI This document
 //
-// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
+// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations, and each listener's copy names that listener's public address as its one server. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPI` operationId).
 func (c *RawClient) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6768,7 +6768,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIWithResponse This document
 	//
-	// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
+	// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations, and each listener's copy names that listener's public address as its one server. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13057,7 +13057,7 @@ func (c *ClientWithResponses) GetHealthzWithResponse(ctx context.Context, reqEdi
 
 // GetOpenAPIWithResponse This document
 //
-// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
+// The OpenAPI 3.0 description of this API, as YAML; the production listener's copy leaves out the sandbox-only operations, and each listener's copy names that listener's public address as its one server. It is rendered, with the error catalogue and the guides, at `/docs`. No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -65,7 +65,8 @@ type Config struct {
 	TokenCacheTTL time.Duration
 	Metrics       *Metrics
 	// OpenAPI is the contract served at /openapi.yaml (without its
-	// sandbox-only operations on production).
+	// sandbox-only operations on production, and with PublicURL as its
+	// server).
 	OpenAPI []byte
 }
 
@@ -109,7 +110,7 @@ func New(svc Services, cfg Config) http.Handler {
 		publicURL:       cfg.PublicURL,
 		metrics:         cfg.Metrics,
 		clock:           cfg.Clock,
-		openAPI:         api.ForListener(cfg.OpenAPI, cfg.Environment == parcela.Sandbox),
+		openAPI:         api.ForListener(cfg.OpenAPI, cfg.Environment == parcela.Sandbox, cfg.PublicURL),
 		outage:          &throttledLog{clock: cfg.Clock, every: outageLogEvery},
 	}
 	mux := http.NewServeMux()
