@@ -21,7 +21,7 @@ var Problems = []Problem{
 		"Send `Authorization: Bearer <token>` with a live token of this listener's environment. Tokens are shown once when the operator creates them; ask for a new one if it was lost or revoked."},
 	{"not_found", "Not found", 404,
 		"No such path, or no such resource for your company and environment. Another company's id, and an id from the other environment, are answered exactly like ids that do not exist. The sandbox-only operations are 404 on production.",
-		"Check the id and that it was created with a token of the same company and environment (sandbox ids do not exist in production). Query filters never answer 404: an unknown id there simply matches nothing."},
+		"Check the id and that it was created with a token of the same company and environment (sandbox ids do not exist in production). The bill listing's filters (`billing_id`, `order_id`) never answer 404: an unknown id there simply matches nothing. The delivery log's `webhook_id` does: it must name a webhook of your company and environment (a deleted one's log is kept)."},
 	{"method_not_allowed", "Method not allowed", 405,
 		"The path exists, but not with this HTTP method.",
 		"Use one of the methods listed in the `Allow` header of the answer."},

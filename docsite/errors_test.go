@@ -218,3 +218,20 @@ func TestErrorCatalogueAnchors(t *testing.T) {
 		t.Error("the catalogue is not in status order")
 	}
 }
+
+// not_found's fix said no query filter answers 404, and the delivery log's
+// webhook_id does (an unknown webhook is a 404, as the reference says):
+// an integrator told to expect an empty page got a problem.
+func TestCatalogueNotFoundNamesTheFilterThatAnswers404(t *testing.T) {
+	t.Parallel()
+	for _, p := range docsite.Problems {
+		if p.Code != "not_found" {
+			continue
+		}
+		if strings.Contains(p.Fix, "Query filters never answer 404") || !strings.Contains(p.Fix, "`webhook_id`") {
+			t.Errorf("not_found's fix does not say the delivery log's webhook_id answers 404: %s", p.Fix)
+		}
+		return
+	}
+	t.Fatal("no not_found entry")
+}
