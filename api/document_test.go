@@ -395,3 +395,22 @@ func TestReplayedAnswersDeclareTheHeader(t *testing.T) {
 		}
 	})
 }
+
+// The Payment codes table names barcode_image_url for every boleto and
+// Pix, and PaymentOrder sent readers to it: a payment inside an order (the
+// charge's answer) has no such field, and an integrator looked for the
+// Pix's QR code there. The schema says so while the form lacks it.
+func TestPaymentOrderSaysItHasNoBarcodeImageURL(t *testing.T) {
+	t.Parallel()
+	schemas := mustContract(t).Doc().Components.Schemas
+	order, bill := schemas["PaymentOrder"].Value, schemas["PaymentBill"].Value
+	if _, ok := order.Properties["barcode_image_url"]; ok {
+		return
+	}
+	if !strings.Contains(order.Description, "no `barcode_image_url`") {
+		t.Errorf("PaymentOrder lacks barcode_image_url and does not say so: %s", order.Description)
+	}
+	if len(bill.AllOf) == 0 || !strings.Contains(mustContract(t).Doc().Info.Description, "has no such field") {
+		t.Error("the Payment codes section does not say which form carries barcode_image_url")
+	}
+}

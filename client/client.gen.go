@@ -1583,7 +1583,7 @@ type PaymentConfigurationRequest struct {
 // PaymentMethod `credit_card` payments are made by the customer on the bill's checkout page, never by the charge.
 type PaymentMethod string
 
-// PaymentOrder A payment of a bill (a boleto, a Pix charge or a card payment), as shown inside an order. See Payment codes for which code fields are filled.
+// PaymentOrder A payment of a bill (a boleto, a Pix charge or a card payment), as shown inside an order. See Payment codes for which code fields are filled; this form has no `barcode_image_url` (the bill endpoints' form, `PaymentBill`, has it).
 type PaymentOrder struct {
 	AmountCents int64 `json:"amount_cents"`
 
