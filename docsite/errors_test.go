@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -234,4 +235,30 @@ func TestCatalogueNotFoundNamesTheFilterThatAnswers404(t *testing.T) {
 		return
 	}
 	t.Fatal("no not_found entry")
+}
+
+// conflict is answered when concurrent requests kept colliding and the
+// request gave up having done nothing (its message says "retry"; the Go
+// client retries it, client/transport.go). The catalogue told clients not
+// to repeat it, with an example that answers invalid_state (two charges of
+// one order at once), and the production guide's list of what to retry
+// left it out.
+func TestCatalogueAndGuideSayConflictIsRetried(t *testing.T) {
+	t.Parallel()
+	for _, p := range docsite.Problems {
+		if p.Code == "conflict" && (!strings.HasPrefix(p.Fix, "Retry") || strings.Contains(p.Fix, "do not")) {
+			t.Errorf("conflict's fix does not say to retry: %s", p.Fix)
+		}
+	}
+	guide, err := os.ReadFile(filepath.Join("guides", "production.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, retries, _ := strings.Cut(string(guide), "**Retries.**")
+	retries, _, _ = strings.Cut(retries, "\n4.")
+	for _, want := range []string{"`409 idempotency_in_flight`", "`409 conflict`", "`429`", "`5xx`"} {
+		if !strings.Contains(strings.Join(strings.Fields(retries), " "), want) {
+			t.Errorf("the production guide's retries do not name %s:%s", want, retries)
+		}
+	}
 }
