@@ -60,7 +60,9 @@ func isJSON(contentType string) bool {
 // keys in another case than the field's, invalid UTF-8 and trailing data
 // are malformed. An empty body is allowed only when optional is true.
 func decode(body []byte, dst any, optional bool) error {
-	if optional && len(bytes.Trim(body, " \t\r\n")) == 0 {
+	// An optional body sent as JSON null (what a client marshalling no
+	// value sends) is none; a required one is refused (jsonbody.Decode).
+	if trimmed := bytes.Trim(body, " \t\r\n"); optional && (len(trimmed) == 0 || string(trimmed) == "null") {
 		return nil
 	}
 	return jsonbody.Decode(body, dst)
