@@ -146,6 +146,14 @@ func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
 	if err != nil {
 		return s.failure(req.URL.Host, err)
 	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		// Its body is the connection itself, which neither the client's
+		// timeout nor ctx bounds: read, it held the attempt (and its
+		// worker, slot and company place) for as long as the receiver
+		// kept the connection open.
+		_ = resp.Body.Close()
+		return Result{Outcome: OutcomeRetry, StatusCode: resp.StatusCode, Error: "receiver answered " + statusText(resp)}
+	}
 	body := readBody(resp.Body)
 	res = Result{StatusCode: resp.StatusCode, ResponseBody: body}
 	switch code := resp.StatusCode; {

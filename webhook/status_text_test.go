@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -77,5 +78,42 @@ func TestPrintableTextCutsOnACharacter(t *testing.T) {
 		if got := printableText(c.in, c.max); got != c.want {
 			t.Errorf("printableText(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
 		}
+	}
+}
+
+// A 101 Switching Protocols answer hands the sender the connection as its
+// body, which neither the client's timeout nor the context bounds: reading
+// it hung the attempt, and its worker, for as long as the receiver held the
+// connection open. It is a failure like any answer that is not a 2xx, ended
+// at once.
+func TestSendSwitchingProtocolsIsAFailure(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+		_ = buf.Flush()
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the handler returns before the server closes
+	done := make(chan Result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		done <- localSender(t, 300*time.Millisecond).Send(ctx, request(srv.URL, newSecret(t)))
+	}()
+	select {
+	case res := <-done:
+		if res.Outcome != OutcomeRetry || res.StatusCode != http.StatusSwitchingProtocols || res.Error != "receiver answered 101 Switching Protocols" {
+			t.Fatalf("%+v", res)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the attempt still waits on the receiver's connection past its time limit")
 	}
 }
