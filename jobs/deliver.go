@@ -327,7 +327,15 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 		r.ResponseBody = &res.ResponseBody
 	}
 	if !r.Delivered && !r.Gone {
-		if delay, ok := webhook.RetryDelay(d.AttemptCount+1, w.jitter); ok {
+		delay, ok := webhook.RetryDelay(d.AttemptCount+1, w.jitter)
+		if !ok && res.StatusCode == 0 && errors.Is(ctx.Err(), context.Canceled) {
+			// parcela stopping cut the schedule's last attempt short before
+			// any answer: not the receiver's failure, and its error says
+			// the delivery is retried. Marked failed, the event was never
+			// sent again.
+			delay, ok = webhook.RetryDelay(1, w.jitter)
+		}
+		if ok {
 			delay = max(delay, res.RetryAfter)
 			next := time.Now().Add(delay)
 			r.NextAt = &next

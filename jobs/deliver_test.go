@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -598,6 +599,54 @@ func TestDeliveryReceivedButNotRecordedIsSentAgainAsTheSameMessage(t *testing.T)
 			}
 			if got := r.delivery(d.ID); got.Status != parcela.DeliveryDelivered || got.AttemptCount != 1 || len(r.tape.of(d.ID)) != 1 {
 				t.Fatalf("status %s with %d attempts, %d jobs queued; want delivered with 1 and no retry", got.Status, got.AttemptCount, len(r.tape.of(d.ID)))
+			}
+		})
+	}
+}
+
+// An attempt cut short by parcela stopping (its job's context canceled
+// before any answer came) is not the receiver's failure: it is retried
+// even when it was the schedule's last, as its recorded error says. It
+// marked the delivery failed after the eighth attempt, with an error
+// saying "the delivery is retried", and the event was never sent again.
+func TestAttemptCanceledByAStopIsRetried(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newHookRig(t, e)
+			r.answer = failWith(500)
+			h := r.hook("/stopping", "post")
+			d := r.event(h)
+			for range webhook.MaxAttempts - 1 {
+				r.work(d.ID)
+			}
+			answered := make(chan struct{})
+			defer close(answered)
+			r.mu.Lock()
+			r.answer = func(int, http.ResponseWriter) { <-answered }
+			r.mu.Unlock()
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			jobs := r.tape.of(d.ID)
+			if err := r.worker.Work(ctx, &river.Job[DeliveryArgs]{Args: jobs[len(jobs)-1]}); err != nil {
+				t.Fatal(err)
+			}
+			got := r.delivery(d.ID)
+			last := got.Attempts[len(got.Attempts)-1]
+			if len(got.Attempts) != webhook.MaxAttempts || last.Error == nil || !strings.Contains(*last.Error, "canceled") {
+				t.Fatalf("%d attempts, the last %+v; want the canceled one recorded", len(got.Attempts), last)
+			}
+			if got.Status != parcela.DeliveryRetrying || got.NextAttemptAt == nil {
+				t.Fatalf("after an attempt parcela's stop canceled: status %s, next %v; want retrying", got.Status, got.NextAttemptAt)
+			}
+			// The retry goes out, and its answer counts as the schedule's last.
+			r.mu.Lock()
+			r.answer = failWith(500)
+			r.mu.Unlock()
+			r.work(d.ID)
+			if got := r.delivery(d.ID); got.Status != parcela.DeliveryFailed || len(got.Attempts) != webhook.MaxAttempts+1 {
+				t.Fatalf("after the retry: status %s, %d attempts; want failed", got.Status, len(got.Attempts))
 			}
 		})
 	}
