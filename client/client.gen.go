@@ -1077,7 +1077,7 @@ type Delivery struct {
 	Id            string     `json:"id"`
 	NextAttemptAt *time.Time `json:"next_attempt_at"`
 
-	// Status `pending` before the first attempt, `retrying` after a failed attempt with more to come, `delivered` after a 2xx, `failed` when the retries are exhausted or the webhook was disabled.
+	// Status `pending` before the first attempt (and after a retry by hand, before its attempt), `retrying` after a failed attempt with more to come, `delivered` after a 2xx, `failed` when the retries are exhausted or the webhook was disabled.
 	Status    DeliveryStatus `json:"status"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	WebhookId string         `json:"webhook_id"`
@@ -1105,7 +1105,7 @@ type DeliveryPage struct {
 	TotalPages int        `json:"total_pages"`
 }
 
-// DeliveryStatus `pending` before the first attempt, `retrying` after a failed attempt with more to come, `delivered` after a 2xx, `failed` when the retries are exhausted or the webhook was disabled.
+// DeliveryStatus `pending` before the first attempt (and after a retry by hand, before its attempt), `retrying` after a failed attempt with more to come, `delivered` after a 2xx, `failed` when the retries are exhausted or the webhook was disabled.
 type DeliveryStatus string
 
 // DownPaymentType `percentage`: `down_payment_value` is a fraction of the amount; `absolute`: it is a number of cents.
@@ -2951,7 +2951,9 @@ type ClientInterface interface {
 	// RetryWebhookDelivery Retry a delivery
 	//
 	// Schedules a new attempt of the delivery now, with the same
-	// `webhook-id` and body. The attempt is added to `attempts`; if it
+	// `webhook-id` and body. The answer is the delivery as the retry
+	// leaves it: `pending`, with `next_attempt_at` null, until the
+	// attempt is made. The attempt is added to `attempts`; if it
 	// fails, the delivery is retried on the whole schedule again (5 s,
 	// 5 min, … 10 h), even one that had used up its attempts. A retry
 	// keeps the latest 100 attempts of the log and drops older ones.
@@ -4005,7 +4007,9 @@ func (c *RawClient) GetWebhookDelivery(ctx context.Context, id DeliveryId, reqEd
 // RetryWebhookDelivery Retry a delivery
 //
 // Schedules a new attempt of the delivery now, with the same
-// `webhook-id` and body. The attempt is added to `attempts`; if it
+// `webhook-id` and body. The answer is the delivery as the retry
+// leaves it: `pending`, with `next_attempt_at` null, until the
+// attempt is made. The attempt is added to `attempts`; if it
 // fails, the delivery is retried on the whole schedule again (5 s,
 // 5 min, … 10 h), even one that had used up its attempts. A retry
 // keeps the latest 100 attempts of the log and drops older ones.
@@ -6634,7 +6638,9 @@ type ClientWithResponsesInterface interface {
 	// RetryWebhookDeliveryWithResponse Retry a delivery
 	//
 	// Schedules a new attempt of the delivery now, with the same
-	// `webhook-id` and body. The attempt is added to `attempts`; if it
+	// `webhook-id` and body. The answer is the delivery as the retry
+	// leaves it: `pending`, with `next_attempt_at` null, until the
+	// attempt is made. The attempt is added to `attempts`; if it
 	// fails, the delivery is retried on the whole schedule again (5 s,
 	// 5 min, … 10 h), even one that had used up its attempts. A retry
 	// keeps the latest 100 attempts of the log and drops older ones.
@@ -12863,7 +12869,9 @@ func (c *ClientWithResponses) GetWebhookDeliveryWithResponse(ctx context.Context
 // RetryWebhookDeliveryWithResponse Retry a delivery
 //
 // Schedules a new attempt of the delivery now, with the same
-// `webhook-id` and body. The attempt is added to `attempts`; if it
+// `webhook-id` and body. The answer is the delivery as the retry
+// leaves it: `pending`, with `next_attempt_at` null, until the
+// attempt is made. The attempt is added to `attempts`; if it
 // fails, the delivery is retried on the whole schedule again (5 s,
 // 5 min, … 10 h), even one that had used up its attempts. A retry
 // keeps the latest 100 attempts of the log and drops older ones.

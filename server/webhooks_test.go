@@ -341,7 +341,14 @@ func TestWebhookFailures(t *testing.T) {
 		gone := first("/gone")
 		b.call("POST", "/external_api/v1/webhook_deliveries/"+gone["id"].(string)+"/retry", nil).want(t, 409)
 		b.call("PATCH", "/external_api/v1/webhooks/"+hooks["/gone"]["id"].(string), map[string]any{"enabled": true}).want(t, 200)
-		b.call("POST", "/external_api/v1/webhook_deliveries/"+gone["id"].(string)+"/retry", nil).want(t, 200)
+		replay := b.call("POST", "/external_api/v1/webhook_deliveries/"+gone["id"].(string)+"/retry", nil).want(t, 200).JSON(t)
+		// The answer is the delivery as the retry leaves it, as the
+		// document's example of it shows: its new attempt not made yet.
+		retried := b.example(t, "DeliveryRetrying")
+		wantExample(t, "DeliveryRetrying.status", retried["status"], replay["status"])
+		if (retried["next_attempt_at"] == nil) != (replay["next_attempt_at"] == nil) {
+			t.Errorf("the retry answered next_attempt_at %v; the example shows %v", replay["next_attempt_at"], retried["next_attempt_at"])
+		}
 		eventually(t, 10*time.Second, "replay attempted", func() bool { return len(attempts("/gone")) == 2 })
 	})
 }
