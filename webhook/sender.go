@@ -92,10 +92,14 @@ func NewSender(policy *AddressPolicy, timeout time.Duration) *Sender {
 	transport := &http.Transport{
 		// No proxy, not even from the environment: the proxy would make the
 		// connection to the receiver, out of reach of the address check.
-		Proxy:               nil,
-		DialContext:         dialer.DialContext,
-		ForceAttemptHTTP2:   true,
-		TLSHandshakeTimeout: 10 * time.Second,
+		Proxy:             nil,
+		DialContext:       dialer.DialContext,
+		ForceAttemptHTTP2: true,
+		// The attempt's limit bounds the handshake too: a limit of its own
+		// (net/http's usual 10 s) ended attempts early, recorded as "did
+		// not answer within 15s", and refused a slow handshake the 15 s
+		// the receiver is promised would have let through.
+		TLSHandshakeTimeout: timeout,
 		MaxIdleConns:        256,
 		// As many as the attempts that may run at once to one receiver (a
 		// company's burst is half of the 100 delivery workers): with fewer,

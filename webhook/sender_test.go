@@ -430,3 +430,40 @@ func TestSendFailuresNameNoInternalAddress(t *testing.T) {
 		}
 	}
 }
+
+// A TLS handshake that never ends times out with the attempt, at its time
+// limit, as the error says: the transport's own 10 s cut it short, and
+// the log said "did not answer within 15s" of an attempt that lasted 10 s
+// (and refused a receiver whose handshake took 10 of its 15 s).
+func TestSendStalledTLSHandshakeTimesOutWithTheAttempt(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		// Take the ClientHello and never answer it.
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, conn)
+		}
+	}()
+	const limit = 11 * time.Second
+	res := localSender(t, limit).Send(context.Background(), request("https://"+ln.Addr().String()+"/hooks", newSecret(t)))
+	if res.Outcome != OutcomeRetry || res.StatusCode != 0 || res.Error != "timed out: "+ln.Addr().String()+" did not answer within 11s" {
+		t.Fatalf("%+v", res)
+	}
+	if res.Duration < limit {
+		t.Errorf("the attempt ended after %v, before its limit %v", res.Duration, limit)
+	}
+}
