@@ -3,12 +3,14 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,5 +197,58 @@ func TestBatchJobAttemptsEachDeliveryOnce(t *testing.T) {
 	defer mu.Unlock()
 	if want := map[string]int{"ev-a": 1, "ev-b": 1, "ev-slow": 1}; !maps.Equal(got, want) {
 		t.Fatalf("receiver got %v, want %v", got, want)
+	}
+}
+
+// A batch job whose context is canceled (parcela stopping) begins no more
+// attempts: those it had not sent wait for its next run. Each of them was
+// sent with the canceled context, failed at once, and was recorded as an
+// attempt "canceled while waiting for the answer" of a request never
+// made, using up a step of its schedule and marking its webhook failing.
+func TestCanceledBatchJobRecordsOnlyTheAttemptsItMade(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int32
+	release := make(chan struct{})
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent.Add(1)
+		<-release // answers nothing before the job is canceled
+	}))
+	t.Cleanup(rc.Close)
+	t.Cleanup(func() { close(release) }) // runs first: the handlers return before the server closes
+	policy, err := webhook.NewAddressPolicy("127.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, err := webhook.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := &parcela.Webhook{ID: "wh", URL: rc.URL, Verb: "post", Secret: secret, Enabled: true}
+	f := &fakeDeliveries{works: map[string]*parcela.DeliveryWork{}}
+	var ids []string
+	for i := range 3 * batchParallelism {
+		id := fmt.Sprintf("d%d", i)
+		ids = append(ids, id)
+		f.works[id] = &parcela.DeliveryWork{
+			Delivery: parcela.Delivery{ID: id, CompanyID: "c1", Environment: "sandbox", Status: parcela.DeliveryPending},
+			Webhook:  hook, Event: parcela.Event{ID: "ev-" + id, Entity: "order", Event: "in_progress", Data: []byte(`{}`)},
+		}
+	}
+	w := &deliverWorker{deliveries: f, clock: parcela.SystemClock{}, sender: webhook.NewSender(policy, 5*time.Second),
+		metrics: newDeliveryMetrics(nil, f), shares: newCompanyShares(100, 100, false), slots: newEnvironmentSlots(100), startBudget: time.Minute}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for sent.Load() < batchParallelism {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	var snooze *river.JobSnoozeError
+	if err := w.Work(ctx, &river.Job[DeliveryArgs]{Args: DeliveryArgs{Batch: ids}}); !errors.As(err, &snooze) {
+		t.Fatalf("canceled run: %v, want a snooze for the deliveries it did not send", err)
+	}
+	if r, n := f.takeRecorded(), int(sent.Load()); len(r) != n || n != batchParallelism {
+		t.Fatalf("the receiver got %d requests, and %d attempts were recorded: %v", n, len(r), r)
 	}
 }

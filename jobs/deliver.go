@@ -281,6 +281,13 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 			return w.deliveries.RecordAttempt(ctx, work, parcela.AttemptResult{At: now, Error: &reason, SkipReason: reason})
 		}
 	}
+	if ctx.Err() != nil {
+		// The job is canceled (parcela stopping): sent now, the request
+		// would fail at once and be recorded as an attempt the receiver
+		// never saw, a step of its schedule used up and its webhook marked
+		// failing. The job's next run makes it.
+		return budgetSnooze, nil
+	}
 	// An attempt takes one of the process's attempt slots, then one of its
 	// company's places: a company over its share waits its turn, the
 	// others' deliveries go on. Both are given back once the request is
