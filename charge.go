@@ -85,12 +85,13 @@ const MaxUserAgentLength = 1024
 // BrowserSignature is the consent record of a purchase made on a page, as
 // checkSignature takes it: the browser's address without its zone, and
 // its User-Agent as one line of at most MaxUserAgentLength characters
-// (bytes that are not UTF-8 and control characters replaced), or a note
+// (bytes that are not UTF-8, control characters, direction overrides and
+// line separators replaced: each is what single-line text refuses), or a note
 // that it sent none. The header is the browser's to send: refused, its
 // payer could never buy, told only to try again.
 func BrowserSignature(addr netip.Addr, userAgent string) (remoteIP, ua string) {
 	ua = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || DirectionControl(r) {
+		if unicode.IsControl(r) || DirectionControl(r) || LineSeparator(r) {
 			return ' '
 		}
 		return r

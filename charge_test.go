@@ -164,6 +164,10 @@ func TestBrowserSignaturePassesTheCharge(t *testing.T) {
 		{"overlong", "2001:db8::1", long, strings.TrimSpace(CutText(long, MaxUserAgentLength))},
 		{"not UTF-8, a tab", "203.0.113.9", "Navegador\xff\tà", "Navegador\uFFFD à"},
 		{"a direction override", "203.0.113.9", "Navegador\u202e1.0", "Navegador 1.0"},
+		// Single-line text refuses them since it was made to (ValidText):
+		// a browser sending one could not buy.
+		{"a line separator", "203.0.113.9", "Navegador\u20281.0", "Navegador 1.0"},
+		{"a paragraph separator", "203.0.113.9", "Navegador\u20291.0", "Navegador 1.0"},
 		{"a zone", "fe80::1%eth0", "Mozilla/5.0", "Mozilla/5.0"},
 	} {
 		ip, ua := BrowserSignature(netip.MustParseAddr(tc.addr), tc.ua)

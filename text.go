@@ -58,7 +58,7 @@ func ValidText(s string, kind TextKind) bool {
 		if DirectionControl(r) {
 			return false
 		}
-		if kind == SingleLine && (r == '\u2028' || r == '\u2029') {
+		if kind == SingleLine && LineSeparator(r) {
 			return false
 		}
 		if !unicode.IsControl(r) {
@@ -71,6 +71,11 @@ func ValidText(s string, kind TextKind) bool {
 	}
 	return true
 }
+
+// LineSeparator tells Unicode's line and paragraph separators (U+2028,
+// U+2029), which single-line text refuses: they break a name's line on a
+// page or a receipt as a line feed does.
+func LineSeparator(r rune) bool { return r == '\u2028' || r == '\u2029' }
 
 // DirectionControl tells the explicit direction embeddings, overrides and
 // isolates (U+202A to U+202E, U+2066 to U+2069). In an offer's or a
