@@ -130,7 +130,7 @@ func (p *Product) Apply(in ProductInput, kinds, shifts map[string]Named) error {
 	if in.Availability != nil {
 		p.Availability = *in.Availability
 	}
-	p.validate(&v)
+	p.validate(&v, in)
 	return v.Err()
 }
 
@@ -144,13 +144,17 @@ func namesOf(m map[string]Named) string {
 	return strings.Join(names, ", ")
 }
 
-func (p *Product) validate(v *Validation) {
+// validate checks p as in leaves it. The characters of a name or pixel
+// code are checked as sent: one stored before a rule refused them (the
+// line separators, since) is the product's as it was taken, and checked
+// again it refused a patch of any other field on a field not sent.
+func (p *Product) validate(v *Validation, in ProductInput) {
 	switch {
 	case p.Name == "":
 		v.Add("product.name", "required", "is required")
 	case TooLong(p.Name, 255):
 		v.Add("product.name", "too_long", "must be at most 255 characters")
-	default:
+	case in.Name != nil:
 		checkText(v, "product.name", p.Name, SingleLine)
 	}
 	checkAmount(v, "product.full_amount_cents", p.FullAmountCents, 1)
@@ -161,12 +165,16 @@ func (p *Product) validate(v *Validation) {
 			checkText(v, "product.description", *p.Description, FreeText)
 		}
 	}
-	for _, pixel := range []struct{ field, code string }{
-		{"product.google_pixel_code", p.GooglePixelCode}, {"product.meta_pixel_code", p.MetaPixelCode},
+	for _, pixel := range []struct {
+		field, code string
+		sent        bool
+	}{
+		{"product.google_pixel_code", p.GooglePixelCode, in.GooglePixelCode != nil},
+		{"product.meta_pixel_code", p.MetaPixelCode, in.MetaPixelCode != nil},
 	} {
 		if TooLong(pixel.code, 255) {
 			v.Add(pixel.field, "too_long", "must be at most 255 characters")
-		} else {
+		} else if pixel.sent {
 			checkText(v, pixel.field, pixel.code, SingleLine)
 		}
 	}

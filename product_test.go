@@ -277,6 +277,20 @@ func TestProductApplyPatch(t *testing.T) {
 		checkFaults(t, p.Apply(ProductInput{EndDate: pointerTo("2025-02-28")}, kinds, shifts), []fault{
 			{"product.end_date", "invalid", "not be before start_date"}})
 	})
+	t.Run("stored text a later rule refuses does not refuse a patch of another field", func(t *testing.T) {
+		t.Parallel()
+		// A name and a pixel code stored before single-line text refused
+		// the line separator: disabling the product was refused on
+		// product.name, a field the patch did not send.
+		p := stored()
+		p.Name, p.MetaPixelCode = "Curso de Go\u2028Turma A", "M-1\u2029"
+		if err := p.Apply(ProductInput{Availability: pointerTo("disabled")}, kinds, shifts); err != nil {
+			t.Fatal(err)
+		}
+		// Sent again, the name is checked as any new one is.
+		checkFaults(t, p.Apply(ProductInput{Name: pointerTo(p.Name)}, kinds, shifts), []fault{
+			{"product.name", "invalid", "control characters"}})
+	})
 	t.Run("switching to days needs a duration the product lacks", func(t *testing.T) {
 		t.Parallel()
 		p := stored()
