@@ -39,7 +39,8 @@ func PixName(name string) string { return toASCII(name, maxPixName) }
 // every other non-printable or non-ASCII character, trims the result and
 // cuts it to at most max characters. A letter outside the table is folded
 // to the ASCII letters of its compatibility decomposition (ř, ē, ş, a
-// full-width Ｃ): dropped, "Dvořák" read "Dvoak" in the payer's bank.
+// full-width Ｃ; decomposed): dropped, "Dvořák" read "Dvoak" in the
+// payer's bank.
 func toASCII(s string, max int) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -53,11 +54,7 @@ func toASCII(s string, max int) string {
 				b.WriteString(f)
 				continue
 			}
-			for _, d := range norm.NFKD.String(string(r)) {
-				if d > ' ' && d <= '~' {
-					b.WriteRune(d)
-				}
-			}
+			b.WriteString(decomposed(r))
 		}
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")
@@ -65,4 +62,25 @@ func toASCII(s string, max int) string {
 		out = strings.TrimRight(out[:max], " ")
 	}
 	return out
+}
+
+// decomposed is r's compatibility decomposition in ASCII, its accents
+// (combining marks) left out and a fraction's slash written /, or nothing
+// when any other part of it is not ASCII: those parts dropped, what was
+// left said something else ("Escola ½ Preço" read "Escola 12 Preco" in
+// the payer's bank, "㈱" "()").
+func decomposed(r rune) string {
+	var out []byte
+	for _, d := range norm.NFKD.String(string(r)) {
+		switch {
+		case d > ' ' && d <= '~':
+			out = append(out, byte(d))
+		case d == '\u2044': // ½ is 1⁄2
+			out = append(out, '/')
+		case unicode.Is(unicode.Mn, d):
+		default:
+			return ""
+		}
+	}
+	return string(out)
 }

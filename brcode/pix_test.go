@@ -172,6 +172,11 @@ func TestPixNameFoldsEveryAccent(t *testing.T) {
 		"Ｃｕｒｓｏｓ":                "Cursos",    // full-width letters
 		"Escola\u2003Música":    "Escola Musica",
 		"Ação & Cia":            "Acao & Cia",
+		// A decomposition is kept whole or not at all: its parts that are
+		// not ASCII dropped, "½" read "12" and "㈱" "()".
+		"Escola ½ Preço": "Escola 1/2 Preco",
+		"Loja ㈱":         "Loja",
+		"Curso ﬁnal":     "Curso final",
 	} {
 		if got := PixName(in); got != want {
 			t.Errorf("PixName(%q) = %q, want %q", in, got, want)
