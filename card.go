@@ -162,7 +162,7 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 	case TooLong(name, 64):
 		v.Add("card.holder_name", "too_long", "must be at most 64 characters")
 	case !ValidText(name, SingleLine):
-		v.Add("card.holder_name", "invalid", "must be UTF-8 text without control characters or direction overrides")
+		v.Add("card.holder_name", "invalid", "must be UTF-8 text without control characters, line separators or direction overrides")
 	}
 	c.checkExpiry(&v, now)
 	cvvLen := 3
