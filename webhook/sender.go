@@ -148,6 +148,12 @@ func (s *Sender) Send(ctx context.Context, r Request) (res Result) {
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
+		if ctx.Err() == context.Canceled && !errors.Is(err, context.Canceled) {
+			// A context canceled with a cause fails the request with the
+			// cause: the job queue's hard stop ("stop initiated") read as
+			// the receiver's failure, in the company's delivery log.
+			err = fmt.Errorf("%w: %w", context.Canceled, err)
+		}
 		return s.failure(req.URL.Host, err)
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {

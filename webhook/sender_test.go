@@ -467,3 +467,27 @@ func TestSendStalledTLSHandshakeTimesOutWithTheAttempt(t *testing.T) {
 		t.Errorf("the attempt ended after %v, before its limit %v", res.Duration, limit)
 	}
 }
+
+// An attempt cut short by a context canceled with a cause is parcela
+// stopping, as one canceled without: the job queue's hard stop cancels its
+// jobs with the cause "stop initiated", which net/http returns in place of
+// context.Canceled, and the company's delivery log read "the request to
+// HOST failed: stop initiated".
+func TestSendCanceledWithACauseSaysParcelaStopped(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-release
+	})
+	t.Cleanup(func() { close(release) }) // before the server's Close, which waits for the handler
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-arrived
+		cancel(errors.New("stop initiated"))
+	}()
+	res := localSender(t, 10*time.Second).Send(ctx, request(srv.URL, newSecret(t)))
+	if res.Outcome != OutcomeRetry || !strings.Contains(res.Error, "canceled: parcela stopped") || strings.Contains(res.Error, "stop initiated") {
+		t.Errorf("attempt canceled with a cause: %+v", res)
+	}
+}
