@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"parcela"
 	"parcela/sqldb"
@@ -120,7 +121,8 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(d)
 	}
-	url := envOr(getenv, "PARCELA_SANDBOX_PUBLIC_URL", "http://"+envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081"))
+	// Trimmed as serve trims it: "https://host/" made links of "//pay/…", which 404.
+	url := strings.TrimRight(envOr(getenv, "PARCELA_SANDBOX_PUBLIC_URL", "http://"+envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081")), "/")
 	printDemo(stdout, d, url)
 	return nil
 }

@@ -144,3 +144,20 @@ func TestDemoFailedHalfwayIsSetUpWholeNextTime(t *testing.T) {
 		t.Fatalf("demo printed:\n%s", out.String())
 	}
 }
+
+// `parcela demo` prints its links as serve makes them: a public address
+// given with a trailing slash, which serve takes (it trims it), printed
+// "https://sandbox.example.com//pay/demo/offers/…", a path the pages do
+// not serve (404), and the curl line's "//external_api/v1/…" alike.
+func TestDemoLinksTakeAPublicURLWithATrailingSlash(t *testing.T) {
+	t.Parallel()
+	vars := env(map[string]string{"PARCELA_DATABASE_URL": tempDSN(t), "PARCELA_SANDBOX_PUBLIC_URL": "https://sandbox.example.com/"})
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"demo"}, vars, &out, &errb); err != nil {
+		t.Fatalf("demo: %v\n%s", err, errb.String())
+	}
+	if strings.Contains(out.String(), ".com//") || !strings.Contains(out.String(), "offer page: https://sandbox.example.com/pay/demo/offers/") ||
+		!strings.Contains(out.String(), " https://sandbox.example.com/external_api/v1/offers/") {
+		t.Errorf("demo printed:\n%s", out.String())
+	}
+}
