@@ -76,6 +76,11 @@ func tokenList(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer db.Close()
+	// A company that is not there has no tokens to list: said, as token
+	// create says it, not an empty table read as "none".
+	if _, err := db.Company(ctx, *company); err != nil {
+		return err
+	}
 	ts, err := db.Tokens(ctx, *company)
 	if err != nil {
 		return err
