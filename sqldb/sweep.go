@@ -135,11 +135,17 @@ func (db *DB) InstallmentsToIssue(ctx context.Context, d parcela.Due) ([]parcela
 // company's own window end: as one condition on all bills it read the whole
 // table (a second of CPU every run at a million bills). The window is
 // multiplied in 64 bits: days × 86,400,000 ms passes 32 bits at 25 days.
+//
+// A bill's failure record counts only if no payment was issued for it
+// since (payments_bill): one issued another way (the payer's checkout,
+// the expiry's re-issue) ended the failures in a row, and one failure
+// after it expired waited the earlier outage's backoff, up to six hours.
 func installmentsToIssue(d parcela.Due) (string, []any) {
 	now := ms64(d.Now)
 	company, scoped := scope("b", d)
 	return inTurns(`SELECT b.id, b.company_id, b.environment, b.id AS bill_id, COALESCE(f.failures, 0) AS failures, b.due_date AS due_at
 		FROM ` + companyBills + ` JOIN billings bl ON bl.id = b.billing_id` + failuresOf("b.id") + `
+			AND f.failed_at > COALESCE((SELECT MAX(pi.created_at) FROM payments pi WHERE pi.bill_id = b.id), 0)
 		WHERE ` + ofEachCompany + ` AND b.status IN ('pending', 'overdue')` + company + ` AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND b.due_date <= CAST(? AS BIGINT) + CAST(c.installment_issue_days AS BIGINT) * 86400000
 		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue),

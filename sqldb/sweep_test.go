@@ -199,3 +199,68 @@ func TestInstallmentsToIssueByCompanyWindow(t *testing.T) {
 		})
 	}
 }
+
+// A bill's failures in the issue sweep count those in a row: once a
+// payment is issued for the bill another way (the payer's checkout, the
+// provider back), they are over. When that payment expires unpaid and the
+// provider fails once more, the bill waits a minute, as after a first
+// failure: it waited six hours without a boleto, the backoff of the
+// earlier outage's sixth failure.
+func TestIssueSweepFailuresEndWithAPaymentIssuedMeanwhile(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, e)
+			a := r.company("Escola Falhas " + sqldbtest.Suffix())
+			bill := r.activeBilling(a, 3).Bills[1]
+			sweeps := r.app.Sweeps.Only(a.CompanyID)
+			down := func(parcela.IssueRequest) error { return parcela.Errorf(parcela.EUNAVAILABLE, "provider down") }
+			issue := func() parcela.SweepReport {
+				t.Helper()
+				rep, err := sweeps.IssueDueInstallments(r.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep
+			}
+
+			// An outage: the bill fails five times in a row, each retried
+			// after its backoff.
+			r.at(bill.DueDate.AddDate(0, 0, -5))
+			r.ledger.set(down, nil, nil)
+			for n := 1; n <= 5; n++ {
+				rep := issue()
+				if len(rep.Failed) != 1 || rep.Failed[0].Failures != n {
+					t.Fatalf("run %d: %+v", n, rep)
+				}
+				r.clock.Advance(parcela.SweepBackoff(n))
+			}
+			// The provider is back and the payer asks for a boleto on the
+			// checkout before the sweep retries.
+			r.clearHooks()
+			b, _ := r.bill(a, bill.ID)
+			boleto, err := r.app.Checkout.IssuePayment(r.ctx, parcela.Sandbox, b.ID, b.AuthenticationCode, parcela.MethodBoleto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// It expires unpaid while the provider fails again: the expiry
+			// stands alone, and the sweep's failure is a first one.
+			r.at(boleto.ExpiresAt)
+			r.ledger.set(down, nil, nil)
+			if rep, err := sweeps.ExpireDuePayments(r.ctx); err != nil || rep.Moved != 1 {
+				t.Fatalf("expired %+v %v", rep, err)
+			}
+			rep := issue()
+			if len(rep.Failed) != 1 || rep.Failed[0].Failures != 1 || !rep.Failed[0].Retry.Equal(r.clock.Now().Add(parcela.SweepBackoff(1))) {
+				t.Fatalf("failure after a payment was issued meanwhile: %+v, want the first in a row", rep.Failed)
+			}
+			r.clearHooks()
+			r.clock.Advance(parcela.SweepBackoff(1))
+			if rep := issue(); rep.Moved != 1 || len(rep.Failed) != 0 {
+				t.Fatalf("a minute after a first failure: %+v", rep)
+			}
+			r.ledger.balanced(t, r.db, a)
+		})
+	}
+}
