@@ -135,6 +135,10 @@ func (db *DB) InstallmentsToIssue(ctx context.Context, d parcela.Due) ([]parcela
 // company's own window end: as one condition on all bills it read the whole
 // table (a second of CPU every run at a million bills). The window is
 // multiplied in 64 bits: days × 86,400,000 ms passes 32 bits at 25 days.
+// It opens on the São Paulo day installment_issue_days before the due date
+// (its bills are due at that day's end): counted from now, not from the
+// end of now's day, it opened in that day's last millisecond, and the
+// boleto the pages promise "10 dias antes de cada vencimento" came 9.
 //
 // A bill's failure record counts only if no payment was issued for it
 // since (payments_bill): one issued another way (the payer's checkout,
@@ -149,7 +153,7 @@ func installmentsToIssue(d parcela.Due) (string, []any) {
 		WHERE ` + ofEachCompany + ` AND b.status IN ('pending', 'overdue')` + company + ` AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND b.due_date <= CAST(? AS BIGINT) + CAST(c.installment_issue_days AS BIGINT) * 86400000
 		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue),
-		args(parcela.SweepIssueInstallments, scoped, now, now, d.Limit)
+		args(parcela.SweepIssueInstallments, scoped, ms64(parcela.EndOfDay(d.Now)), now, d.Limit)
 }
 
 // StaleIntents selects intents issuing or voiding, untouched since before

@@ -146,8 +146,11 @@ func TestSweepBackoff(t *testing.T) {
 }
 
 // Each company's installments are selected for issue inside its own
-// window (installment_issue_days before the due date, the end included), in
-// both environments, and not before.
+// window, in both environments, and not before: from the first instant of
+// the São Paulo day installment_issue_days before the due date, as the
+// pages promise ("10 dias antes de cada vencimento"). Counted back from
+// the due instant (23:59:59.999), the window opened in that day's last
+// millisecond, and the boleto came the day after, 9 days before.
 func TestInstallmentsToIssueByCompanyWindow(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
@@ -165,6 +168,11 @@ func TestInstallmentsToIssueByCompanyWindow(t *testing.T) {
 				t.Fatalf("due dates %v %v %v", tenBill.DueDate, twentyBill.DueDate, liveBill.DueDate)
 			}
 			due := tenBill.DueDate
+			if want := parcela.EndOfDay(due); !due.Equal(want) {
+				t.Fatalf("installment due %v, want the end of its day", due)
+			}
+			y, m, d := due.In(parcela.SaoPaulo).Date()
+			dayBefore := func(n int) time.Time { return parcela.StartOfDay(y, m, d-n) }
 			selected := func(at time.Time) map[string]bool {
 				t.Helper()
 				rows, err := r.db.InstallmentsToIssue(r.ctx, parcela.Due{Now: at, Companies: []string{ten.CompanyID, twenty.CompanyID}, Limit: 100})
@@ -181,10 +189,11 @@ func TestInstallmentsToIssueByCompanyWindow(t *testing.T) {
 				at   time.Time
 				want []string
 			}{
-				{due.Add(-20*24*time.Hour - time.Millisecond), nil},
-				{due.Add(-20 * 24 * time.Hour), []string{twentyBill.ID, liveBill.ID}},
-				{due.Add(-10*24*time.Hour - time.Millisecond), []string{twentyBill.ID, liveBill.ID}},
-				{due.Add(-10 * 24 * time.Hour), []string{tenBill.ID, twentyBill.ID, liveBill.ID}},
+				{dayBefore(20).Add(-time.Millisecond), nil},
+				{dayBefore(20), []string{twentyBill.ID, liveBill.ID}},
+				{dayBefore(10).Add(-time.Millisecond), []string{twentyBill.ID, liveBill.ID}},
+				{dayBefore(10), []string{tenBill.ID, twentyBill.ID, liveBill.ID}},
+				{dayBefore(10).Add(12 * time.Hour), []string{tenBill.ID, twentyBill.ID, liveBill.ID}},
 			} {
 				got := selected(c.at)
 				if len(got) != len(c.want) {
