@@ -77,7 +77,7 @@ func TestOffersAreCreatedInTurnsByCompany(t *testing.T) {
 	s.offerChecks = make(chan struct{}, 1) // as on two cores
 	var wg sync.WaitGroup
 	create := func(a Auth) {
-		wg.Go(func() { s.CreateOffer(context.Background(), a, OfferRequest{}) })
+		wg.Go(func() { _, _ = s.CreateOffer(context.Background(), a, OfferRequest{}) })
 	}
 	busy := Auth{CompanyID: "busy", Environment: Sandbox}
 	create(busy)
