@@ -121,7 +121,13 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		return tx.sqlTx.Commit()
 	}
 	defer tx.conn.Close()
-	return tx.pgxTx.Commit(ctx)
+	err := tx.conn.Raw(func(any) error { return tx.pgxTx.Commit(ctx) })
+	if errors.Is(err, sql.ErrConnDone) {
+		// A statement found the connection dropped and database/sql closed
+		// it: the server ends the transaction uncommitted.
+		return fmt.Errorf("commit: connection lost: %w", err)
+	}
+	return err
 }
 
 // enqueueJobs inserts the queued jobs in the transaction.
@@ -159,7 +165,16 @@ func (tx *Tx) Rollback() error {
 	// A fresh context: rollback must run even when the request's was canceled.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return tx.pgxTx.Rollback(ctx)
+	// Through Raw, which holds database/sql's lock on the connection: when
+	// a statement found the connection dropped, database/sql has closed it
+	// and handed it back to pgxpool, whose destroy runs in a goroutine; a
+	// rollback sent on it then would race that close. A closed connection
+	// has nothing left to roll back: the server ends the transaction.
+	err := tx.conn.Raw(func(any) error { return tx.pgxTx.Rollback(ctx) })
+	if errors.Is(err, sql.ErrConnDone) {
+		return nil
+	}
+	return err
 }
 
 // maxParams bounds the bind parameters of one statement, far below
