@@ -422,7 +422,7 @@ func TestAssets(t *testing.T) {
 }
 
 // A method a page does not take is a 405 whose Allow lists every method
-// its address takes.
+// its address takes, and whose page says so (not "not found").
 func TestMethodNotAllowed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -435,6 +435,9 @@ func TestMethodNotAllowed(t *testing.T) {
 			res := b.do(t, method, path, nil)
 			if res.status != http.StatusMethodNotAllowed || res.header.Get("Allow") != allow {
 				t.Errorf("%s %s: %d, Allow %q, want %q", method, path, res.status, res.header.Get("Allow"), allow)
+			}
+			if !strings.Contains(res.body, "Operação não permitida") || strings.Contains(res.body, "Página não encontrada") {
+				t.Errorf("%s %s: the page does not say the operation is not allowed", method, path)
 			}
 		}
 	}

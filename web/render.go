@@ -129,7 +129,7 @@ type errorPage struct {
 var errorTexts = map[int][2]string{
 	http.StatusBadRequest:            {"Formulário inválido", "Não conseguimos ler o formulário enviado. Recarregue a página e envie de novo."},
 	http.StatusNotFound:              {"Página não encontrada", "Confira o endereço: o link pode estar incompleto. Se você recebeu este link do vendedor, peça um novo."},
-	http.StatusMethodNotAllowed:      {"Página não encontrada", "Este endereço não aceita esta operação."},
+	http.StatusMethodNotAllowed:      {"Operação não permitida", "Este endereço não aceita esta operação. Volte à página anterior e use o botão dela."},
 	http.StatusForbidden:             {"Formulário expirado", "Por segurança, recarregue a página e envie o formulário de novo."},
 	http.StatusTooManyRequests:       {"Muitas tentativas", "Recebemos muitos envios deste endereço. Aguarde um minuto e tente de novo."},
 	http.StatusRequestEntityTooLarge: {"Formulário grande demais", "Confira os dados e envie de novo."},
