@@ -108,7 +108,7 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 		v.Message = "Assim que o pagamento for confirmado, esta página se atualiza sozinha."
 	case v.Billing.Status == parcela.BillingActive:
 		v.Headline, v.Tone = "Pagamento da entrada confirmado!", "ok"
-		v.Message = "Sua compra está garantida. As próximas parcelas chegam por boleto 10 dias antes de cada vencimento, e você pode pagá-las antes por aqui."
+		v.Message = "Sua compra está garantida. As próximas parcelas chegam por boleto " + issueLead(c) + ", e você pode pagá-las antes por aqui."
 	default:
 		v.Headline, v.Tone, v.Message = "Pagamento confirmado!", "ok", "Tudo pago. Obrigado pela compra!"
 	}

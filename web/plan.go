@@ -216,21 +216,33 @@ func (g *optionGroup) financed(order *parcela.Order, c *parcela.Company, f offer
 			continue
 		}
 		g.Choices = append(g.Choices, choice{Value: pc.ID + ":" + m, Label: "Entrada no " + methodInSentence[m] + " + parcelas no boleto",
-			Detail: downPaymentDetail(m)})
+			Detail: downPaymentDetail(m, c)})
 	}
 }
 
 // methodInSentence names a method mid-sentence.
 var methodInSentence = map[string]string{parcela.MethodPix: "Pix", parcela.MethodBoleto: "boleto", parcela.MethodCreditCard: "cartão de crédito"}
 
-func downPaymentDetail(method string) string {
+func downPaymentDetail(method string, c *parcela.Company) string {
 	switch method {
 	case parcela.MethodPix:
-		return "Pague a entrada com Pix agora; as parcelas chegam por boleto, 10 dias antes de cada vencimento."
+		return "Pague a entrada com Pix agora; as parcelas chegam por boleto, " + issueLead(c) + "."
 	case parcela.MethodCreditCard:
 		return "Pague a entrada com cartão de crédito na próxima tela; as parcelas chegam por boleto."
 	}
-	return "A entrada é um boleto; as parcelas também, 10 dias antes de cada vencimento."
+	return "A entrada é um boleto; as parcelas também, " + issueLead(c) + "."
+}
+
+// issueLead says when an installment's boleto is issued: the company's
+// installment_issue_days before its due date, which the issue sweep reads.
+func issueLead(c *parcela.Company) string {
+	switch {
+	case c == nil || c.InstallmentIssueDays < 1:
+		return "antes de cada vencimento"
+	case c.InstallmentIssueDays == 1:
+		return "1 dia antes de cada vencimento"
+	}
+	return itoa(c.InstallmentIssueDays) + " dias antes de cada vencimento"
 }
 
 // checkChosen marks the chosen radio button, or the first one.
