@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 
@@ -122,9 +123,23 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return json.NewEncoder(stdout).Encode(d)
 	}
 	// Trimmed as serve trims it: "https://host/" made links of "//pay/…", which 404.
-	url := strings.TrimRight(envOr(getenv, "PARCELA_SANDBOX_PUBLIC_URL", "http://"+envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081")), "/")
+	url := strings.TrimRight(envOr(getenv, "PARCELA_SANDBOX_PUBLIC_URL", localURL(envOr(getenv, "PARCELA_SANDBOX_ADDR", "127.0.0.1:8081"))), "/")
 	printDemo(stdout, d, url)
 	return nil
+}
+
+// localURL is the address a person on this machine reaches a listener of
+// addr at: an address of every interface (":8081", "0.0.0.0:8081") made
+// "http://:8081", which no browser or curl opens.
+func localURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // slugTaken tells the store's refusal of a company whose slug another

@@ -161,3 +161,21 @@ func TestDemoLinksTakeAPublicURLWithATrailingSlash(t *testing.T) {
 		t.Errorf("demo printed:\n%s", out.String())
 	}
 }
+
+// With no public address, the links name the sandbox listener's address
+// as this machine reaches it: ":8081" (every interface) printed
+// "http://:8081/…", which neither a browser nor curl opens.
+func TestDemoLinksOfAListenerOnEveryInterface(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]string{":8081": "http://127.0.0.1:8081/", "0.0.0.0:9000": "http://127.0.0.1:9000/",
+		"[::]:8082": "http://127.0.0.1:8082/", "[::1]:8083": "http://[::1]:8083/", "10.1.2.3:8084": "http://10.1.2.3:8084/"} {
+		vars := env(map[string]string{"PARCELA_DATABASE_URL": tempDSN(t), "PARCELA_SANDBOX_ADDR": addr})
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{"demo"}, vars, &out, &errb); err != nil {
+			t.Fatalf("demo: %v\n%s", err, errb.String())
+		}
+		if !strings.Contains(out.String(), "offer page: "+want+"pay/demo/offers/") || !strings.Contains(out.String(), " "+want+"external_api/v1/offers/") {
+			t.Errorf("%s: demo printed:\n%s", addr, out.String())
+		}
+	}
+}
