@@ -83,6 +83,7 @@ type Queue struct {
 	// compactor is nil when compaction is off.
 	compactor *countCompactor
 	rescuer   *stuckDeliveries
+	inFlight  *jobsInFlight
 }
 
 // New builds the queue's workers over db's connections. enq is the store's
@@ -164,6 +165,8 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	if !cfg.NoPeriodic {
 		rc.PeriodicJobs = sweepJobs()
 	}
+	inFlight := &jobsInFlight{}
+	rc.Middleware = append(rc.Middleware, inFlight)
 	var q *Queue
 	if db.Dialect() == sqldb.Postgres {
 		q, err = newQueue(riverpgxv5.New(db.PgxPool()), rc)
@@ -176,6 +179,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	q.rescuer.queue, q.rescuer.log = enq.DeliveryQueue(), cfg.Logger
+	q.inFlight = inFlight
 	if cfg.CountCompaction == 0 {
 		cfg.CountCompaction = time.Second
 	}
@@ -211,6 +215,8 @@ func (q *Queue) Stop(ctx context.Context) error {
 		q.compactor.stop()
 	}
 	q.rescuer.stop()
+	ctx, cancel := q.inFlight.stopContext(ctx)
+	defer cancel()
 	return q.stop(ctx)
 }
 
