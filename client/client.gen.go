@@ -2398,7 +2398,9 @@ type ClientInterface interface {
 	//
 	// The company's bills in bill-endpoint form, with their payments,
 	// filtered by the query parameters (all optional, combined with AND)
-	// and ordered by `due_date`, then `id`. Date filters are São Paulo
+	// and ordered by `due_date`, then `id`. A parameter not listed here
+	// is 400 `malformed_request`, so that a misspelt filter does not list
+	// every bill. Date filters are São Paulo
 	// calendar dates and include both ends; an end before its start, even
 	// by one day, is 422 `validation_failed` on the end (`due_date_end`,
 	// `paid_at_end`). `paid_at` filters match only paid bills.
@@ -3154,7 +3156,9 @@ func (c *RawClient) CancelBilling(ctx context.Context, id BillingId, params *Can
 //
 // The company's bills in bill-endpoint form, with their payments,
 // filtered by the query parameters (all optional, combined with AND)
-// and ordered by `due_date`, then `id`. Date filters are São Paulo
+// and ordered by `due_date`, then `id`. A parameter not listed here
+// is 400 `malformed_request`, so that a misspelt filter does not list
+// every bill. Date filters are São Paulo
 // calendar dates and include both ends; an end before its start, even
 // by one day, is 422 `validation_failed` on the end (`due_date_end`,
 // `paid_at_end`). `paid_at` filters match only paid bills.
@@ -6061,7 +6065,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// The company's bills in bill-endpoint form, with their payments,
 	// filtered by the query parameters (all optional, combined with AND)
-	// and ordered by `due_date`, then `id`. Date filters are São Paulo
+	// and ordered by `due_date`, then `id`. A parameter not listed here
+	// is 400 `malformed_request`, so that a misspelt filter does not list
+	// every bill. Date filters are São Paulo
 	// calendar dates and include both ends; an end before its start, even
 	// by one day, is 422 `validation_failed` on the end (`due_date_end`,
 	// `paid_at_end`). `paid_at` filters match only paid bills.
@@ -12112,7 +12118,9 @@ func (c *ClientWithResponses) CancelBillingWithResponse(ctx context.Context, id 
 //
 // The company's bills in bill-endpoint form, with their payments,
 // filtered by the query parameters (all optional, combined with AND)
-// and ordered by `due_date`, then `id`. Date filters are São Paulo
+// and ordered by `due_date`, then `id`. A parameter not listed here
+// is 400 `malformed_request`, so that a misspelt filter does not list
+// every bill. Date filters are São Paulo
 // calendar dates and include both ends; an end before its start, even
 // by one day, is 422 `validation_failed` on the end (`due_date_end`,
 // `paid_at_end`). `paid_at` filters match only paid bills.

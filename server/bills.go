@@ -9,7 +9,7 @@ import (
 )
 
 func (s *Server) handleListBills(r *http.Request, _ []byte) (int, any, error) {
-	q, err := readQuery(r)
+	q, err := readQuery(r, "billing_id", "order_id", "status", "due_date_start", "due_date_end", "paid_at_start", "paid_at_end", "page", "per_page")
 	if err != nil {
 		return 0, nil, err
 	}

@@ -65,3 +65,29 @@ func TestListingsAnswerTheOrderTheirReferenceNames(t *testing.T) {
 		}
 	})
 }
+
+// A listing refuses a query parameter it does not take, naming it: a
+// misspelt filter (due_date_from for due_date_start) was ignored, and the
+// listing answered every bill as if it matched.
+func TestListingsRefuseAParameterTheyDoNotTake(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for path, name := range map[string]string{
+			"/external_api/v1/bills?due_date_from=2026-01-01&page=1": "due_date_from",
+			"/external_api/v1/bills?status=paid&Status=pending":      "Status",
+			"/external_api/v1/products?pages=2":                      "pages",
+			"/external_api/v1/offers?product_id=x":                   "product_id",
+			"/external_api/v1/webhook_deliveries?webhook=x":          "webhook",
+		} {
+			p := b.call("GET", path, nil).want(t, 400).JSON(t)
+			errs, _ := p["errors"].([]any)
+			if p["code"] != "malformed_request" || len(errs) != 1 || errs[0].(map[string]any)["field"] != name ||
+				errs[0].(map[string]any)["code"] != "not_allowed" {
+				t.Errorf("GET %s: %v", path, p)
+			}
+		}
+		// Every parameter a listing documents is taken.
+		b.call("GET", "/external_api/v1/bills?billing_id=&order_id=&status=&due_date_start=&due_date_end=&paid_at_start=&paid_at_end=&page=1&per_page=10", nil).want(t, 200)
+		b.call("GET", "/external_api/v1/products?page=1&per_page=10", nil).want(t, 200)
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,14 +16,27 @@ import (
 // handler reads.
 type query url.Values
 
-// readQuery parses r's query string. A query the server could read
-// otherwise than its client meant is malformed: one that is not key=value
-// pairs joined by & (the parser would drop a pair with a stray % or a ';',
-// a filter with it); a parameter sent twice is refused where it is read.
-func readQuery(r *http.Request) (query, error) {
+// readQuery parses r's query string, whose parameters must be among
+// takes. A query the server could read otherwise than its client meant is
+// malformed: one that is not key=value pairs joined by & (the parser would
+// drop a pair with a stray % or a ';', a filter with it), and a parameter
+// the listing does not take (a misspelt filter, "due_date_from", would
+// list every bill); a parameter sent twice is refused where it is read.
+func readQuery(r *http.Request, takes ...string) (query, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, parcela.Errorf(parcela.EMALFORMED, "the query string must be URL-encoded name=value pairs joined by &: %v", err)
+	}
+	var unknown []parcela.FieldError
+	for name := range q {
+		if !slices.Contains(takes, name) {
+			unknown = append(unknown, parcela.FieldError{Field: name, Code: "not_allowed",
+				Message: "is not a parameter of this listing, which takes " + strings.Join(takes, ", ")})
+		}
+	}
+	if len(unknown) > 0 {
+		slices.SortFunc(unknown, func(a, b parcela.FieldError) int { return strings.Compare(a.Field, b.Field) })
+		return nil, &parcela.Error{Code: parcela.EMALFORMED, Message: "the query has a parameter this listing does not take: " + unknown[0].Field, Fields: unknown}
 	}
 	return query(q), nil
 }
@@ -109,7 +123,7 @@ func (q query) boundedPage() (parcela.Page, error) {
 // pageParams reads the page of a listing that reads nothing else from its
 // query.
 func pageParams(r *http.Request) (parcela.Page, error) {
-	q, err := readQuery(r)
+	q, err := readQuery(r, "page", "per_page")
 	if err != nil {
 		return parcela.Page{}, err
 	}

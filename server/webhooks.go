@@ -70,7 +70,7 @@ func (s *Server) handleRotateSecret(r *http.Request, _ []byte) (int, any, error)
 }
 
 func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, error) {
-	q, err := readQuery(r)
+	q, err := readQuery(r, "webhook_id", "page", "per_page")
 	if err != nil {
 		return 0, nil, err
 	}
