@@ -2,6 +2,8 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -178,13 +180,36 @@ func (db *DB) writeAttemptsIn(ctx context.Context, tx *Tx, batch []*pendingAttem
 	slices.SortStableFunc(byWebhook, func(a, b *parcela.AttemptRecord) int { return strings.Compare(a.WebhookID, b.WebhookID) })
 	for _, r := range byWebhook {
 		if moved[r] == 0 {
-			continue // superseded by a manual retry, or recorded by another run of its job
+			// Superseded by a manual retry, or recorded by another run of
+			// its job: the delivery does not move.
+			if err := keepSuperseded(ctx, tx, r, &w); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := recordAttempt(ctx, tx, r, moved[r], &w); err != nil {
 			return err
 		}
 	}
 	return insertAttempts(ctx, tx, &w)
+}
+
+// keepSuperseded adds to w the attempt of a delivery a manual retry
+// superseded while it was being sent: it went out, so the log shows it
+// (among the generations before, as the retry keeps them), though it
+// moves neither the delivery nor its webhook. One recorded by another run
+// of its job (same generation) is already in the log. Dropped, a
+// receiver's log showed a request the delivery's did not.
+func keepSuperseded(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, w *attemptWrites) error {
+	var generation int
+	err := tx.r.queryRow(ctx, `SELECT generation FROM webhook_deliveries WHERE id = ?`, r.DeliveryID).Scan(&generation)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && generation <= r.Generation {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	w.add(r)
+	return nil
 }
 
 // insertAttempts inserts the attempt rows of w, in as few statements as

@@ -141,12 +141,17 @@ type attemptWrites struct {
 	marked map[string]bool
 }
 
+// add appends r's attempt row.
+func (w *attemptWrites) add(r *parcela.AttemptRecord) {
+	a := r.Attempt
+	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
+}
+
 // recordAttempt adds to w an attempt whose delivery moved on
 // (moveDeliveries), which left the delivery with attempts attempts, and
 // moves its webhook on in tx.
 func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, attempts int, w *attemptWrites) error {
-	a := r.Attempt
-	w.rows = append(w.rows, parcela.NewID(), r.DeliveryID, ms64(a.AttemptedAt), a.ResponseStatus, a.DurationMS, a.Error, a.ResponseBody)
+	w.add(r)
 	if r.RetryAt != nil {
 		tx.enqueueDelivery(DeliveryJob{DeliveryID: r.DeliveryID, Environment: r.Environment, Generation: r.Generation, Attempt: attempts + 1, At: r.RetryAt})
 	}
