@@ -77,8 +77,12 @@ type AttemptRecord struct {
 // WebhookHealth is an attempt's effect on its webhook: a delivery clears
 // its failure record, a failure starts one (if none), and the webhook is
 // disabled at once (Disable) or once it has failed since FailingSince.
+// Only while the webhook still has the URL the attempt was sent to: one
+// moved elsewhere meanwhile (a PATCH while the attempt was under way) is
+// not judged by its old address's answer.
 type WebhookHealth struct {
-	Skip          bool // the attempt was not made: no effect
+	Skip          bool   // the attempt was not made: no effect
+	URL           string // where the attempt was sent
 	Delivered     bool
 	Disable       string    // disable now with this reason
 	DisableReason string    // otherwise, disable with this reason...
@@ -98,6 +102,7 @@ func recordOf(w *DeliveryWork, r AttemptResult, now time.Time) AttemptRecord {
 	case r.NextAt != nil && !r.Gone && r.SkipReason == "":
 		rec.Status, rec.RetryAt = DeliveryRetrying, r.NextAt
 	}
+	rec.Webhook.URL = w.Webhook.URL
 	switch {
 	case r.SkipReason != "":
 		rec.Webhook.Skip = true

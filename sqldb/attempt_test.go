@@ -151,8 +151,8 @@ func TestAttemptBatchInOrder(t *testing.T) {
 				}
 				return r
 			}
-			failing := parcela.WebhookHealth{DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}
-			delivered := parcela.WebhookHealth{Delivered: true}
+			failing := parcela.WebhookHealth{URL: hook.URL, DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}
+			delivered := parcela.WebhookHealth{URL: hook.URL, Delivered: true}
 			webhook := func() *parcela.Webhook {
 				w, err := db.Webhook(ctx, a, hook.ID)
 				if err != nil {
@@ -177,7 +177,7 @@ func TestAttemptBatchInOrder(t *testing.T) {
 				t.Fatalf("one attempt recorded twice in one batch: %+v, %v", d, err)
 			}
 			if err := sqldb.RecordAttempts(db, []parcela.AttemptRecord{rec(6, delivered, 7*time.Second), rec(7, failing, 8*time.Second),
-				rec(8, parcela.WebhookHealth{Disable: "the receiver answered 410 Gone"}, 9*time.Second), rec(9, failing, 10*time.Second)}); err != nil {
+				rec(8, parcela.WebhookHealth{URL: hook.URL, Disable: "the receiver answered 410 Gone"}, 9*time.Second), rec(9, failing, 10*time.Second)}); err != nil {
 				t.Fatal(err)
 			}
 			if w := webhook(); w.Enabled || w.DisabledReason == nil || *w.DisabledReason != "the receiver answered 410 Gone" ||
@@ -239,7 +239,7 @@ func TestAttemptBatchesLockWebhooksInOneOrder(t *testing.T) {
 			failed := func(hook, n int) parcela.AttemptRecord {
 				return parcela.AttemptRecord{DeliveryID: ds[hook][n].ID, WebhookID: hooks[hook].ID, Number: 1, At: at,
 					Status: parcela.DeliveryRetrying, RetryAt: &retry, Attempt: parcela.DeliveryAttempt{AttemptedAt: at},
-					Webhook: parcela.WebhookHealth{DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}}
+					Webhook: parcela.WebhookHealth{URL: hooks[hook].URL, DisableReason: "every delivery failed for 5 days", FailingSince: at.Add(-parcela.FailingLimit)}}
 			}
 			holder, err := db.SQLDB().BeginTx(ctx, nil)
 			if err != nil {

@@ -136,8 +136,9 @@ func (db *DB) DeliveryWorks(ctx context.Context, ids []string) ([]*parcela.Deliv
 // transaction need not again.
 type attemptWrites struct {
 	rows []any
-	// marked holds, by webhook, whether the last attempt that changed it
-	// in this transaction delivered (true) or failed (false).
+	// marked holds, by webhook and the URL its attempts went to, whether
+	// the last attempt that changed it in this transaction delivered
+	// (true) or failed (false).
 	marked map[string]bool
 }
 
@@ -159,21 +160,26 @@ func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, attemp
 	if h.Skip {
 		return nil
 	}
-	delivered, seen := w.marked[r.WebhookID]
+	// Each statement bears on the webhook only while it has the URL the
+	// attempt was sent to (url = ?): a PATCH that moved it elsewhere while
+	// the attempt was under way answered it enabled at its new address,
+	// and the old address's 410 disabled it there after that answer.
+	key := r.WebhookID + "\x00" + h.URL
+	delivered, seen := w.marked[key]
 	if w.marked == nil {
 		w.marked = map[string]bool{}
 	}
-	w.marked[r.WebhookID] = h.Delivered
+	w.marked[key] = h.Delivered
 	if h.Delivered {
 		if seen && delivered {
 			return nil
 		}
-		_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL`, r.WebhookID)
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = NULL WHERE id = ? AND url = ? AND failing_since IS NOT NULL`, r.WebhookID, h.URL)
 		return err
 	}
 	if h.Disable != "" {
-		_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ?`,
-			false, h.Disable, ms64(r.At), r.WebhookID, true)
+		_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND url = ? AND enabled = ?`,
+			false, h.Disable, ms64(r.At), r.WebhookID, h.URL, true)
 		if err != nil {
 			return err
 		}
@@ -181,14 +187,15 @@ func recordAttempt(ctx context.Context, tx *Tx, r *parcela.AttemptRecord, attemp
 	if seen && !delivered {
 		return nil // an attempt before this one in the transaction marked it failing
 	}
-	if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ?`, ms64(r.At), r.WebhookID); err != nil {
+	if _, err := tx.r.exec(ctx, `UPDATE webhooks SET failing_since = COALESCE(failing_since, ?) WHERE id = ? AND url = ?`,
+		ms64(r.At), r.WebhookID, h.URL); err != nil {
 		return err
 	}
 	if h.Disable != "" {
 		return nil
 	}
-	_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = ? AND failing_since <= ?`,
-		false, h.DisableReason, ms64(r.At), r.WebhookID, true, ms64(h.FailingSince))
+	_, err := tx.r.exec(ctx, `UPDATE webhooks SET enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ? AND url = ? AND enabled = ? AND failing_since <= ?`,
+		false, h.DisableReason, ms64(r.At), r.WebhookID, h.URL, true, ms64(h.FailingSince))
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"parcela"
 	"parcela/sqldb"
@@ -238,6 +239,99 @@ func TestRetryRacingTheWebhooksDeletionOrDisableIsRefused(t *testing.T) {
 				if got, err := db.Delivery(ctx, a, ds[0].ID); err != nil || got.Generation != ds[0].Generation {
 					t.Fatalf("%s: delivery at generation %d after the refused retry (was %d): %v", stop, got.Generation, ds[0].Generation, err)
 				}
+			}
+		})
+	}
+}
+
+// A PATCH moves a webhook to another URL while an attempt to the old one
+// is under way: that attempt's answer is the old address's, and bears
+// neither on the webhook now sent elsewhere nor on its failure record. A
+// 410 from an endpoint the company had just moved away from disabled the
+// webhook after the PATCH had answered it enabled at its new URL, and its
+// next events were not sent there; a failure there started its failure
+// record. An attempt to the URL the webhook still has counts as before.
+func TestAttemptToAnOldURLLeavesTheWebhookAlone(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db, clock, a := hookStore(t, e)
+			app := sqldbtest.Services(db, clock)
+			hook, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://old.example.com/hook", "verb": "post", "entity": "order", "events": ["in_progress"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// underWay reads the work of a new delivery to hook, as the
+			// worker does before it sends.
+			underWay := func() *parcela.DeliveryWork {
+				t.Helper()
+				ev := parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "order", EntityID: parcela.NewID(),
+					Event: "in_progress", Data: []byte(`{}`), CreatedAt: clock.Now()}
+				if err := db.WriteEvents(ctx, []parcela.Event{ev}); err != nil {
+					t.Fatal(err)
+				}
+				ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 1})
+				if err != nil || len(ds) != 1 || ds[0].EventID != ev.ID {
+					t.Fatalf("delivery of %s: %v %v", ev.ID, ds, err)
+				}
+				w, err := app.Deliveries.DeliveryWork(ctx, ds[0].ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			record := func(w *parcela.DeliveryWork, r parcela.AttemptResult) {
+				t.Helper()
+				r.At = clock.Now()
+				if err := app.Deliveries.RecordAttempt(ctx, w, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			read := func() *parcela.Webhook {
+				t.Helper()
+				w, err := db.Webhook(ctx, a, hook.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			move := func(url string) {
+				t.Helper()
+				w, err := app.Webhooks.UpdateWebhook(ctx, a, hook.ID, parcela.WebhookRequest{URL: &url})
+				if err != nil || !w.Enabled || w.URL != url {
+					t.Fatalf("PATCH url: %+v %v", w, err)
+				}
+			}
+
+			gone, failed := 410, "the request to old.example.com failed"
+			toOld := underWay()
+			move("https://new.example.com/hook")
+			record(toOld, parcela.AttemptResult{Status: &gone, Gone: true})
+			if w := read(); !w.Enabled || w.DisabledReason != nil || w.FailingSince != nil {
+				t.Fatalf("a 410 of the old URL: enabled %v, reason %v, failing since %v", w.Enabled, w.DisabledReason, w.FailingSince)
+			}
+			record(underWay(), parcela.AttemptResult{Error: &failed}) // read after the PATCH: to the new URL
+			since := read().FailingSince
+			if since == nil {
+				t.Fatal("a failure of the webhook's URL started no failure record")
+			}
+
+			// Moved back while another attempt to the new URL is under way:
+			// its success does not end the failures of the old one either.
+			ok := 204
+			toNew := underWay()
+			move("https://old.example.com/hook")
+			clock.Advance(time.Minute)
+			record(toNew, parcela.AttemptResult{Status: &ok, Delivered: true})
+			if w := read(); w.FailingSince == nil || !w.FailingSince.Equal(*since) {
+				t.Fatalf("a success of the URL left: failing since %v, want %v", w.FailingSince, since)
+			}
+			record(underWay(), parcela.AttemptResult{Status: &gone, Gone: true})
+			if w := read(); w.Enabled || w.DisabledReason == nil {
+				t.Fatal("a 410 of the webhook's own URL did not disable it")
 			}
 		})
 	}
