@@ -395,8 +395,19 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// with it, past any bound.
 	requests, cancelRequests := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelRequests(server.ErrShuttingDown)
+	// running counts the requests being served, so the stop warns of
+	// requests cut short only when there were some: Shutdown answers a
+	// deadline already past (PARCELA_SHUTDOWN_TIMEOUT=0) whenever a
+	// connection has not yet gone idle, a keep-alive one just answered too.
+	var running atomic.Int64
 	for _, s := range []*http.Server{prod, sandbox, ops} {
 		s.BaseContext = func(net.Listener) context.Context { return requests }
+		h := s.Handler
+		s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			running.Add(1)
+			defer running.Add(-1)
+			h.ServeHTTP(w, r)
+		})
 	}
 
 	errc := make(chan error, 3)
@@ -439,7 +450,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// Shutdown's own answer, not the deadline's: at PARCELA_SHUTDOWN_TIMEOUT=0
 	// the deadline has always passed, and an idle server warned of
 	// requests it did not have.
-	if cutShort.Load() {
+	if cutShort.Load() && running.Load() > 0 {
 		log.Warn("requests still running at the shutdown deadline; canceling them")
 	}
 	cancelRequests(server.ErrShuttingDown) // answered 503, to retry
