@@ -21,6 +21,12 @@ type ChargeRequest struct {
 		RemoteIP  *string `json:"remote_ip"`
 		UserAgent *string `json:"user_agent"`
 	} `json:"signature"`
+	// Expect, when set, refuses the plan the charge is made under with
+	// its error: checked at the charge's own instant, so a page that
+	// showed the payer a plan charges that plan or none. Checked by the
+	// page before the charge (its order written meanwhile), a post at
+	// 23:59:59.990 was charged at 00:00:00.010 under the next day's plan.
+	Expect func(*ChargePlan) error `json:"-"`
 }
 
 // ChargePlan is a validated charge: the configuration chosen, the method of
@@ -175,6 +181,11 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 	}
 	p.Schedule = s
 	p.FirstPaymentExpiresAt = PaymentExpiry(p.Method, s.Bills[0].DueDate, c.BoletoGraceBusinessDays)
+	if req.Expect != nil {
+		if err := req.Expect(p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 

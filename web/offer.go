@@ -133,8 +133,18 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	}
 	// The plan of an adult buyer is the one the page previewed for anyone.
 	if planDigest(plan.Schedule) != f.PlanDigest[*charge.PaymentConfigurationID] {
-		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, "Os valores do plano foram atualizados. Confira e finalize a compra.")
+		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, planChangedNotice)
 		return
+	}
+	// Compared again at the charge's own instant: the order is written
+	// first, and a post checked at 23:59:59.990 could be charged after
+	// midnight under the next day's plan.
+	shown := f.PlanDigest[*charge.PaymentConfigurationID]
+	charge.Expect = func(p *parcela.ChargePlan) error {
+		if planDigest(p.Schedule) != shown {
+			return errPlanChanged
+		}
+		return nil
 	}
 	key := formKey(nonce, orderReq)
 	target, _, err := h.submissions.do(r.Context(), submissionKey(r, key), func() (string, error) {
@@ -144,6 +154,8 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	switch code := parcela.ErrorCode(err); {
 	case err == nil:
 		http.Redirect(w, r, target, http.StatusSeeOther)
+	case errors.Is(err, errPlanChanged):
+		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, planChangedNotice)
 	case errors.As(err, &limited):
 		// Rounded up, as tooMany's: a client waiting a second less came
 		// back into the same refusal.
@@ -165,6 +177,14 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 	}
 }
+
+// errPlanChanged refuses a charge whose plan is not the one the page
+// showed (ChargeRequest.Expect); the page is shown again with the new one.
+var errPlanChanged = errors.New("the plan changed since the page showed it")
+
+// planChangedNotice tells the payer the plan shown was not the one to be
+// charged, and shows the new one.
+const planChangedNotice = "Os valores do plano foram atualizados. Confira e finalize a compra."
 
 // notSellable tells whether err refuses the order or its charge because
 // the offer no longer sells.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"regexp"
 	"strings"
@@ -71,5 +72,52 @@ func TestPurchaseAfterMidnightShowsTheNewCET(t *testing.T) {
 	}
 	if n := len(b.store.orderList()); n != 0 {
 		t.Errorf("%d orders made", n)
+	}
+}
+
+// slowOrders is the form's orders whose new order takes until after
+// midnight to write: the post was checked before it, the charge planned
+// after.
+type slowOrders struct {
+	parcela.FormOrderService
+	clock *parcela.TestClock
+	at    time.Time
+}
+
+func (s slowOrders) CreateFormOrder(ctx context.Context, a parcela.Auth, key string, req parcela.OrderRequest) (*parcela.Order, error) {
+	o, err := s.FormOrderService.CreateFormOrder(ctx, a, key, req)
+	s.clock.Set(s.at)
+	return o, err
+}
+
+// A purchase posted at 23:59:59.990 whose order is written past midnight
+// is charged at 00:00:00.010: a day fewer to installment 1 and the down
+// payment due a day later, a plan the page did not show. The page's digest
+// was compared at the post's instant only, and the charge went through
+// under the plan of the next day; it is compared at the charge's own now.
+func TestPurchaseChargedAfterMidnightShowsTheNewPlan(t *testing.T) {
+	t.Parallel()
+	var b *bundle
+	after := time.Date(2026, time.March, 6, 0, 0, 0, 10_000_000, parcela.SaoPaulo)
+	b = setup(t, func(d *Deps) {
+		d.Orders = slowOrders{FormOrderService: d.Orders, clock: d.Clock.(*parcela.TestClock), at: after}
+	})
+	before := time.Date(2026, time.March, 5, 23, 59, 59, 990_000_000, parcela.SaoPaulo)
+	b.clock.Set(before)
+	page := b.get(t, b.offerPath())
+	res := b.post(t, b.offerPath(), buyForm(t, page.body, testFinanced+":pix", nil))
+	if res.status != http.StatusOK || !strings.Contains(res.body, "Os valores do plano foram atualizados") {
+		t.Errorf("status %d: want the page shown again with the new plan", res.status)
+	}
+	for _, o := range b.store.orderList() {
+		if o.Status != parcela.OrderPending {
+			t.Errorf("order %s charged (%s) under a plan the page did not show", o.ID, o.Status)
+		}
+	}
+	// Posted again, the plan now shown is charged.
+	b.clock.Set(after)
+	res = b.post(t, b.offerPath(), buyForm(t, res.body, testFinanced+":pix", nil))
+	if res.status != http.StatusSeeOther {
+		t.Errorf("posted again: status %d, want a redirect to the order", res.status)
 	}
 }
