@@ -46,3 +46,27 @@ func TestFirstBillDueShowsItsTime(t *testing.T) {
 		}
 	}
 }
+
+// The offer page's plan says when the down payment lapses too: bought by
+// Pix or card, at the charge plus the configuration's hours, where "até
+// 08/03/2026" read as the whole day to pay. A configuration whose only
+// down payment is a boleto, payable through its day's end, shows the date
+// alone.
+func TestOfferPlanShowsTheDownPaymentsTime(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		methods []string
+		want    string
+	}{
+		{[]string{"pix", "boleto", "credit_card"}, "até 08/03/2026, 72 h após a compra"},
+		{[]string{"boleto", "credit_card"}, "até 08/03/2026, 72 h após a compra"},
+		{[]string{"boleto"}, "até 08/03/2026"},
+	} {
+		b := setup(t)
+		b.offer.PaymentConfigurations[1].AllowedDownPaymentMethods = tt.methods
+		page := html.UnescapeString(b.get(t, b.offerPath()).body)
+		if !strings.Contains(page, `<td class="date-column">`+tt.want+`</td>`) {
+			t.Errorf("down payment by %v: the plan's first row is not due %q: %s", tt.methods, tt.want, page[strings.Index(page, "Entrada<"):][:300])
+		}
+	}
+}

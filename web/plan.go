@@ -62,7 +62,7 @@ type planView struct {
 
 type planBill struct {
 	Label       string
-	DueDate     string // the day as shown; an option group is kept by what it shows
+	DueDate     string // the day (a Pix or card down payment's with its hours after the purchase) as shown; an option group is kept by what it shows
 	AmountCents int64
 	First       bool
 }
@@ -209,15 +209,17 @@ func (g *optionGroup) financed(order *parcela.Order, c *parcela.Company, f offer
 	for i := range g.Installments {
 		g.Installments[i].Selected = g.Installments[i].Count == want
 	}
-	g.Plan = newPlanView(plans[want], pc)
-	g.Digest = planDigest(plans[want].Schedule)
+	byBoletoOnly := true // every down payment offered is a boleto, payable through its day's end
 	for _, m := range pc.AllowedDownPaymentMethods {
 		if m == parcela.MethodCreditCard && !cards {
 			continue
 		}
+		byBoletoOnly = byBoletoOnly && m == parcela.MethodBoleto
 		g.Choices = append(g.Choices, choice{Value: pc.ID + ":" + m, Label: "Entrada no " + methodInSentence[m] + " + parcelas no boleto",
 			Detail: downPaymentDetail(m, c)})
 	}
+	g.Plan = newPlanView(plans[want], pc, byBoletoOnly)
+	g.Digest = planDigest(plans[want].Schedule)
 }
 
 // methodInSentence names a method mid-sentence.
@@ -277,11 +279,26 @@ func installmentLabel(s parcela.Schedule) string {
 	return label
 }
 
-func newPlanView(p *parcela.ChargePlan, pc *parcela.PaymentConfiguration) *planView {
+// newPlanView shows plan p. Its down payment falls due the charge plus the
+// configuration's hours: by Pix or card it lapses at that instant, so its
+// row says so with the date ("até 08/03/2026, 72 h após a compra"), as
+// the checkout and the order page name its time (dueWhen); by the date
+// alone a buyer read the whole day to pay, and back at noon found the
+// order canceled. The hours, not the time of day: the time moves with
+// the minute the page is made, and a group is kept, and shown, through
+// the day (TestOptionGroupsKeptThroughTheDay). Only when every down
+// payment offered is a boleto, payable through its day's end, does the
+// date stand alone; the row is not redrawn when the buyer picks another
+// way to pay, so a boleto's buyer may be told of less time than there
+// is, never more.
+func newPlanView(p *parcela.ChargePlan, pc *parcela.PaymentConfiguration, byBoletoOnly bool) *planView {
 	v := &planView{TotalCents: p.Schedule.TotalCents, FeeCents: p.Schedule.RegistrationFeeCents, InterestRate: pc.InterestRate,
 		InterestCents: p.Schedule.TotalInterestCents, CET: p.Schedule.CETAnnualRate}
 	for _, b := range p.Schedule.Bills {
 		pb := planBill{DueDate: date(b.DueDate), AmountCents: b.AmountCents, First: b.Number == 0}
+		if pb.First && !byBoletoOnly {
+			pb.DueDate += ", " + itoa(pc.ExpiresIn) + " h após a compra"
+		}
 		if b.Number == 0 {
 			pb.Label = "Entrada"
 		} else {
