@@ -28,6 +28,11 @@ type checkoutPage struct {
 	// The next business day a bill due on a weekend or holiday may still be
 	// paid without penalty; zero when it is due on a business day.
 	PayableUntil time.Time
+	// PayableLabel names PayableUntil: an installment is payable "sem
+	// multa" until then and late after; a first bill (a boleto down
+	// payment or upfront bill) owes no fine and lapses after it, its order
+	// canceled, so "sem multa" promised a late payment it does not take.
+	PayableLabel string
 	Received     int64 // what the bill's payments received short of paying it
 	Current      int64 // what paying it now takes: what a card is charged
 	// Why nothing is offered, when the bill cannot be paid.
@@ -321,7 +326,10 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		v.NotPayable = notPayableMessages[reason]
 	} else {
 		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
-			v.PayableUntil = b.EffectiveDueDate
+			v.PayableUntil, v.PayableLabel = b.EffectiveDueDate, "Pagável até"
+			if b.Type == parcela.BillTypeInstallment {
+				v.PayableLabel = "Pagável sem multa até"
+			}
 		}
 		v.Methods = []string{parcela.MethodPix, parcela.MethodBoleto, parcela.MethodCreditCard}
 		var pc *parcela.PaymentConfiguration

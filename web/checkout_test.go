@@ -307,6 +307,26 @@ func TestCheckoutWeekendDueDate(t *testing.T) {
 	}
 }
 
+// A boleto first bill due on a weekend is payable through the next
+// business day too, but owes no fine after it: it lapses, and its order
+// is canceled. Its checkout says "Pagável até", where "Pagável sem multa
+// até" promised a late payment with a fine that is never taken.
+func TestCheckoutWeekendDueDateOfAFirstBill(t *testing.T) {
+	t.Parallel()
+	for _, option := range []string{testFinanced + ":boleto", testUpfront + ":boleto"} {
+		b := setup(t)
+		b.buy(t, option) // due Sunday 8 March 2026, payable through Monday
+		first := b.onlyOrder(t).Billings[0].Bills[0]
+		body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)).body)
+		if want := "<dt>Pagável até</dt><dd>09/03/2026 (próximo dia útil)</dd>"; !strings.Contains(body, want) {
+			t.Errorf("%s: checkout lacks %q", option, want)
+		}
+		if strings.Contains(body, "sem multa") {
+			t.Errorf("%s: a first bill, which owes no fine, is said payable without one", option)
+		}
+	}
+}
+
 func TestCheckoutNeedsItsCode(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
