@@ -324,6 +324,12 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	v.LateSince = b.LateSince()
 	if reason := b.NotPayableAt(now); reason != "" {
 		v.NotPayable = notPayableMessages[reason]
+		if reason == parcela.NotPayableFirstBillLapsed {
+			// Still pending until the expiry sweep cancels it (an hour
+			// after a Pix's expiry, for the bank's notice of a payment in
+			// its last seconds): "A vencer" beside "o prazo acabou".
+			v.Status, v.Class = lapsedStatus, statusClass(parcela.BillCanceled)
+		}
 	} else {
 		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
 			v.PayableUntil, v.PayableLabel = b.EffectiveDueDate, "Pagável até"

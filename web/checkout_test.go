@@ -327,6 +327,26 @@ func TestCheckoutWeekendDueDateOfAFirstBill(t *testing.T) {
 	}
 }
 
+// A Pix down payment past its due instant is not payable, and its bill
+// stays pending until the expiry sweep cancels it, an hour later (the
+// bank's notice of a payment in its last seconds is still taken). Its
+// checkout says the time is over, and its status so: it showed "A vencer"
+// beside "O prazo para pagar esta cobrança acabou".
+func TestCheckoutOfALapsedFirstBillSaysItsTimeIsOver(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testFinanced+":pix") // due 08/03/2026 at 10:00
+	first := b.onlyOrder(t).Billings[0].Bills[0]
+	b.clock.Set(time.Date(2026, time.March, 8, 10, 30, 0, 0, parcela.SaoPaulo))
+	body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)).body)
+	if !strings.Contains(body, "O prazo para pagar esta cobrança acabou") {
+		t.Fatal("the checkout does not say the time to pay is over")
+	}
+	if want := `<span class="badge off">Prazo encerrado</span>`; !strings.Contains(body, want) || strings.Contains(body, "A vencer") {
+		t.Errorf("the lapsed bill's status is not %q", want)
+	}
+}
+
 func TestCheckoutNeedsItsCode(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -164,6 +164,9 @@ var (
 	billStatus = map[string]string{
 		parcela.BillPending: "A vencer", parcela.BillPaid: "Paga", parcela.BillOverdue: "Vencida", parcela.BillCanceled: "Cancelada",
 	}
+	// lapsedStatus is a first bill's past its time to pay, not yet
+	// canceled (Bill.NotPayableAt).
+	lapsedStatus  = "Prazo encerrado"
 	paymentStatus = map[string]string{
 		parcela.PaymentUnpaid: "Aguardando pagamento", parcela.PaymentPaid: "Pago", parcela.PaymentExpired: "Expirado",
 		parcela.PaymentCanceled: "Cancelado", parcela.PaymentRefused: "Recusado",
