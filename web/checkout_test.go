@@ -347,6 +347,31 @@ func TestCheckoutOfALapsedFirstBillSaysItsTimeIsOver(t *testing.T) {
 	}
 }
 
+// The order page of that hour says the time to pay the down payment is
+// over, where it said "Aguardando pagamento" with its bill "A vencer", as
+// if there were still time to pay.
+func TestOrderPageOfALapsedFirstBillSaysItsTimeIsOver(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testFinanced+":pix") // due 08/03/2026 at 10:00
+	o := b.onlyOrder(t)
+	b.clock.Set(time.Date(2026, time.March, 8, 10, 30, 0, 0, parcela.SaoPaulo))
+	body := html.UnescapeString(b.get(t, parcela.Links{}.OrderURL(o.ID, o.AccessCode)).body)
+	for _, want := range []string{"<h1>Prazo encerrado</h1>", "O prazo para pagar a entrada acabou", `<td class="wide-only"><span class="badge off">Prazo encerrado</span></td>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the order page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "Aguardando pagamento") {
+		t.Error("the order page says it waits for a payment the down payment can no longer take")
+	}
+	// Before its due instant, it waits for the payment.
+	b.clock.Set(time.Date(2026, time.March, 8, 9, 59, 0, 0, parcela.SaoPaulo))
+	if body := b.get(t, parcela.Links{}.OrderURL(o.ID, o.AccessCode)).body; !strings.Contains(body, "Aguardando pagamento") || strings.Contains(body, "Prazo encerrado") {
+		t.Error("the order page before the due instant does not wait for the payment")
+	}
+}
+
 func TestCheckoutNeedsItsCode(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -46,6 +46,7 @@ type billRow struct {
 	EffectiveDueDate time.Time
 	AmountCents      int64
 	Status           string
+	StatusLabel      string // the status as shown: a lapsed first bill's is lapsedStatus
 	Class            string
 	PaidAt           *time.Time
 	CheckoutURL      string
@@ -103,6 +104,12 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 		v.Headline, v.Tone, v.Message = "Pagamento confirmado!", "ok", "Tudo pago. Obrigado pela compra!"
 	case v.Billing == nil:
 		v.Headline, v.Tone, v.Message = "Pedido recebido", "wait", "O pagamento ainda não foi gerado."
+	case v.Billing.Status == parcela.BillingWaitingPayment && firstBillLapsed(v.Billing, now):
+		// Past its time to pay, the order waits for the expiry sweep (a
+		// Pix's hour for the bank's notice of a payment in its last
+		// seconds): "Aguardando pagamento" read as still time to pay.
+		v.Headline, v.Tone = "Prazo encerrado", "off"
+		v.Message = "O prazo para pagar a entrada acabou. Se você pagou a tempo, esta página se atualiza sozinha quando o pagamento for confirmado; senão, o pedido será cancelado."
 	case v.Billing.Status == parcela.BillingWaitingPayment:
 		v.Headline, v.Tone = "Aguardando pagamento", "wait"
 		v.Message = "Assim que o pagamento for confirmado, esta página se atualiza sozinha."
@@ -122,8 +129,13 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 		withBilling := *b
 		withBilling.Billing = v.Billing
 		b = &withBilling
-		row := billRow{Label: billLabel(b, v.Billing), DueDate: b.DueDate, EffectiveDueDate: b.EffectiveDueDate, AmountCents: b.AmountCents, Status: b.Status, Class: statusClass(b.Status), PaidAt: b.PaidAt}
-		if b.NotPayableAt(now) == "" {
+		row := billRow{Label: billLabel(b, v.Billing), DueDate: b.DueDate, EffectiveDueDate: b.EffectiveDueDate, AmountCents: b.AmountCents, Status: b.Status,
+			StatusLabel: billStatus[b.Status], Class: statusClass(b.Status), PaidAt: b.PaidAt}
+		reason := b.NotPayableAt(now)
+		if reason == parcela.NotPayableFirstBillLapsed { // pending until the expiry sweep cancels it
+			row.StatusLabel, row.Class = lapsedStatus, statusClass(parcela.BillCanceled)
+		}
+		if reason == "" {
 			row.CheckoutURL = parcela.Links{}.CheckoutURL(b.ID, b.AuthenticationCode)
 			if v.Due == nil {
 				v.Due = newDueBill(b, c, row, now)
@@ -176,4 +188,17 @@ func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time)
 		}
 	}
 	return d
+}
+
+// firstBillLapsed tells whether billing's first bill is past its time to
+// pay at now, not yet canceled (Bill.NotPayableAt).
+func firstBillLapsed(billing *parcela.Billing, now time.Time) bool {
+	for _, b := range billing.Bills {
+		if b.Number == 0 {
+			withBilling := *b
+			withBilling.Billing = billing
+			return withBilling.NotPayableAt(now) == parcela.NotPayableFirstBillLapsed
+		}
+	}
+	return false
 }
