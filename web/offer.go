@@ -199,8 +199,10 @@ func notSellable(err error) bool {
 // cannot be charged.
 func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offerForm, orderReq parcela.OrderRequest, sig signature, now time.Time) (parcela.ChargeRequest, *parcela.ChargePlan, []parcela.FieldError) {
 	var fields []parcela.FieldError
+	birthRefused := false
 	if _, err := parcela.BuildOrder(orderReq, now); err != nil {
 		fields = append(fields, fieldsOf(err)...)
+		birthRefused = slices.ContainsFunc(fields, func(f parcela.FieldError) bool { return f.Field == "order.customer_birthdate" })
 	}
 	p, err := loadPlaces()
 	if err != nil {
@@ -223,7 +225,9 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 	if !parcela.IsAdultAt(birthdate, now) {
 		// An unknown or invalid birthdate has its own error: plan for an
 		// adult so that only a real minor is told financing is refused.
-		if _, err := time.Parse(time.DateOnly, birthdate); err != nil {
+		// A date the order refuses is no minor's either: one in the
+		// future (2090 typed for 1990) was also told to pay upfront.
+		if _, err := time.Parse(time.DateOnly, birthdate); err != nil || birthRefused {
 			birthdate = previewBirthdate
 		}
 	}

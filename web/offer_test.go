@@ -648,6 +648,25 @@ func TestBuyRulesOfTheDomain(t *testing.T) {
 	}
 }
 
+// A birthdate the domain refuses (one in the future, a typo for 1990)
+// has its own error, and is no minor's: the customer was also told that
+// financing is only for adults, and to pay upfront.
+func TestRefusedBirthdateIsNoMinor(t *testing.T) {
+	t.Parallel()
+	for _, birth := range []string{"17/05/2090", "31/12/9999", "29/02/2027"} {
+		b := setup(t)
+		page := b.get(t, b.offerPath())
+		res := b.post(t, b.offerPath(), buyForm(t, page.body, testFinanced+":pix", url.Values{"birthdate": {birth}}))
+		body := html.UnescapeString(res.body)
+		if res.status != http.StatusUnprocessableEntity || !strings.Contains(body, "data de nascimento") {
+			t.Fatalf("%s: status %d, birthdate error shown: %v", birth, res.status, strings.Contains(body, "data de nascimento"))
+		}
+		if strings.Contains(body, "maiores de 18") {
+			t.Errorf("%s: a refused birthdate is told financing is for adults only", birth)
+		}
+	}
+}
+
 func TestPlanDisclosesItsCost(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
