@@ -15,15 +15,30 @@ import (
 // joiners and the tag characters are not trimmed at the ends either (a
 // flag of Scotland ends in tags, an old-style Malayalam chillu in a
 // joiner), only when nothing else is left; nor the direction overrides,
-// so that ValidText refuses them wherever they are.
+// so that ValidText refuses them wherever they are. The letters that
+// show nothing alone (blankLetter) count as nothing too when nothing but
+// them, white space and format characters is left.
 func TrimText(s string) string {
-	s = strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) && !DirectionControl(r) && !joinerOrTag(r)
-	})
-	if strings.IndexFunc(s, func(r rune) bool { return !joinerOrTag(r) }) < 0 {
-		return "" // joiners and tags alone: nothing to see
+	s = strings.TrimFunc(s, trimmedAtEnds)
+	if strings.IndexFunc(s, func(r rune) bool { return !trimmedAtEnds(r) && !joinerOrTag(r) && !blankLetter(r) }) < 0 {
+		return "" // joiners, tags and blank letters alone: nothing to see
 	}
 	return s
+}
+
+// trimmedAtEnds tells the characters TrimText takes off text's ends.
+func trimmedAtEnds(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) && !DirectionControl(r) && !joinerOrTag(r)
+}
+
+// blankLetter tells the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0)
+// and the blank Braille cell (U+2800): letters and symbols to Unicode, not
+// white space nor format characters, that show nothing alone, so a name
+// of them alone passed as filled in and was shown as a blank. They are
+// not trimmed off a name's ends: a filler before a vowel is how old
+// Hangul writes a syllable.
+func blankLetter(r rune) bool {
+	return r == '\u115f' || r == '\u1160' || r == '\u3164' || r == '\uffa0' || r == '\u2800'
 }
 
 // joinerOrTag tells the zero-width joiner and non-joiner and the tag

@@ -119,6 +119,12 @@ func TestTrimText(t *testing.T) {
 		"\u200d\u200c":                "",
 		"\U000E0067\U000E007F \u200b": "",
 		"\u202eabc":                   "\u202eabc", // refused by ValidText, not trimmed
+		// The Hangul fillers and the blank Braille cell show nothing alone;
+		// a filler before a vowel is how old Hangul writes it.
+		"\u3164":              "",
+		"\u115f\u1160 \uffa0": "",
+		"\u2800\u200b\u2800":  "",
+		"\u115f\u1161":        "\u115f\u1161",
 	} {
 		if got := TrimText(in); got != want {
 			t.Errorf("TrimText(%+q) = %+q, want %+q", in, got, want)

@@ -6,7 +6,8 @@ import (
 
 // A required name made only of invisible format characters (zero-width
 // space and joiners, word joiner, byte-order mark, soft hyphen, direction
-// marks) is no name: it is refused as an empty one is, not stored and
+// marks), or of the letters that show nothing alone (the Hangul fillers,
+// the blank Braille cell), is no name: it is refused as an empty one is, not stored and
 // shown as a blank. Around a real name they are trimmed; inside one they
 // stay.
 func TestInvisibleOnlyNamesAreRequired(t *testing.T) {
@@ -21,7 +22,7 @@ func TestInvisibleOnlyNamesAreRequired(t *testing.T) {
 				t.Errorf("%s: %v, want %s required", what, got, field)
 			}
 		}
-		for _, name := range []string{"\u200b", "\u2060", "\ufeff", "\u00ad", "\u200b\u200c\u200d", " \u200e\u00a0"} {
+		for _, name := range []string{"\u200b", "\u2060", "\ufeff", "\u00ad", "\u200b\u200c\u200d", " \u200e\u00a0", "\u3164", "\u2800 \uffa0"} {
 			body := orderBody(offerID)
 			body["order"].(map[string]any)["customer_name"] = name
 			required(t, "order "+name, b.call("POST", "/external_api/v1/orders", body), "order.customer_name")
