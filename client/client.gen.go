@@ -1129,7 +1129,7 @@ type HealthStatus string
 // `idempotency_in_flight`. A key over 255 characters, or one that is
 // not UTF-8 text or holds a control character or a direction override
 // (U+202A to U+202E, U+2066 to U+2069), is 422
-// `validation_failed`.
+// `validation_failed`; so is a key sent on more than one header line.
 type IdempotencyKey = string
 
 // Kind The product's kind, with its timestamps.

@@ -45,6 +45,13 @@ func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
 			}
 		}
 		key := r.Header.Get("Idempotency-Key")
+		// Sent on two lines, the first would count: a key a client's
+		// middleware added before the one it meant (its retry then ran
+		// again), or an empty one that left the request without any.
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && len(r.Header.Values("Idempotency-Key")) > 1 {
+			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must be sent once"))
+			return
+		}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || key == "" {
 			status, v, err := h(r, body)
 			status, out := render(r, status, v, err)

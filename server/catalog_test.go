@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -438,6 +441,38 @@ func TestIdempotencyKeyIsText(t *testing.T) {
 		again := b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/products", productBody(), key).want(t, 201)
 		if string(first.Body) != string(again.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("a key of 255 characters was not kept:\n%s\n%s", first.Body, again.Body)
+		}
+	})
+}
+
+// An Idempotency-Key sent on two header lines is refused naming it: the
+// first counted, so a client whose middleware added a key of its own
+// before the one it meant retried under a key it never chose, and the
+// retry ran again; an empty first line made the request run without any
+// key at all.
+func TestIdempotencyKeySentTwiceIsRefused(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		for _, keys := range [][]string{{"first-" + sqldbtest.Suffix(), "second-" + sqldbtest.Suffix()}, {"", "only-" + sqldbtest.Suffix()}} {
+			raw, _ := json.Marshal(productBody())
+			req, err := http.NewRequest("POST", b.sandbox.URL+"/external_api/v1/products", bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+b.token)
+			req.Header.Set("Content-Type", "application/json")
+			for _, k := range keys {
+				req.Header.Add("Idempotency-Key", k)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if got := fieldCodes(t, resp{res.StatusCode, res.Header, body}); got["Idempotency-Key"] != "invalid" {
+				t.Fatalf("keys %q: %s", keys, body)
+			}
 		}
 	})
 }
