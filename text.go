@@ -36,9 +36,13 @@ func trimmedAtEnds(r rune) bool {
 // white space nor format characters, that show nothing alone, so a name
 // of them alone passed as filled in and was shown as a blank. They are
 // not trimmed off a name's ends: a filler before a vowel is how old
-// Hangul writes a syllable.
+// Hangul writes a syllable. The other marks Unicode tells renderers to
+// draw as nothing (Other_Default_Ignorable_Code_Point: the combining
+// grapheme joiner U+034F, the Khmer inherent vowels U+17B4 and U+17B5;
+// and the variation selectors, U+FE0F among them) are blank alone too,
+// and keep their place beside what they change (an emoji's U+FE0F).
 func blankLetter(r rune) bool {
-	return r == '\u115f' || r == '\u1160' || r == '\u3164' || r == '\uffa0' || r == '\u2800'
+	return r == '\u2800' || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r)
 }
 
 // joinerOrTag tells the zero-width joiner and non-joiner and the tag

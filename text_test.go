@@ -125,6 +125,14 @@ func TestTrimText(t *testing.T) {
 		"\u115f\u1160 \uffa0": "",
 		"\u2800\u200b\u2800":  "",
 		"\u115f\u1161":        "\u115f\u1161",
+		// So are the other default-ignorable marks and the variation
+		// selectors, which stay beside what they change.
+		"\u034f":        "",
+		"\u17b4\u17b5 ": "",
+		"\ufe0f\ufe00":  "",
+		"\U000E0100":    "",
+		"\u2764\ufe0f":  "\u2764\ufe0f",
+		"Maria\u034f":   "Maria\u034f",
 	} {
 		if got := TrimText(in); got != want {
 			t.Errorf("TrimText(%+q) = %+q, want %+q", in, got, want)

@@ -22,7 +22,7 @@ func TestInvisibleOnlyNamesAreRequired(t *testing.T) {
 				t.Errorf("%s: %v, want %s required", what, got, field)
 			}
 		}
-		for _, name := range []string{"\u200b", "\u2060", "\ufeff", "\u00ad", "\u200b\u200c\u200d", " \u200e\u00a0", "\u3164", "\u2800 \uffa0"} {
+		for _, name := range []string{"\u200b", "\u2060", "\ufeff", "\u00ad", "\u200b\u200c\u200d", " \u200e\u00a0", "\u3164", "\u2800 \uffa0", "\u034f", "\ufe0f\u17b4"} {
 			body := orderBody(offerID)
 			body["order"].(map[string]any)["customer_name"] = name
 			required(t, "order "+name, b.call("POST", "/external_api/v1/orders", body), "order.customer_name")
