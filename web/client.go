@@ -19,10 +19,16 @@ func (h *Handler) clientAddr(r *http.Request) netip.Addr {
 
 // postLimits keeps a token bucket per client (an IPv4 address, an IPv6 /64)
 // for the pages' POSTs.
-// Buckets idle for ten minutes are dropped, and the map is bounded: when it
-// is full, new addresses share one overflow bucket rather than grow it.
+// A bucket whose tokens have all come back is a new one's, so it is dropped:
+// every minute, and, while the map is full, every second. The map is
+// bounded: when it is full, new addresses share one overflow bucket rather
+// than grow it. Buckets were dropped after ten idle minutes, so one post
+// from each of maxPostBuckets networks (a /44 of IPv6 holds a million
+// /64s) filled the map for ten minutes, and every new payer of every
+// company shared the overflow bucket, which a few more posts drained.
 type postLimits struct {
 	perMinute int
+	now       func() time.Time
 	mu        sync.Mutex
 	buckets   map[netip.Addr]*postBucket
 	overflow  *rate.Limiter
@@ -31,13 +37,12 @@ type postLimits struct {
 
 type postBucket struct {
 	limiter *rate.Limiter
-	seen    time.Time
 }
 
 const maxPostBuckets = 100_000
 
 func newPostLimits(perMinute int) *postLimits {
-	return &postLimits{perMinute: perMinute, buckets: map[netip.Addr]*postBucket{}, overflow: newPostLimiter(perMinute * 10)}
+	return &postLimits{perMinute: perMinute, now: time.Now, buckets: map[netip.Addr]*postBucket{}, overflow: newPostLimiter(perMinute * 10)}
 }
 
 func newPostLimiter(perMinute int) *rate.Limiter {
@@ -48,11 +53,11 @@ func newPostLimiter(perMinute int) *rate.Limiter {
 // tells how long to wait for one.
 func (l *postLimits) allow(addr netip.Addr) (time.Duration, bool) {
 	addr = forwarded.Network(addr)
-	now := time.Now()
+	now := l.now()
 	l.mu.Lock()
-	if now.Sub(l.swept) > time.Minute {
+	if since := now.Sub(l.swept); since > time.Minute || (since > time.Second && len(l.buckets) >= maxPostBuckets) {
 		for a, b := range l.buckets {
-			if now.Sub(b.seen) > 10*time.Minute {
+			if b.limiter.TokensAt(now) >= float64(b.limiter.Burst()) {
 				delete(l.buckets, a)
 			}
 		}
@@ -60,9 +65,9 @@ func (l *postLimits) allow(addr netip.Addr) (time.Duration, bool) {
 	}
 	lim := l.overflow
 	if b, ok := l.buckets[addr]; ok {
-		b.seen, lim = now, b.limiter
+		lim = b.limiter
 	} else if len(l.buckets) < maxPostBuckets {
-		b = &postBucket{limiter: newPostLimiter(l.perMinute), seen: now}
+		b = &postBucket{limiter: newPostLimiter(l.perMinute)}
 		l.buckets[addr], lim = b, b.limiter
 	}
 	l.mu.Unlock()

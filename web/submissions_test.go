@@ -308,3 +308,29 @@ func TestPageLimitsBelowOneASecond(t *testing.T) {
 		t.Fatal("0 is no limit")
 	}
 }
+
+// One post from each of maxPostBuckets networks (a /44 of IPv6 holds a
+// million /64s) filled the table for ten minutes, and every new payer of
+// every company then shared the overflow bucket, which a few more posts
+// drained: a bucket full again is a new one's, so it makes room.
+func TestPostLimitsTableFilledByOnePostEach(t *testing.T) {
+	t.Parallel()
+	l := newPostLimits(2)
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	l.now = func() time.Time { return now }
+	network := func(i int) netip.Addr {
+		return netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, byte(i >> 16), byte(i >> 8), byte(i), 0xff, 15: 1})
+	}
+	for i := range maxPostBuckets + 20 { // the table, then the overflow's burst
+		l.allow(network(i))
+	}
+	// Past the 30 s a post takes to come back, the attacker drains the
+	// overflow again from new networks, and a payer posts.
+	now = now.Add(31 * time.Second)
+	for i := range 20 {
+		l.allow(network(maxPostBuckets + 100 + i))
+	}
+	if _, ok := l.allow(netip.MustParseAddr("198.51.100.7")); !ok {
+		t.Fatal("a payer's first post refused: the table is full of buckets as good as new")
+	}
+}
