@@ -42,7 +42,7 @@ func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.
 		h = withRequestDeadline(h, l.WriteTimeout*9/10)
 	}
 	s := &http.Server{Handler: h, ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
-		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout}
+		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, ConnState: connState}
 	if logger != nil {
 		s.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	} else {
@@ -51,14 +51,19 @@ func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.
 	return s
 }
 
-// LimitListener accepts at most n connections at once (n ≤ 0: no limit).
-// Beyond n, Accept waits until one closes, and new clients wait in the
-// kernel's backlog.
+// LimitListener serves at most n connections at once (n ≤ 0: no limit).
+// Beyond n, a new client waits until one closes, and the clients after it
+// in the kernel's backlog; a connection kept alive and idle between
+// requests (the server's ConnState, NewHTTPServer's) is closed to make room
+// for it, the longest idle first. Idle connections held their places for
+// the idle timeout: one client that opened n connections and sent a
+// request on each kept every other client, of every company, waiting 120 s.
 func LimitListener(ln net.Listener, n int) net.Listener {
 	if n <= 0 {
 		return ln
 	}
-	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}),
+		idle: map[*limitedConn]time.Time{}, idled: make(chan struct{}, 1)}
 }
 
 type limitedListener struct {
@@ -66,20 +71,55 @@ type limitedListener struct {
 	slots     chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+
+	mu    sync.Mutex
+	idle  map[*limitedConn]time.Time // kept-alive connections between requests, since when
+	idled chan struct{}              // a connection went idle
 }
 
+// Accept takes the next client, then its place: one more client than n is
+// accepted, and waits, so that only a client waiting closes an idle
+// connection.
 func (l *limitedListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+	for {
+		select {
+		case l.slots <- struct{}{}:
+			return &limitedConn{Conn: c, l: l, release: sync.OnceFunc(func() { <-l.slots })}, nil
+		default:
+		}
+		l.closeIdle()
+		select {
+		case l.slots <- struct{}{}:
+			return &limitedConn{Conn: c, l: l, release: sync.OnceFunc(func() { <-l.slots })}, nil
+		case <-l.idled:
+		case <-l.done:
+			c.Close()
+			return nil, net.ErrClosed
+		}
+	}
+}
+
+// closeIdle closes the connection idle the longest, if any. A request
+// arriving on it as it closes is lost as at the idle timeout; clients retry
+// a kept-alive connection's failure on a new one.
+func (l *limitedListener) closeIdle() {
+	l.mu.Lock()
+	var oldest *limitedConn
+	var since time.Time
+	for c, t := range l.idle {
+		if oldest == nil || t.Before(since) {
+			oldest, since = c, t
+		}
+	}
+	delete(l.idle, oldest)
+	l.mu.Unlock()
+	if oldest != nil {
+		oldest.Close()
+	}
 }
 
 func (l *limitedListener) Close() error {
@@ -90,6 +130,7 @@ func (l *limitedListener) Close() error {
 // limitedConn gives its slot back when closed, once.
 type limitedConn struct {
 	net.Conn
+	l       *limitedListener
 	release func()
 }
 
@@ -97,6 +138,27 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.release()
 	return err
+}
+
+// connState tells a limited listener which of its connections are idle
+// between requests.
+func connState(nc net.Conn, state http.ConnState) {
+	c, ok := nc.(*limitedConn)
+	if !ok {
+		return
+	}
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if state == http.StateIdle {
+		l.idle[c] = time.Now()
+		select {
+		case l.idled <- struct{}{}:
+		default:
+		}
+		return
+	}
+	delete(l.idle, c)
 }
 
 // errRequestTimeout is the cause of a request context that ran out of time.

@@ -131,3 +131,44 @@ func TestListenerMaxConnections(t *testing.T) {
 	}
 	res.Body.Close()
 }
+
+// Connections kept alive and idle give their places to new clients when
+// every place is taken: one client that opened MaxConnections, sent a
+// request on each and kept them, held the listener from every other
+// client (of every company) for the idle timeout, 120 s.
+func TestListenerIdleConnectionsMakeRoom(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.MaxConnections = 2
+	addr := serveLimited(t, l)
+	request := func(c net.Conn) error {
+		if err := c.SetDeadline(time.Now().Add(3 * time.Second)); err != nil {
+			return err
+		}
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: parcela\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		return nil
+	}
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if err := request(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	third, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	if err := request(third); err != nil {
+		t.Fatalf("a new client behind two idle keep-alive connections: %v", err)
+	}
+}
