@@ -1,9 +1,6 @@
 package sqldb
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
 
 // A transaction whose connection the server dropped: a statement finds it
 // gone, the next is refused as a bad connection and database/sql closes
@@ -13,15 +10,10 @@ import (
 // a commit reports the loss.
 func TestTransactionOnADroppedConnection(t *testing.T) {
 	t.Parallel()
-	url := os.Getenv("PARCELA_TEST_POSTGRES_URL")
-	if url == "" {
+	db := postgresDB(t, testDSNs(t))
+	if db == nil {
 		t.Skip("PARCELA_TEST_POSTGRES_URL is not set")
 	}
-	db, err := Open(t.Context(), url, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
 	ctx := t.Context()
 
 	for _, end := range []string{"rollback", "commit"} {

@@ -51,19 +51,7 @@ func TestWebhookWritesKeepConcurrentChanges(t *testing.T) {
 			// attempt records an attempt of a new delivery to hook.
 			attempt := func(r parcela.AttemptResult) {
 				t.Helper()
-				ev := parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "order", EntityID: parcela.NewID(),
-					Event: "in_progress", Data: []byte(`{}`), CreatedAt: clock.Now()}
-				if err := db.WriteEvents(ctx, []parcela.Event{ev}); err != nil {
-					t.Fatal(err)
-				}
-				ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 1})
-				if err != nil || len(ds) != 1 || ds[0].EventID != ev.ID {
-					t.Fatalf("delivery of %s: %v %v", ev.ID, ds, err)
-				}
-				w, err := app.Deliveries.DeliveryWork(ctx, ds[0].ID)
-				if err != nil {
-					t.Fatal(err)
-				}
+				w := newDeliveryWork(t, db, app, clock, a, hook.ID)
 				r.At = clock.Now()
 				if err := app.Deliveries.RecordAttempt(ctx, w, r); err != nil {
 					t.Fatal(err)
@@ -79,11 +67,7 @@ func TestWebhookWritesKeepConcurrentChanges(t *testing.T) {
 			}
 			read := func() *parcela.Webhook {
 				t.Helper()
-				w, err := db.Webhook(ctx, a, hook.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return w
+				return readWebhook(t, db, a, hook.ID)
 			}
 
 			// A failure starts the failure record; a success clears it while
@@ -268,20 +252,7 @@ func TestAttemptToAnOldURLLeavesTheWebhookAlone(t *testing.T) {
 			// worker does before it sends.
 			underWay := func() *parcela.DeliveryWork {
 				t.Helper()
-				ev := parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "order", EntityID: parcela.NewID(),
-					Event: "in_progress", Data: []byte(`{}`), CreatedAt: clock.Now()}
-				if err := db.WriteEvents(ctx, []parcela.Event{ev}); err != nil {
-					t.Fatal(err)
-				}
-				ds, _, err := db.Deliveries(ctx, a, hook.ID, parcela.Page{Page: 1, PerPage: 1})
-				if err != nil || len(ds) != 1 || ds[0].EventID != ev.ID {
-					t.Fatalf("delivery of %s: %v %v", ev.ID, ds, err)
-				}
-				w, err := app.Deliveries.DeliveryWork(ctx, ds[0].ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return w
+				return newDeliveryWork(t, db, app, clock, a, hook.ID)
 			}
 			record := func(w *parcela.DeliveryWork, r parcela.AttemptResult) {
 				t.Helper()
@@ -292,11 +263,7 @@ func TestAttemptToAnOldURLLeavesTheWebhookAlone(t *testing.T) {
 			}
 			read := func() *parcela.Webhook {
 				t.Helper()
-				w, err := db.Webhook(ctx, a, hook.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return w
+				return readWebhook(t, db, a, hook.ID)
 			}
 			move := func(url string) {
 				t.Helper()
@@ -335,4 +302,35 @@ func TestAttemptToAnOldURLLeavesTheWebhookAlone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newDeliveryWork writes an order event hookID subscribes to and reads
+// its new delivery's work, as the worker does before it sends.
+func newDeliveryWork(t *testing.T, db *sqldb.DB, app *parcela.Services, clock *parcela.TestClock, a parcela.Auth, hookID string) *parcela.DeliveryWork {
+	t.Helper()
+	ctx := context.Background()
+	ev := parcela.Event{ID: parcela.NewID(), CompanyID: a.CompanyID, Environment: a.Environment, Entity: "order", EntityID: parcela.NewID(),
+		Event: "in_progress", Data: []byte(`{}`), CreatedAt: clock.Now()}
+	if err := db.WriteEvents(ctx, []parcela.Event{ev}); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := db.Deliveries(ctx, a, hookID, parcela.Page{Page: 1, PerPage: 1})
+	if err != nil || len(ds) != 1 || ds[0].EventID != ev.ID {
+		t.Fatalf("delivery of %s: %v %v", ev.ID, ds, err)
+	}
+	w, err := app.Deliveries.DeliveryWork(ctx, ds[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// readWebhook reads the webhook id as stored.
+func readWebhook(t *testing.T, db *sqldb.DB, a parcela.Auth, id string) *parcela.Webhook {
+	t.Helper()
+	w, err := db.Webhook(context.Background(), a, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
