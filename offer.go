@@ -94,6 +94,9 @@ func (pc *PaymentConfiguration) PaymentMethod() string {
 type OfferRequest struct {
 	Offer                 OfferFields                    `json:"offer"`
 	PaymentConfigurations *[]PaymentConfigurationRequest `json:"payment_configurations"`
+	// Also taken beside offer: the fields the contract says offer carries
+	// do not name it, so a client may send it at the top level.
+	ExcludeFromCampaign *bool `json:"exclude_from_campaign"`
 }
 
 // OfferFields are the offer's own fields in a create or patch request.
@@ -110,6 +113,23 @@ type OfferFields struct {
 	PaymentConfigurations json.RawMessage `json:"payment_configurations"`
 	// In a patch, an explicit null: remove the seat limit, the expiry.
 	ClearSeats, ClearExpiresAt bool `json:"-"`
+	// exclude_from_campaign sent beside offer, at the body's top level.
+	ExcludeFromCampaignBeside *bool `json:"-"`
+}
+
+// excludeFromCampaign is exclude_from_campaign as sent inside offer or
+// beside it (nil when in neither). Sent in both places with two values it
+// is refused: keeping either would store what one of them did not say.
+func (f OfferFields) excludeFromCampaign(v *Validation) *bool {
+	in, beside := f.ExcludeFromCampaign, f.ExcludeFromCampaignBeside
+	if in != nil && beside != nil && *in != *beside {
+		v.Add("exclude_from_campaign", "invalid", "differs from offer.exclude_from_campaign; send it once")
+		return nil
+	}
+	if in != nil {
+		return in
+	}
+	return beside
 }
 
 // PaymentConfigurationRequest is one item of payment_configurations.
@@ -136,6 +156,7 @@ type PaymentConfigurationRequest struct {
 func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (*Offer, error) {
 	var v Validation
 	f := req.Offer
+	f.ExcludeFromCampaignBeside = req.ExcludeFromCampaign
 	o := &Offer{CompanyID: c.ID, Availability: "enabled", Product: product}
 	if f.Name == nil || TrimText(*f.Name) == "" {
 		v.Add("offer.name", "required", "is required")
@@ -169,8 +190,13 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 	} else {
 		checkCount(&v, "offer.seats", f.Seats, 1, MaxSeats)
 	}
-	if f.ExcludeFromCampaign != nil {
-		o.ExcludeFromCampaign = *f.ExcludeFromCampaign
+	if x := f.excludeFromCampaign(&v); x != nil {
+		o.ExcludeFromCampaign = *x
+	}
+	if f.PaymentConfigurations != nil {
+		// Ignored there, they would leave the offer built from the
+		// top-level ones, or refused as missing, without saying why.
+		v.Add("offer.payment_configurations", "not_allowed", "goes beside offer, at the top level of the body, not inside it")
 	}
 	if f.Availability != nil && *f.Availability != "enabled" && *f.Availability != "disabled" {
 		v.Add("offer.availability", "invalid", "must be enabled or disabled")

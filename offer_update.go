@@ -53,8 +53,8 @@ func (o *Offer) Update(f OfferFields, now time.Time) error {
 			checkCount(&v, "offer.seats", f.Seats, 1, MaxSeats)
 		}
 	}
-	if f.ExcludeFromCampaign != nil {
-		o.ExcludeFromCampaign = *f.ExcludeFromCampaign
+	if x := f.excludeFromCampaign(&v); x != nil {
+		o.ExcludeFromCampaign = *x
 	}
 	if f.AmountCents != nil {
 		v.Add("offer.amount_cents", "not_allowed", "cannot be changed; create a new offer")

@@ -1206,7 +1206,11 @@ type OfferCreateAmountCurrency string
 
 // OfferCreateRequest defines model for OfferCreateRequest.
 type OfferCreateRequest struct {
-	Offer                 OfferInput                    `json:"offer"`
+	// ExcludeFromCampaign `offer.exclude_from_campaign`, which may be sent here instead. Sent in both places, the two must be equal (otherwise 422 `invalid` on `exclude_from_campaign`).
+	ExcludeFromCampaign *bool      `json:"exclude_from_campaign,omitempty"`
+	Offer               OfferInput `json:"offer"`
+
+	// PaymentConfigurations Beside `offer`, not inside it (inside it is 422 `not_allowed` on `offer.payment_configurations`).
 	PaymentConfigurations []PaymentConfigurationRequest `json:"payment_configurations"`
 }
 
@@ -1267,6 +1271,9 @@ type OfferUpdate struct {
 
 // OfferUpdateRequest defines model for OfferUpdateRequest.
 type OfferUpdateRequest struct {
+	// ExcludeFromCampaign `offer.exclude_from_campaign`, which may be sent here instead. Sent in both places, the two must be equal (otherwise 422 `invalid` on `exclude_from_campaign`).
+	ExcludeFromCampaign *bool `json:"exclude_from_campaign,omitempty"`
+
 	// Offer The offer's fields that can change; absent fields keep their values.
 	Offer OfferUpdate `json:"offer"`
 }
@@ -2400,7 +2407,8 @@ type ClientInterface interface {
 	// filtered by the query parameters (all optional, combined with AND)
 	// and ordered by `due_date`, then `id`. A parameter not listed here
 	// is 400 `malformed_request`, so that a misspelt filter does not list
-	// every bill. Date filters are São Paulo
+	// every bill; so is one sent empty (`billing_id=`): leave a filter out
+	// not to filter by it. Date filters are São Paulo
 	// calendar dates and include both ends; an end before its start, even
 	// by one day, is 422 `validation_failed` on the end (`due_date_end`,
 	// `paid_at_end`). `paid_at` filters match only paid bills.
@@ -2483,7 +2491,12 @@ type ClientInterface interface {
 	// * The product may be disabled: its offers can be created and changed
 	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
-	//   has no effect yet.
+	//   has no effect yet. It may be sent inside `offer` or beside it, as
+	//   `payment_configurations` is; sent in both places, the two values
+	//   must be equal.
+	// * `payment_configurations` goes beside `offer`: inside it, it is 422
+	//   `not_allowed` on `offer.payment_configurations`, rather than
+	//   ignored.
 	// * Each payment configuration is checked against the company's limits:
 	//   `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 	//   company maximum, `down_payment_value` ≥ the company minimum
@@ -2508,7 +2521,12 @@ type ClientInterface interface {
 	// * The product may be disabled: its offers can be created and changed
 	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
-	//   has no effect yet.
+	//   has no effect yet. It may be sent inside `offer` or beside it, as
+	//   `payment_configurations` is; sent in both places, the two values
+	//   must be equal.
+	// * `payment_configurations` goes beside `offer`: inside it, it is 422
+	//   `not_allowed` on `offer.payment_configurations`, rather than
+	//   ignored.
 	// * Each payment configuration is checked against the company's limits:
 	//   `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 	//   company maximum, `down_payment_value` ≥ the company minimum
@@ -2965,7 +2983,7 @@ type ClientInterface interface {
 
 	// ListWebhooks List webhooks
 	//
-	// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
+	// All the company's webhooks of this environment (at most 25), as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed. It takes no query parameter; one sent (a `page`, a filter) is refused, not ignored.
 	//
 	// Corresponds with GET /external_api/v1/webhooks (the `ListWebhooks` operationId).
 	ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3158,7 +3176,8 @@ func (c *RawClient) CancelBilling(ctx context.Context, id BillingId, params *Can
 // filtered by the query parameters (all optional, combined with AND)
 // and ordered by `due_date`, then `id`. A parameter not listed here
 // is 400 `malformed_request`, so that a misspelt filter does not list
-// every bill. Date filters are São Paulo
+// every bill; so is one sent empty (`billing_id=`): leave a filter out
+// not to filter by it. Date filters are São Paulo
 // calendar dates and include both ends; an end before its start, even
 // by one day, is 422 `validation_failed` on the end (`due_date_end`,
 // `paid_at_end`). `paid_at` filters match only paid bills.
@@ -3291,7 +3310,12 @@ func (c *RawClient) ListOffers(ctx context.Context, params *ListOffersParams, re
 //   - The product may be disabled: its offers can be created and changed
 //     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
-//     has no effect yet.
+//     has no effect yet. It may be sent inside `offer` or beside it, as
+//     `payment_configurations` is; sent in both places, the two values
+//     must be equal.
+//   - `payment_configurations` goes beside `offer`: inside it, it is 422
+//     `not_allowed` on `offer.payment_configurations`, rather than
+//     ignored.
 //   - Each payment configuration is checked against the company's limits:
 //     `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 //     company maximum, `down_payment_value` ≥ the company minimum
@@ -3326,7 +3350,12 @@ func (c *RawClient) CreateOfferWithBody(ctx context.Context, params *CreateOffer
 //   - The product may be disabled: its offers can be created and changed
 //     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
-//     has no effect yet.
+//     has no effect yet. It may be sent inside `offer` or beside it, as
+//     `payment_configurations` is; sent in both places, the two values
+//     must be equal.
+//   - `payment_configurations` goes beside `offer`: inside it, it is 422
+//     `not_allowed` on `offer.payment_configurations`, rather than
+//     ignored.
 //   - Each payment configuration is checked against the company's limits:
 //     `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 //     company maximum, `down_payment_value` ≥ the company minimum
@@ -4033,7 +4062,7 @@ func (c *RawClient) RetryWebhookDelivery(ctx context.Context, id DeliveryId, par
 
 // ListWebhooks List webhooks
 //
-// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
+// All the company's webhooks of this environment (at most 25), as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed. It takes no query parameter; one sent (a `page`, a filter) is refused, not ignored.
 //
 // Corresponds with GET /external_api/v1/webhooks (the `ListWebhooks` operationId).
 func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6067,7 +6096,8 @@ type ClientWithResponsesInterface interface {
 	// filtered by the query parameters (all optional, combined with AND)
 	// and ordered by `due_date`, then `id`. A parameter not listed here
 	// is 400 `malformed_request`, so that a misspelt filter does not list
-	// every bill. Date filters are São Paulo
+	// every bill; so is one sent empty (`billing_id=`): leave a filter out
+	// not to filter by it. Date filters are São Paulo
 	// calendar dates and include both ends; an end before its start, even
 	// by one day, is 422 `validation_failed` on the end (`due_date_end`,
 	// `paid_at_end`). `paid_at` filters match only paid bills.
@@ -6156,7 +6186,12 @@ type ClientWithResponsesInterface interface {
 	// * The product may be disabled: its offers can be created and changed
 	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
-	//   has no effect yet.
+	//   has no effect yet. It may be sent inside `offer` or beside it, as
+	//   `payment_configurations` is; sent in both places, the two values
+	//   must be equal.
+	// * `payment_configurations` goes beside `offer`: inside it, it is 422
+	//   `not_allowed` on `offer.payment_configurations`, rather than
+	//   ignored.
 	// * Each payment configuration is checked against the company's limits:
 	//   `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 	//   company maximum, `down_payment_value` ≥ the company minimum
@@ -6181,7 +6216,12 @@ type ClientWithResponsesInterface interface {
 	// * The product may be disabled: its offers can be created and changed
 	//   before its sales open, and sell once it is enabled.
 	// * `exclude_from_campaign` (default false) is accepted and stored but
-	//   has no effect yet.
+	//   has no effect yet. It may be sent inside `offer` or beside it, as
+	//   `payment_configurations` is; sent in both places, the two values
+	//   must be equal.
+	// * `payment_configurations` goes beside `offer`: inside it, it is 422
+	//   `not_allowed` on `offer.payment_configurations`, rather than
+	//   ignored.
 	// * Each payment configuration is checked against the company's limits:
 	//   `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 	//   company maximum, `down_payment_value` ≥ the company minimum
@@ -6658,7 +6698,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListWebhooksWithResponse List webhooks
 	//
-	// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
+	// All the company's webhooks of this environment (at most 25), as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed. It takes no query parameter; one sent (a `page`, a filter) is refused, not ignored.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10839,6 +10879,11 @@ type ListWebhooksResponse200Headers struct {
 	XRequestId string
 }
 
+// ListWebhooksResponse400Headers the declared response headers of an HTTP 400 response for ListWebhooks
+type ListWebhooksResponse400Headers struct {
+	XRequestId string
+}
+
 // ListWebhooksResponse401Headers the declared response headers of an HTTP 401 response for ListWebhooks
 type ListWebhooksResponse401Headers struct {
 	WWWAuthenticate string
@@ -10873,6 +10918,8 @@ type ListWebhooksResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]Webhook
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *MalformedRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
@@ -10885,6 +10932,8 @@ type ListWebhooksResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWebhooksResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListWebhooksResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListWebhooksResponse401Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
@@ -10900,6 +10949,11 @@ type ListWebhooksResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListWebhooksResponse) GetJSON200() *[]Webhook {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListWebhooksResponse) GetApplicationproblemJSON400() *MalformedRequest {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12120,7 +12174,8 @@ func (c *ClientWithResponses) CancelBillingWithResponse(ctx context.Context, id 
 // filtered by the query parameters (all optional, combined with AND)
 // and ordered by `due_date`, then `id`. A parameter not listed here
 // is 400 `malformed_request`, so that a misspelt filter does not list
-// every bill. Date filters are São Paulo
+// every bill; so is one sent empty (`billing_id=`): leave a filter out
+// not to filter by it. Date filters are São Paulo
 // calendar dates and include both ends; an end before its start, even
 // by one day, is 422 `validation_failed` on the end (`due_date_end`,
 // `paid_at_end`). `paid_at` filters match only paid bills.
@@ -12239,7 +12294,12 @@ func (c *ClientWithResponses) ListOffersWithResponse(ctx context.Context, params
 //   - The product may be disabled: its offers can be created and changed
 //     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
-//     has no effect yet.
+//     has no effect yet. It may be sent inside `offer` or beside it, as
+//     `payment_configurations` is; sent in both places, the two values
+//     must be equal.
+//   - `payment_configurations` goes beside `offer`: inside it, it is 422
+//     `not_allowed` on `offer.payment_configurations`, rather than
+//     ignored.
 //   - Each payment configuration is checked against the company's limits:
 //     `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 //     company maximum, `down_payment_value` ≥ the company minimum
@@ -12270,7 +12330,12 @@ func (c *ClientWithResponses) CreateOfferWithBodyWithResponse(ctx context.Contex
 //   - The product may be disabled: its offers can be created and changed
 //     before its sales open, and sell once it is enabled.
 //   - `exclude_from_campaign` (default false) is accepted and stored but
-//     has no effect yet.
+//     has no effect yet. It may be sent inside `offer` or beside it, as
+//     `payment_configurations` is; sent in both places, the two values
+//     must be equal.
+//   - `payment_configurations` goes beside `offer`: inside it, it is 422
+//     `not_allowed` on `offer.payment_configurations`, rather than
+//     ignored.
 //   - Each payment configuration is checked against the company's limits:
 //     `interest_rate` ≤ the company maximum, `max_installments` ≤ the
 //     company maximum, `down_payment_value` ≥ the company minimum
@@ -12897,7 +12962,7 @@ func (c *ClientWithResponses) RetryWebhookDeliveryWithResponse(ctx context.Conte
 
 // ListWebhooksWithResponse List webhooks
 //
-// All the company's webhooks of this environment, as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed.
+// All the company's webhooks of this environment (at most 25), as a JSON array (not paged), oldest first (by `created_at`, then `id`). Secrets are never listed. It takes no query parameter; one sent (a `page`, a filter) is refused, not ignored.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18233,6 +18298,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest MalformedRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18281,6 +18353,16 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListWebhooksResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListWebhooksResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -138,8 +139,18 @@ func TestListingQueriesAreUnambiguous(t *testing.T) {
 				t.Errorf("%s: %v", q, p)
 			}
 		}
-		// An empty pair, or an empty value, is no parameter.
-		b.call("GET", "/external_api/v1/bills?&status=&page=1&", nil).want(t, 200)
+		// An empty pair is no parameter; an empty value is refused, as a
+		// client whose variable was unset would otherwise list every bill.
+		b.call("GET", "/external_api/v1/bills?&status=paid&page=1&", nil).want(t, 200)
+		for _, q := range []string{"billing_id=", "order_id=", "status=", "due_date_start=", "due_date_end=",
+			"paid_at_start=", "paid_at_end=", "page=", "per_page="} {
+			p := b.call("GET", "/external_api/v1/bills?"+q, nil).want(t, 400).JSON(t)
+			errs, _ := p["errors"].([]any)
+			if p["code"] != "malformed_request" || len(errs) != 1 || errs[0].(map[string]any)["field"] != strings.TrimSuffix(q, "=") {
+				t.Errorf("%s: %v", q, p)
+			}
+		}
+		b.call("GET", "/external_api/v1/webhook_deliveries?webhook_id=", nil).want(t, 400)
 	})
 }
 

@@ -122,6 +122,8 @@ func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, erro
 		// Beside offer, as a creation sends them: refused, as inside it,
 		// rather than ignored under a 200.
 		PaymentConfigurations json.RawMessage `json:"payment_configurations"`
+		// Beside offer, as a creation may send it.
+		ExcludeFromCampaign *bool `json:"exclude_from_campaign"`
 	}
 	if err := decode(body, &req, false); err != nil {
 		return 0, nil, err
@@ -132,6 +134,7 @@ func (s *Server) handleUpdateOffer(r *http.Request, body []byte) (int, any, erro
 	if req.Offer == nil {
 		return 0, nil, fieldErr("offer", "required", "is required: send {\"offer\": {...}}")
 	}
+	req.Offer.ExcludeFromCampaignBeside = req.ExcludeFromCampaign
 	// null removes the seat limit or the expiry; an absent field keeps it.
 	cleared, err := patchNulls(body, "offer", *req.Offer, "seats", "expires_at")
 	if err != nil {

@@ -78,6 +78,7 @@ func TestListingsRefuseAParameterTheyDoNotTake(t *testing.T) {
 			"/external_api/v1/products?pages=2":                      "pages",
 			"/external_api/v1/offers?product_id=x":                   "product_id",
 			"/external_api/v1/webhook_deliveries?webhook=x":          "webhook",
+			"/external_api/v1/webhooks?page=1":                       "page",
 		} {
 			p := b.call("GET", path, nil).want(t, 400).JSON(t)
 			errs, _ := p["errors"].([]any)
@@ -87,7 +88,10 @@ func TestListingsRefuseAParameterTheyDoNotTake(t *testing.T) {
 			}
 		}
 		// Every parameter a listing documents is taken.
-		b.call("GET", "/external_api/v1/bills?billing_id=&order_id=&status=&due_date_start=&due_date_end=&paid_at_start=&paid_at_end=&page=1&per_page=10", nil).want(t, 200)
+		id := "d2046a63-e81c-44d9-956f-647ff2580bd2"
+		b.call("GET", "/external_api/v1/bills?billing_id="+id+"&order_id="+id+"&status=paid&due_date_start=2026-01-01&due_date_end=2026-12-31&paid_at_start=2026-01-01&paid_at_end=2026-12-31&page=1&per_page=10", nil).want(t, 200)
+		b.call("GET", "/external_api/v1/webhook_deliveries?page=1&per_page=10", nil).want(t, 200)
+		b.call("GET", "/external_api/v1/webhooks", nil).want(t, 200)
 		b.call("GET", "/external_api/v1/products?page=1&per_page=10", nil).want(t, 200)
 	})
 }

@@ -21,7 +21,8 @@ type query url.Values
 // malformed: one that is not key=value pairs joined by & (the parser would
 // drop a pair with a stray % or a ';', a filter with it), and a parameter
 // the listing does not take (a misspelt filter, "due_date_from", would
-// list every bill); a parameter sent twice is refused where it is read.
+// list every bill); a parameter sent twice or empty is refused where it is
+// read. A query of only "&"s has no parameter.
 func readQuery(r *http.Request, takes ...string) (query, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
@@ -30,8 +31,11 @@ func readQuery(r *http.Request, takes ...string) (query, error) {
 	var unknown []parcela.FieldError
 	for name := range q {
 		if !slices.Contains(takes, name) {
-			unknown = append(unknown, parcela.FieldError{Field: name, Code: "not_allowed",
-				Message: "is not a parameter of this listing, which takes " + strings.Join(takes, ", ")})
+			msg := "is not a parameter of this listing, which takes " + strings.Join(takes, ", ")
+			if len(takes) == 0 {
+				msg = "is not a parameter of this listing, which takes none"
+			}
+			unknown = append(unknown, parcela.FieldError{Field: name, Code: "not_allowed", Message: msg})
 		}
 	}
 	if len(unknown) > 0 {
@@ -43,16 +47,22 @@ func readQuery(r *http.Request, takes ...string) (query, error) {
 
 // one reads an optional parameter ("" when absent). Sent twice it is
 // malformed: the first would count, and a client asking for two statuses
-// would get one without knowing.
+// would get one without knowing. Sent empty it is malformed too: a client
+// whose variable was unset (billing_id=) would list every bill as if they
+// were that billing's.
 func (q query) one(name string) (string, error) {
-	switch vs := q[name]; len(vs) {
-	case 0:
+	switch vs := q[name]; {
+	case len(vs) == 0:
 		return "", nil
-	case 1:
+	case len(vs) > 1:
+		return "", &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be sent once",
+			Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be sent once"}}}
+	case vs[0] == "":
+		return "", &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must not be empty: leave the parameter out instead",
+			Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must not be empty; leave the parameter out instead"}}}
+	default:
 		return vs[0], nil
 	}
-	return "", &parcela.Error{Code: parcela.EMALFORMED, Message: name + " must be sent once",
-		Fields: []parcela.FieldError{{Field: name, Code: "invalid", Message: "must be sent once"}}}
 }
 
 // integer reads an optional integer parameter: one that is not an integer

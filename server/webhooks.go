@@ -7,6 +7,11 @@ import (
 )
 
 func (s *Server) handleListWebhooks(r *http.Request, _ []byte) (int, any, error) {
+	// A company has at most MaxWebhooks: the listing is one page, and a
+	// page or filter sent to it would be ignored without a word.
+	if _, err := readQuery(r); err != nil {
+		return 0, nil, err
+	}
 	ws, err := s.svc.Webhooks.Webhooks(r.Context(), authOf(r))
 	if err != nil {
 		return 0, nil, err
