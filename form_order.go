@@ -175,7 +175,7 @@ func NewBillEndpointForm(b *Bill, c *Company, now time.Time, l Links) BillEndpoi
 		AuthenticationCode: b.AuthenticationCode,
 		Billing:            newBillingSummaryForm(b.Billing),
 		CheckoutURL:        l.PublicURL + "/checkout/bills/" + b.ID + "?code=" + b.AuthenticationCode,
-		CurrentAmountCents: b.Penalty(now, c).Total(b.AmountCents), ReceivedAmountCents: b.ReceivedInAll(), OriginalAmountCents: b.AmountCents,
+		CurrentAmountCents: b.CurrentAmount(now, c), ReceivedAmountCents: b.ReceivedInAll(), OriginalAmountCents: b.AmountCents,
 		DisablePenaltiesUntil: tsPtr(b.DisablePenaltiesUntil), EffectiveDueDate: ts(b.EffectiveDueDate), PaidAt: tsPtr(b.PaidAt),
 	}
 	for _, p := range b.Payments {

@@ -114,6 +114,62 @@ func (b *Bill) ReceivedInAll() int64 {
 	return sum
 }
 
+// CurrentAmount is the bill's current_amount_cents at now: an open bill's
+// amount with its penalty at now; a paid one's, what it owed when paid
+// (paidMeasuredAt), so that what it received beyond is only what the
+// seller is to refund, where a late bill's fine and interest, paid, read
+// as paid over; a canceled one's, its amount.
+func (b *Bill) CurrentAmount(now time.Time, c *Company) int64 {
+	switch {
+	case b.open():
+		return b.penaltyAt(now, c).Total(b.AmountCents)
+	case b.Status == BillPaid:
+		if b.Type != BillTypeInstallment || b.PaidAt == nil || !b.PaidAt.After(b.EffectiveDueDate) {
+			// Paid in its time (or a first bill): no penalty to measure,
+			// and a listing of paid bills reads no payment's linha for it.
+			return b.AmountCents
+		}
+		if at, ok := b.paidMeasuredAt(c); ok {
+			// Never more than it received: the settlement took that as
+			// paying it (a bank's notice of a boleto's own amount after
+			// its due date, say).
+			return max(b.AmountCents, min(b.penaltyAt(at, c).Total(b.AmountCents), b.ReceivedInAll()))
+		}
+	}
+	return b.AmountCents
+}
+
+// paidMeasuredAt is the instant whose penalty the settlement that paid
+// the bill measured what it owed at (pay): that of the payment settled at
+// the bill's paid_at (of two, the one priced for the earlier day). Paid by
+// its own amount, the bill owed what that amount was priced for
+// (pricedAt), or, paid by a boleto's barcode after the due date it
+// carries, what the bank took then; paid by what its payments received
+// together, what it owed when that was all in, measured as that payment
+// measures it (owedBy). false when no payment's settlement is the bill's.
+func (b *Bill) paidMeasuredAt(c *Company) (time.Time, bool) {
+	if b.PaidAt == nil {
+		return time.Time{}, false
+	}
+	var last *Payment
+	for _, q := range b.Payments {
+		if q.PaidAmountCents > 0 && q.PaidAt != nil && q.PaidAt.Equal(*b.PaidAt) &&
+			(last == nil || b.pricedAt(q, c).Before(b.pricedAt(last, c))) {
+			last = q
+		}
+	}
+	if last == nil {
+		return time.Time{}, false
+	}
+	if last.PaidAmountCents < last.AmountCents {
+		return minTime(*b.PaidAt, b.pricedAt(last, c)), true
+	}
+	if until := last.payableUntil(); !until.IsZero() && b.PaidAt.After(until) {
+		return *b.PaidAt, true
+	}
+	return b.pricedAt(last, c), true
+}
+
 // owed is what the bill still owes at t: its original amount with the
 // penalty at t, less what it received. It is below zero only when a waiver
 // (disable_penalties_until) took back a penalty already partly received.

@@ -772,7 +772,7 @@ type BillEndpoint struct {
 	CheckoutUrl string    `json:"checkout_url"`
 	CreatedAt   time.Time `json:"created_at"`
 
-	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses). What is left to pay on an open bill is this less `received_amount_cents`.
+	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses). What is left to pay on an open bill is this less `received_amount_cents`. On a paid bill, what it owed when paid: its original amount with the fine and interest the settlement that paid it counted (a late boleto's or Pix's amount, priced for its due date; what the bank took for a boleto paid after it), never more than it received; on a canceled one, its original amount.
 	CurrentAmountCents int64 `json:"current_amount_cents"`
 
 	// DisablePenaltiesUntil No penalties accrue before this moment; `null` when not waived.
@@ -786,7 +786,7 @@ type BillEndpoint struct {
 	PaidAt              *time.Time    `json:"paid_at"`
 	Payments            []PaymentBill `json:"payments"`
 
-	// ReceivedAmountCents What the bill's payments received, every payment's `paid_amount_cents` (an expired or canceled one's too). On an open bill, what is left to pay is `current_amount_cents` less this (what its checkout asks, what a card is charged); on a paid one, what it received beyond what it owed when paid (two payments each paid their whole amount) is the seller's to refund; on a canceled one (its billing canceled, or a first bill whose payment expired having received part of it), all of it is.
+	// ReceivedAmountCents What the bill's payments received, every payment's `paid_amount_cents` (an expired or canceled one's too). On an open bill, what is left to pay is `current_amount_cents` less this (what its checkout asks, what a card is charged); on a paid one, what it received beyond `current_amount_cents`, what it owed when paid (two payments each paid their whole amount), is the seller's to refund, and a late bill's fine and interest are in neither; on a canceled one (its billing canceled, or a first bill whose payment expired having received part of it), all of it is.
 	ReceivedAmountCents int64      `json:"received_amount_cents"`
 	Status              BillStatus `json:"status"`
 	UpdatedAt           time.Time  `json:"updated_at"`

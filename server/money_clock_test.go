@@ -243,8 +243,29 @@ func TestFirstInstallmentLateOnlyWithALivePayment(t *testing.T) {
 		if got["status"] != "overdue" || cents(got["current_amount_cents"]) != want.Total(amount) {
 			t.Fatalf("after the re-issue: status %v, current %v, want overdue at %d", got["status"], got["current_amount_cents"], want.Total(amount))
 		}
-		if live := openPayment(t, got); timestamp(t, live["expires_at"]).Before(late) {
+		live := openPayment(t, got)
+		if timestamp(t, live["expires_at"]).Before(late) {
 			t.Fatalf("re-issued payment already expired: %v", live)
+		}
+
+		// Paid with it, the bill says it owed what it received, in its
+		// GET and its bill.paid event: the fine and interest were owed,
+		// not paid over for the seller to refund.
+		b.pay(t, live["id"].(string))
+		got = b.bill(t, ids[1])
+		evs, err := b.db.Events(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, ids[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paid map[string]any
+		if last := evs[len(evs)-1]; last.Event != "paid" || json.Unmarshal(last.Data, &paid) != nil {
+			t.Fatalf("last event %s", last.Event)
+		}
+		for _, f := range []map[string]any{got, paid} {
+			if f["status"] != "paid" || cents(f["received_amount_cents"]) != cents(live["amount_cents"]) ||
+				cents(f["current_amount_cents"]) != cents(live["amount_cents"]) || cents(f["current_amount_cents"]) <= amount {
+				t.Fatalf("paid late with its %v-cent boleto: %v, owing %v, received %v", live["amount_cents"], f["status"], f["current_amount_cents"], f["received_amount_cents"])
+			}
 		}
 	})
 }
