@@ -181,13 +181,20 @@ func (r *raceRound) raceInvariants() {
 	for _, b := range o.Billings {
 		allPaid := true
 		for _, bill := range b.Bills {
-			unpaid, paid := 0, 0
+			// A bill is paid by one payment's amount, or by parts: a payment
+			// that received part of it is kept paid beside the one that
+			// paid it (closePayments), so only one may have received its
+			// whole amount.
+			unpaid, paid, whole := 0, 0, 0
 			for _, p := range bill.Payments {
 				switch p.Status {
 				case parcela.PaymentUnpaid:
 					unpaid++
 				case parcela.PaymentPaid:
 					paid++
+					if p.PaidAmountCents >= p.AmountCents {
+						whole++
+					}
 				}
 			}
 			open := bill.Status == parcela.BillPending || bill.Status == parcela.BillOverdue
@@ -196,8 +203,8 @@ func (r *raceRound) raceInvariants() {
 				r.t.Fatalf("bill %d has %d live payments", bill.Number, unpaid)
 			case unpaid > 0 && !open:
 				r.t.Fatalf("bill %d is %s with a live payment", bill.Number, bill.Status)
-			case (bill.Status == parcela.BillPaid) != (paid == 1) || paid > 1:
-				r.t.Fatalf("bill %d is %s with %d paid payments", bill.Number, bill.Status, paid)
+			case (bill.Status == parcela.BillPaid) != (paid > 0) || whole > 1:
+				r.t.Fatalf("bill %d is %s with %d paid payments, %d paid in whole", bill.Number, bill.Status, paid, whole)
 			case b.Status == parcela.BillingCanceled && open:
 				r.t.Fatalf("canceled billing with bill %d %s", bill.Number, bill.Status)
 			}
