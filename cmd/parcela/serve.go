@@ -291,6 +291,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("listen PARCELA_OPS_ADDR: %w", err)
 	}
 	defer lnOps.Close()
+	if w := opsExposed(lnOps.Addr()); w != "" {
+		log.Warn(w, "operations", lnOps.Addr().String())
+	}
 
 	db, err := openDB(ctx, dsn, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault, SQLiteSynchronous: cfg.sqliteSynchronous})
 	if err != nil {
@@ -515,4 +518,16 @@ func opsHandler(reg *prometheus.Registry) http.Handler {
 func loopback(ln net.Listener) bool {
 	a, ok := ln.Addr().(*net.TCPAddr)
 	return ok && a.IP.IsLoopback()
+}
+
+// opsExposed is the warning for an operations listener bound beyond the
+// loopback ("" when it is not): its profiles and goroutine dumps show
+// whatever requests hold in memory, tokens and payers' data among them,
+// to anyone who reaches the address, and nothing there asks for a token.
+func opsExposed(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	return "PARCELA_OPS_ADDR listens beyond the loopback: /metrics and /debug/pprof/ (profiles and goroutine dumps, which can show tokens and payers' data) answer anyone who reaches it, without a token; keep it behind a firewall or on 127.0.0.1"
 }
