@@ -39,7 +39,10 @@ func DefaultListenerLimits() ListenerLimits {
 // LimitListener(ln, l.MaxConnections).
 func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.Server {
 	if l.WriteTimeout > 0 {
-		h = withRequestDeadline(h, l.WriteTimeout*9/10)
+		// Nine tenths as d - d/10: d*9 overflowed above about 117 years
+		// (PARCELA_WRITE_TIMEOUT=2000000h), a deadline already past that
+		// answered every request 503.
+		h = withRequestDeadline(h, l.WriteTimeout-l.WriteTimeout/10)
 	}
 	s := &http.Server{Handler: h, ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
 		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, ConnState: connState}

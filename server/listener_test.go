@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,23 @@ func TestListenerClosesTricklingClient(t *testing.T) {
 	closedWithin(t, c, 3*time.Second, "trickling headers")
 	if d := time.Since(start); d < 250*time.Millisecond {
 		t.Fatalf("closed after %v, before the header timeout", d)
+	}
+}
+
+// A write timeout of years still leaves a request its time: nine tenths
+// of 2,000,000 hours (which PARCELA_WRITE_TIMEOUT takes) overflowed into a
+// deadline already past.
+func TestListenerHugeWriteTimeout(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.WriteTimeout = 2000000 * time.Hour
+	var ctxErr error
+	srv := server.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctxErr = r.Context().Err()
+	}), l, nil)
+	srv.Handler.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if ctxErr != nil {
+		t.Fatalf("a request under a write timeout of %v began with its context done: %v", l.WriteTimeout, ctxErr)
 	}
 }
 
