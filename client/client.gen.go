@@ -3101,7 +3101,7 @@ type ClientInterface interface {
 
 	// GetReadyz Readiness
 	//
-	// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database). No token needed.
+	// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database, a SQLite file removed or replaced while served). No token needed.
 	//
 	// Corresponds with GET /readyz (the `GetReadyz` operationId).
 	GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4280,7 +4280,7 @@ func (c *RawClient) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorF
 
 // GetReadyz Readiness
 //
-// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database). No token needed.
+// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database, a SQLite file removed or replaced while served). No token needed.
 //
 // Corresponds with GET /readyz (the `GetReadyz` operationId).
 func (c *RawClient) GetReadyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6828,7 +6828,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetReadyzWithResponse Readiness
 	//
-	// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database). No token needed.
+	// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database, a SQLite file removed or replaced while served). No token needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13152,7 +13152,7 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 
 // GetReadyzWithResponse Readiness
 //
-// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database). No token needed.
+// Answers 200 when the database can be reached and takes writes, 503 `unavailable` otherwise (a full disk, a read-only or unreachable database, a SQLite file removed or replaced while served). No token needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -93,6 +93,11 @@ type DB struct {
 
 	offers offerCache // offers with their company, product and configurations, by catalog version
 
+	// The SQLite file as opened, and its path: Ready checks that the path
+	// still names it.
+	sqlitePath string
+	sqliteFile os.FileInfo
+
 	numbers   numberBlock
 	numbersMu sync.Mutex
 }
@@ -227,6 +232,12 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxIdleTime(0)
+	opened, err := os.Stat(path)
+	if err != nil {
+		write.Close()
+		read.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
 	gate := newReadGate(n)
 	ckpt, err := startCheckpointer(base, write, gate, 250*time.Millisecond)
 	if err != nil {
@@ -236,7 +247,8 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 	}
 	cache := &stmtCache{pool: read}
 	b := &binder{dialect: SQLite}
-	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{q: cache, b: b, gate: gate}, cache: cache, ckpt: ckpt, binder: b}
+	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{q: cache, b: b, gate: gate}, cache: cache, ckpt: ckpt, binder: b,
+		sqlitePath: path, sqliteFile: opened}
 	db.startGroupWriter()
 	return db, nil
 }

@@ -2,8 +2,12 @@ package sqldb
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 	"time"
+
+	"parcela"
 )
 
 // How long the outcome of a write (a request's, or a probe's) tells whether
@@ -54,6 +58,9 @@ func (h *writeHealth) last() (err error, fresh bool) {
 // the outcome of the last write if it is fresh, or else of a probe that
 // writes one row.
 func (db *DB) Ready(ctx context.Context) error {
+	if err := db.sqliteFileInPlace(); err != nil {
+		return &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database file was removed or replaced while open", Cause: err}
+	}
 	if err, fresh := db.writes.last(); fresh {
 		return failed("write", err)
 	}
@@ -62,4 +69,23 @@ func (db *DB) Ready(ctx context.Context) error {
 			ON CONFLICT (name) DO UPDATE SET value = excluded.value`, time.Now().UnixMilli())
 		return err
 	}))
+}
+
+// sqliteFileInPlace tells whether the SQLite file is still at its path
+// (nil on PostgreSQL). Removed or replaced (a cleanup, a restore copied
+// over it by rename), the open connections keep writing to the file they
+// hold, which no start reads again: every write answered 2xx from then on
+// is lost, while the probe's own write got through.
+func (db *DB) sqliteFileInPlace() error {
+	if db.sqliteFile == nil {
+		return nil
+	}
+	now, err := os.Stat(db.sqlitePath)
+	if err != nil {
+		return fmt.Errorf("the database %s: %w", db.sqlitePath, err)
+	}
+	if !os.SameFile(db.sqliteFile, now) {
+		return fmt.Errorf("the database %s is another file than the one opened", db.sqlitePath)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package sqldb_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,4 +80,43 @@ func TestWritesFailUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	unavailable("a probe on a read-only database", fresh.Ready(ctx))
+}
+
+// A SQLite file removed or replaced under the server is no database: the
+// connections write on to the file they hold, which no start reads again.
+// Ready says so, and again once the file is back at its path.
+func TestReadyWhenTheSQLiteFileIsGone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := sqldbtest.DSN(t, sqldb.SQLite)
+	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	moved := path + ".moved"
+	if err := db.Ready(ctx); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+	notReady := func(what string) {
+		t.Helper()
+		if err := db.Ready(ctx); parcela.ErrorCode(err) != parcela.EUNAVAILABLE {
+			t.Fatalf("%s: ready answered %v", what, err)
+		}
+	}
+	if err := os.Rename(path, moved); err != nil {
+		t.Fatal(err)
+	}
+	notReady("the file removed")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notReady("another file at its path")
+	if err := os.Rename(moved, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Ready(ctx); err != nil {
+		t.Fatalf("ready once the file is back: %v", err)
+	}
 }
