@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,7 +12,9 @@ import (
 // throttledHandler logs each warning or error message at most once per
 // interval, the next one carrying how many were dropped ("suppressed"):
 // the job queue repeats its errors at every poll while the database is
-// down, many lines a second that bury the rest of the log. An error
+// down, many lines a second that bury the rest of the log. A line about
+// one row (a sweep's bill, a void's payment) is throttled per row: they
+// are not repeats, and only the first row's id of each 10 s was logged. An error
 // logged under a canceled context is logged at info ("stopping").
 type throttledHandler struct {
 	slog.Handler
@@ -21,7 +24,23 @@ type throttledHandler struct {
 type throttle struct {
 	every time.Duration
 	mu    sync.Mutex
-	last  map[string]*repeats // by message
+	last  map[string]*repeats // by message and row (throttleKey)
+}
+
+// rowAttrs are the attributes naming the row a line is about: each row
+// retries on its own backoff, so its lines do not flood the log.
+var rowAttrs = []string{"id", "bill_id", "payment_id", "delivery_id"}
+
+// throttleKey is r's message with the ids of the row it is about.
+func throttleKey(r slog.Record) string {
+	key := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		if slices.Contains(rowAttrs, a.Key) {
+			key += "\x00" + a.Key + "=" + a.Value.String()
+		}
+		return true
+	})
+	return key
 }
 
 type repeats struct {
@@ -47,17 +66,18 @@ func (h throttledHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < slog.LevelWarn {
 		return h.Handler.Handle(ctx, r)
 	}
+	key := throttleKey(r)
 	h.t.mu.Lock()
-	seen := h.t.last[r.Message]
+	seen := h.t.last[key]
 	if seen != nil && r.Time.Sub(seen.at) < h.t.every {
 		seen.suppressed++
 		h.t.mu.Unlock()
 		return nil
 	}
 	if len(h.t.last) >= 1000 {
-		clear(h.t.last) // messages are the code's own, few; bound it anyway
+		clear(h.t.last) // a row's line is logged again at worst
 	}
-	h.t.last[r.Message] = &repeats{at: r.Time}
+	h.t.last[key] = &repeats{at: r.Time}
 	h.t.mu.Unlock()
 	if seen != nil && seen.suppressed > 0 {
 		r = r.Clone()

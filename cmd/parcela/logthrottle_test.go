@@ -77,3 +77,20 @@ func TestJobErrorsOfAStopAreInfo(t *testing.T) {
 		t.Fatalf("written above its level: %s", out.String())
 	}
 }
+
+// A sweep that fails on several bills in one run logs each bill's id, as
+// the operator is told; only the same row's line again within 10 s is
+// held back. By message alone, the first bill's line hid every other's.
+func TestJobLogRowsAreNotRepeats(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	log := slog.New(newThrottledHandler(slog.NewJSONHandler(&out, nil), 10*time.Second)).With("component", "jobs")
+	for _, id := range []string{"bill-a", "bill-b", "bill-c", "bill-a"} {
+		log.Warn("sweep failed on a row; it is retried later", "sweep", "issue_installments", "id", id, "bill_id", id)
+	}
+	for _, id := range []string{"bill-a", "bill-b", "bill-c"} {
+		if n := strings.Count(out.String(), `"id":"`+id+`"`); n != 1 {
+			t.Errorf("%s logged %d times:\n%s", id, n, out.String())
+		}
+	}
+}
