@@ -124,17 +124,20 @@ func (s *Server) base(mux *http.ServeMux) http.Handler {
 // noRoute answers 405 with Allow when the path exists under another method,
 // 404 otherwise.
 func (s *Server) noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
-	var allow []string
+	var allow, use []string
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
 		probe := r.Clone(r.Context())
 		probe.Method = m
 		if _, p := mux.Handler(probe); p != "" {
-			allow = append(allow, m)
+			use, allow = append(use, m), append(allow, m)
+			if m == http.MethodGet {
+				allow = append(allow, http.MethodHead) // the mux answers it as GET, without the body
+			}
 		}
 	}
 	if len(allow) > 0 {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeError(w, r, parcela.Errorf(parcela.EMETHODNOTALLOWED, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, ", ")))
+		writeError(w, r, parcela.Errorf(parcela.EMETHODNOTALLOWED, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(use, ", ")))
 		return
 	}
 	writeError(w, r, parcela.Errorf(parcela.ENOTFOUND, "no route %s %s", r.Method, r.URL.Path))
