@@ -109,6 +109,11 @@ func (v *Validation) Add(field, code, message string) {
 	v.Fields = append(v.Fields, FieldError{Field: field, Code: code, Message: message})
 }
 
+// Count is how many field errors were added, those past MaxFieldErrors
+// too: a check that runs only on a valid value compares it before and
+// after, and once the list is full only this grows.
+func (v *Validation) Count() int { return len(v.Fields) + v.dropped }
+
 // Has reports whether field already has an error, so checks that depend on a
 // valid value can be skipped.
 func (v *Validation) Has(field string) bool {

@@ -214,9 +214,9 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 		amountValid := !v.Has("offer.amount_cents") && f.AmountCents != nil
 		for i, r := range *req.PaymentConfigurations {
 			at := fmt.Sprintf("payment_configurations[%d].", i)
-			before := len(v.Fields)
+			before := v.Count()
 			pc := buildPaymentConfiguration(&v, at, r, c, o.AmountCents)
-			if amountValid && len(v.Fields) == before {
+			if amountValid && v.Count() == before {
 				checkPlans(&v, at, pc, o.AmountCents)
 			}
 			pc.Position = i

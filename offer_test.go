@@ -128,6 +128,36 @@ func TestBuildOffer(t *testing.T) {
 	}
 }
 
+// Past the 100 field errors a problem lists, a configuration's own errors
+// are only counted: its plans were checked as if it were valid, and a
+// financed one without a down_payment_type panicked there (a 500).
+func TestBuildOfferPastTheListedFieldErrors(t *testing.T) {
+	t.Parallel()
+	bad := map[string]any{"payment_type": "financed", "financed_type": "bolepix", "payment_methods": []string{"cheque", "cash"},
+		"allowed_down_payment_methods": []string{"cheque", "cash"}, "interest_rate": 2, "down_payment_value": 3,
+		"registration_fee": 5, "max_installments": 99, "expires_in_hours": 9999, "max_down_payment_installments": 99,
+		"availability": "sometimes", "take_rate_value": 0, "min_installment_amount_cents": 1}
+	configurations := make([]any, 10)
+	for i := range configurations {
+		configurations[i] = bad
+	}
+	body, err := json.Marshal(map[string]any{"offer": map[string]any{"name": "Turma de janeiro",
+		"product_id": testProduct().ID, "amount_cents": 120000}, "payment_configurations": configurations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req OfferRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCompany("Escola X", "11222333000181", "escola-x")
+	_, err = BuildOffer(req, &c, testProduct(), calSP(2026, time.March, 5, 10, 0, 0, 0))
+	e, ok := err.(*Error)
+	if !ok || e.Code != EINVALID || len(e.Fields) != MaxFieldErrors || !strings.Contains(e.Message, "more are not") {
+		t.Fatalf("err = %v, want %d listed field errors and more counted", err, MaxFieldErrors)
+	}
+}
+
 func TestBuildOfferPlansItChecksAreChargeable(t *testing.T) {
 	t.Parallel()
 	// Whatever an accepted configuration allows, a charge on any day of the
