@@ -768,7 +768,7 @@ type BillEndpoint struct {
 	// Billing A billing as summarized inside a bill (no payment configuration, no bills, no cost disclosure). Its cost disclosure (`total_payable_cents`, `total_interest_cents`, `cet_annual_rate`) is the billing's (`GET /billings/{id}`, the order).
 	Billing BillingSummary `json:"billing"`
 
-	// CheckoutUrl Link to the bill's hosted checkout page, `{public address}/checkout/bills/{id}?code={authentication_code}`, where the customer sees the bill's payment and can also pay by card (a page for customers, not an API operation).
+	// CheckoutUrl Link to the bill's hosted checkout page, `{public address}/checkout/bills/{id}?code={authentication_code}`, where the customer sees the bill's payment and pays it by the methods its payment configuration takes for it (a financed down payment, its `allowed_down_payment_methods`; an upfront bill or an installment, its `payment_methods`), by card only when `credit_card` is among them (a page for customers, not an API operation).
 	CheckoutUrl string    `json:"checkout_url"`
 	CreatedAt   time.Time `json:"created_at"`
 
@@ -1565,7 +1565,7 @@ type PaymentConfigurationRequest struct {
 	// never lower it (422 `too_small`). Default the company's (5000).
 	MinInstallmentAmountCents *int64 `json:"min_installment_amount_cents,omitempty"`
 
-	// PaymentMethods Upfront: required, non-empty, the methods the customer may pay with. Financed: defaults to `["boleto"]` (installments are boletos).
+	// PaymentMethods Upfront: required, non-empty, the methods the customer may pay with. Financed: the methods an installment's checkout offers, which must include `boleto` (installments are boletos, issued before their due date); defaults to `["boleto"]`. A bill's checkout takes a card only when `credit_card` is listed for it.
 	PaymentMethods *[]PaymentMethod `json:"payment_methods,omitempty"`
 
 	// PaymentType `upfront`: one bill for the whole amount; `financed`: a down payment bill plus monthly installment bills (boleto parcelado).
