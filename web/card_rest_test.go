@@ -53,6 +53,10 @@ func TestCheckoutCardsRestAfterTooManyRefusals(t *testing.T) {
 	if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, rest) || !strings.Contains(res.body, "O cartão não foi cobrado.") {
 		t.Fatalf("a card sent while cards rest: status %d\n%s", res.status, res.body)
 	}
+	// Its 429 says when cards are taken again, as every other 429 does.
+	if got, want := res.header.Get("Retry-After"), itoa(int(start.Add(parcela.CardRefusalWindow).Sub(b.clock.Now()).Seconds())); got != want {
+		t.Fatalf("a card sent while cards rest: Retry-After %q, want %q", got, want)
+	}
 	if got := b.onlyOrder(t).Billings[0].Bills[0]; len(got.Payments) != parcela.CardRefusalLimit || got.Status != parcela.BillPending {
 		t.Fatalf("bill %s with %d payments", got.Status, len(got.Payments))
 	}
