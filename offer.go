@@ -218,6 +218,9 @@ func BuildOffer(req OfferRequest, c *Company, product *Product, now time.Time) (
 			pc := buildPaymentConfiguration(&v, at, r, c, o.AmountCents)
 			if amountValid && v.Count() == before {
 				checkPlans(&v, at, pc, o.AmountCents)
+				if r.MaxInstallments == nil {
+					defaultedMaxInstallments(&v, at, c.MaxInstallments, before)
+				}
 			}
 			pc.Position = i
 			o.PaymentConfigurations = append(o.PaymentConfigurations, pc)
@@ -413,5 +416,17 @@ func downPaymentRules(v *Validation, field string, t DownPaymentType, value Rate
 	}
 	if cents < c.MinDownPaymentCents {
 		v.Add(field, "too_small", fmt.Sprintf("must be at least the company minimum of %d cents", c.MinDownPaymentCents))
+	}
+}
+
+// defaultedMaxInstallments tells, in an error on max_installments added
+// since the before'th, that the request did not send it: the field took
+// the company's maximum, and an error on a field the client never wrote
+// read as a bug of the API.
+func defaultedMaxInstallments(v *Validation, at string, companyMax, before int) {
+	for i := min(before, len(v.Fields)); i < len(v.Fields); i++ {
+		if f := &v.Fields[i]; f.Field == at+"max_installments" {
+			f.Message += fmt.Sprintf(" (not sent, it is the company's maximum of %d: send a lower max_installments)", companyMax)
+		}
 	}
 }

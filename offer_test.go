@@ -2,6 +2,8 @@ package parcela
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -223,6 +225,29 @@ func TestOfferUpdate(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 		case tt.field != "" && (e == nil || e.Fields[0].Field != tt.field):
 			t.Errorf("%s: err = %v, want one on %s", tt.name, err, tt.field)
+		}
+	}
+}
+
+// An error on max_installments the request did not send says so: it took
+// the company's maximum, and read as if the client had written it.
+func TestDefaultedMaxInstallmentsSaysItWasNotSent(t *testing.T) {
+	t.Parallel()
+	c := NewCompany("Escola X", "11222333000181", "escola-x")
+	c.MinDownPaymentRate, c.MaxInterestRate = MustRate("0"), MustRate("1")
+	for _, sent := range []bool{false, true} {
+		changes := map[string]any{"min_installment_amount_cents": 11000, "max_installments": nil}
+		if sent {
+			changes["max_installments"] = 12
+		}
+		_, err := BuildOffer(offerRequest(t, changes), &c, testProduct(), calSP(2026, time.March, 5, 10, 0, 0, 0))
+		var e *Error
+		if !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "payment_configurations[1].max_installments" {
+			t.Fatalf("sent %v: %v", sent, err)
+		}
+		said := strings.Contains(e.Fields[0].Message, fmt.Sprintf("not sent, it is the company's maximum of %d", c.MaxInstallments))
+		if said != !sent {
+			t.Errorf("sent %v: %q", sent, e.Fields[0].Message)
 		}
 	}
 }
