@@ -141,20 +141,25 @@ func (b *Bill) CurrentAmount(now time.Time, c *Company) int64 {
 
 // paidMeasuredAt is the instant whose penalty the settlement that paid
 // the bill measured what it owed at (pay): that of the payment settled at
-// the bill's paid_at (of two, the one priced for the earlier day). Paid by
-// its own amount, the bill owed what that amount was priced for
-// (pricedAt), or, paid by a boleto's barcode after the due date it
-// carries, what the bank took then; paid by what its payments received
-// together, what it owed when that was all in, measured as that payment
-// measures it (owedBy). false when no payment's settlement is the bill's.
+// the bill's paid_at: the one that received its whole amount, which paid
+// it whatever else was settled at that instant, else (of two parts) the
+// one priced for the earlier day, as lastReceived takes it. Paid by its
+// own amount, the bill owed what that amount was priced for (pricedAt),
+// or, paid by a boleto's barcode after the due date it carries, what the
+// bank took then; paid by what its payments received together, what it
+// owed when that was all in, measured as that payment measures it
+// (owedBy). false when no payment's settlement is the bill's.
 func (b *Bill) paidMeasuredAt(c *Company) (time.Time, bool) {
 	if b.PaidAt == nil {
 		return time.Time{}, false
 	}
 	var last *Payment
 	for _, q := range b.Payments {
-		if q.PaidAmountCents > 0 && q.PaidAt != nil && q.PaidAt.Equal(*b.PaidAt) &&
-			(last == nil || b.pricedAt(q, c).Before(b.pricedAt(last, c))) {
+		if q.PaidAmountCents <= 0 || q.PaidAt == nil || !q.PaidAt.Equal(*b.PaidAt) {
+			continue
+		}
+		whole, lastWhole := q.PaidAmountCents >= q.AmountCents, last != nil && last.PaidAmountCents >= last.AmountCents
+		if last == nil || whole && !lastWhole || whole == lastWhole && b.pricedAt(q, c).Before(b.pricedAt(last, c)) {
 			last = q
 		}
 	}

@@ -30,6 +30,10 @@ func TestPaidBillOwedWhatItsSettlementMeasured(t *testing.T) {
 		{"the Pix's amount", 0, []part{{true, calSP(2027, 1, 15, 9, 0, 0, 0), 10227}}, 10227, 10227},
 		// Two parts on the Wednesday: the bill owed three days' interest.
 		{"two parts together", 0, []part{{true, calSP(2027, 1, 13, 9, 0, 0, 0), 5000}, {false, calSP(2027, 1, 13, 10, 0, 0, 0), 5210}}, 10210, 10210},
+		// A part and the Pix's whole amount at one instant: the Pix's
+		// amount paid the bill, as 1 ms later; measured as the part
+		// (priced alike, listed first), it owed the 14th's 10213.
+		{"a part and a whole amount at one instant", 0, []part{{false, calSP(2027, 1, 14, 9, 0, 0, 0), 3000}, {true, calSP(2027, 1, 14, 9, 0, 0, 0), 10227}}, 10227, 13227},
 		// Paid over: the boleto's whole amount after 4000 came in.
 		{"paid over", 1000, []part{{true, calSP(2027, 1, 14, 9, 0, 0, 0), 3000}, {false, calSP(2027, 1, 14, 10, 0, 0, 0), 10227}}, 10227, 14227},
 	} {
