@@ -148,7 +148,9 @@ func (b *Bill) CurrentAmount(now time.Time, c *Company) int64 {
 // or, paid by a boleto's barcode after the due date it carries, what the
 // bank took then; paid by what its payments received together, what it
 // owed when that was all in, measured as that payment measures it
-// (owedBy). false when no payment's settlement is the bill's.
+// (owedBy). Paid by no payment's settlement (a waiver took back the
+// penalty its payments had not received: waive), what it owed at paid_at.
+// false without a paid_at.
 func (b *Bill) paidMeasuredAt(c *Company) (time.Time, bool) {
 	if b.PaidAt == nil {
 		return time.Time{}, false
@@ -164,7 +166,7 @@ func (b *Bill) paidMeasuredAt(c *Company) (time.Time, bool) {
 		}
 	}
 	if last == nil {
-		return time.Time{}, false
+		return *b.PaidAt, true
 	}
 	if last.PaidAmountCents < last.AmountCents {
 		return minTime(*b.PaidAt, b.pricedAt(last, c)), true

@@ -74,3 +74,24 @@ func TestPaidBillOwedWhatItsSettlementMeasured(t *testing.T) {
 		t.Fatalf("canceled: owes %d, want its amount %d", got, bill.AmountCents)
 	}
 }
+
+// A waiver that pays the bill (what its payments received reaches what it
+// now owes) paid it at the waiver's instant, by no payment's settlement:
+// it owed then its amount with what the waiver left of the penalty. It
+// read as the bare amount, the fine and interest the payer still owed
+// read as paid over for the seller to refund.
+func TestPaidByAWaiverOwedWhatTheWaiverLeft(t *testing.T) {
+	t.Parallel()
+	o, c, bill, _, pix := lateInstallment(t)
+	settleForTest(t, o, c, bill, pix, calSP(2027, 1, 15, 9, 0, 0, 0), 10212) // the bill owes 10217 that day
+	at := calSP(2027, 1, 15, 10, 0, 0, 0)
+	m := newMover(Auth{CompanyID: c.ID, Environment: Sandbox}, at, Links{})
+	until := calEndOfDay(2027, 1, 12) // the fine, and interest from the 13th only: 10210
+	if err := m.waive(o, o.Billings[0], bill, c, &until); err != nil {
+		t.Fatal(err)
+	}
+	f := NewBillEndpointForm(bill, c, calSP(2027, 3, 1, 9, 0, 0, 0), Links{})
+	if bill.Status != BillPaid || f.CurrentAmountCents != 10210 || f.ReceivedAmountCents != 10212 {
+		t.Fatalf("bill %s owing %d, received %d; want paid, owing 10210, received 10212", bill.Status, f.CurrentAmountCents, f.ReceivedAmountCents)
+	}
+}

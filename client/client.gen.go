@@ -772,7 +772,7 @@ type BillEndpoint struct {
 	CheckoutUrl string    `json:"checkout_url"`
 	CreatedAt   time.Time `json:"created_at"`
 
-	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses). What is left to pay on an open bill is this less `received_amount_cents`. On a paid bill, what it owed when paid: its original amount with the fine and interest the settlement that paid it counted (a late boleto's or Pix's amount, priced for its due date; what the bank took for a boleto paid after it), never more than it received; on a canceled one, its original amount.
+	// CurrentAmountCents What is due now: the original amount, plus, for a late installment, its fine and interest (owed whether or not a payment is live now; none before a Pix or boleto was first issued for it), up to 9,999,999,999 cents in all, what a boleto or Pix code carries (a first bill owes none: it is paid or lapses). What is left to pay on an open bill is this less `received_amount_cents`. On a paid bill, what it owed when paid: its original amount with the fine and interest the settlement that paid it counted (a late boleto's or Pix's amount, priced for its due date; what the bank took for a boleto paid after it; for one paid by a waiver, what the waiver left of them then), never more than it received; on a canceled one, its original amount.
 	CurrentAmountCents int64 `json:"current_amount_cents"`
 
 	// DisablePenaltiesUntil No penalties accrue before this moment; `null` when not waived.
