@@ -71,7 +71,8 @@ func NewBills(store BillStore, payments *Payments, clock Clock, links PublicLink
 var _ BillService = (*Bills)(nil)
 
 // Bill returns one of the caller's bills with its payments and billing
-// summary, and the company whose rates price its penalties.
+// summary, and the company whose rates and payment expiry price what it
+// owes.
 func (s *Bills) Bill(ctx context.Context, a Auth, id string) (*Bill, *Company, error) {
 	return s.store.Bill(ctx, a, id)
 }

@@ -118,7 +118,8 @@ type IntentStore interface {
 type BillStore interface {
 	ChangeApplier
 	// Bill reads a bill with its payments and billing summary, and the
-	// company whose rates price its penalties.
+	// company whose rates and payment expiry price what it owes (a late
+	// Pix is priced for the day the expiry ends on: Bill.pricedAt).
 	Bill(ctx context.Context, a Auth, id string) (*Bill, *Company, error)
 	Bills(ctx context.Context, a Auth, f BillFilter) ([]*Bill, int, *Company, error)
 	// Order is OrderStore's: a waiver that pays a bill moves its billing

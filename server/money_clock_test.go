@@ -865,3 +865,43 @@ func TestWaiverKeepsABoletoPricedWithoutThePenalty(t *testing.T) {
 		}
 	})
 }
+
+// A late installment paid by the whole amount of a Pix asked for on its
+// checkout owed that amount, priced for the day the Pix is due (the
+// company's payment expiry on): its GET, its listing and its bill.paid
+// event say so. The reads took only the company's rates, priced the Pix
+// for its issue day with no expiry, and said the bill owed less than the
+// Pix carried, its fine and interest partly paid over for the seller to
+// refund, where the event said otherwise.
+func TestLateBillPaidByAPixOwedThePixsAmount(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		i1 := b.firstInstallment(t, "boleto", "pix")
+		b.clock.Set(time.Date(2027, 2, 20, 9, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		b.clock.Set(time.Date(2027, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo)) // its boleto expired: late
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		pix, err := b.app.Checkout.IssuePayment(context.Background(), parcela.Sandbox, i1.ID, i1.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pix.AmountCents <= i1.AmountCents {
+			t.Fatalf("late Pix of %d cents, want more than %d", pix.AmountCents, i1.AmountCents)
+		}
+		b.pay(t, pix.ID)
+		evs, err := b.db.Events(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, i1.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paid map[string]any
+		if last := evs[len(evs)-1]; last.Event != "paid" || json.Unmarshal(last.Data, &paid) != nil {
+			t.Fatalf("last event %s", last.Event)
+		}
+		listed := b.call("GET", "/external_api/v1/bills?status=paid&billing_id="+i1.BillingID, nil).want(t, 200).JSON(t)["results"].([]any)
+		for i, f := range []map[string]any{b.bill(t, i1.ID), paid, listed[len(listed)-1].(map[string]any)} {
+			if f["id"] != i1.ID || f["status"] != "paid" || cents(f["current_amount_cents"]) != pix.AmountCents || cents(f["received_amount_cents"]) != pix.AmountCents {
+				t.Errorf("read %d: bill %v %v, owing %v, received %v; want paid owing %d, all received", i, f["id"], f["status"], f["current_amount_cents"], f["received_amount_cents"], pix.AmountCents)
+			}
+		}
+	})
+}

@@ -71,7 +71,8 @@ func (db *DB) Bill(ctx context.Context, a parcela.Auth, id string) (*parcela.Bil
 
 // Bills returns a page of the caller's bills ordered by due date then id,
 // each with its payments and billing summary, and the total count: the
-// count with the company's rates, then the page with its payments.
+// count with the company's rates and payment expiry, then the page with
+// its payments.
 //
 // On PostgreSQL the page and its payments are one joined statement (one
 // round trip fewer). On SQLite the payments come in a second statement,
@@ -88,7 +89,7 @@ func (db *DB) Bills(ctx context.Context, a parcela.Auth, f parcela.BillFilter) (
 	c := &parcela.Company{ID: a.CompanyID}
 	q, args := l.countAndRatesQuery()
 	var total int
-	err = r.queryRow(ctx, q, args...).Scan(rate(&c.FineRate), rate(&c.MonthlyInterestRate), &total)
+	err = r.queryRow(ctx, q, args...).Scan(rate(&c.FineRate), rate(&c.MonthlyInterestRate), &c.PaymentExpiryHours, &total)
 	if err != nil {
 		return nil, 0, nil, failed("count bills", notFound(err, "company"))
 	}

@@ -187,9 +187,9 @@ func (db *DB) RecountBills(ctx context.Context) error {
 	}))
 }
 
-// countAndRatesQuery reads the company's rates and the listing's count in
-// one row: the rates price the page's penalties.
+// countAndRatesQuery reads the company's rates and payment expiry and the
+// listing's count in one row: they price the page's penalties.
 func (l listing) countAndRatesQuery() (string, []any) {
 	q, args := l.countQuery()
-	return `SELECT c.fine_rate, c.monthly_interest_rate, (` + q + `) FROM companies c WHERE c.id = ?`, append(args, l.companyID)
+	return `SELECT c.fine_rate, c.monthly_interest_rate, c.payment_expiry_hours, (` + q + `) FROM companies c WHERE c.id = ?`, append(args, l.companyID)
 }

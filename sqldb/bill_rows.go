@@ -20,11 +20,12 @@ import (
 // expression with commas would make every bill read fail its scan, loudly.
 var paymentColumnCount = strings.Count(paymentColumns, ",") + 1
 
-// billRowsSelect reads a bill with its company's rates (joined by
-// billRowsJoins); billPageSelect reads a listing's, whose count brought
-// the rates already (joined by billPageJoins).
+// billRowsSelect reads a bill with its company's rates and payment expiry
+// (joined by billRowsJoins); billPageSelect reads a listing's, whose count
+// brought them already (joined by billPageJoins). The expiry prices a
+// late installment's Pix (Bill.pricedAt), and so what a bill it paid owed.
 var (
-	billRowsSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, c.fine_rate, c.monthly_interest_rate, `+paymentColumns)
+	billRowsSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, c.fine_rate, c.monthly_interest_rate, c.payment_expiry_hours, `+paymentColumns)
 	billPageSelect = `SELECT ` + pack(billColumns+`, `+billingColumns+`, `+paymentColumns)
 )
 
@@ -57,7 +58,7 @@ func collectBillRows(ctx context.Context, r runner, withRates bool, q string, ar
 		billingDests, finishBilling := billingFields(bl)
 		dests = append(dests, billingDests...)
 		if withRates {
-			dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate))
+			dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate), &rc.PaymentExpiryHours)
 		}
 		if err := rows.Scan(append(dests, payDests...)...); err != nil {
 			return nil, nil, err
