@@ -4,6 +4,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"parcela/server"
 )
 
 // An operations listener bound beyond the loopback is warned of at the
@@ -21,6 +23,24 @@ func TestOpsListenerBeyondTheLoopbackIsWarnedOf(t *testing.T) {
 		}
 		if w := opsExposed(a); (w != "") != warned || warned && !strings.Contains(w, "PARCELA_OPS_ADDR") {
 			t.Errorf("%s: warning %q, want one: %v", addr, w, warned)
+		}
+	}
+}
+
+// Trusting every address as a proxy is warned of at the start: each client
+// then writes the address the per-address limits count.
+func TestTrustingEveryAddressIsWarnedOf(t *testing.T) {
+	t.Parallel()
+	for list, warned := range map[string]bool{
+		"": false, "10.0.0.0/8, 192.168.1.7/32": false, "173.245.48.0/20,2400:cb00::/32": false,
+		"0.0.0.0/0": true, "10.0.0.0/8,::/0": true,
+	} {
+		ps, err := server.ParseTrustedProxies(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := trustsEveryAddress(ps); (w != "") != warned {
+			t.Errorf("%q: warning %q, want one: %v", list, w, warned)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -294,6 +295,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if w := opsExposed(lnOps.Addr()); w != "" {
 		log.Warn(w, "operations", lnOps.Addr().String())
 	}
+	if w := trustsEveryAddress(cfg.limits.trustedProxies); w != "" {
+		log.Warn(w)
+	}
 
 	db, err := openDB(ctx, dsn, getenv, sqldb.Config{Clock: clock, Enqueuer: enq, Fault: storeFault, SQLiteSynchronous: cfg.sqliteSynchronous})
 	if err != nil {
@@ -530,4 +534,17 @@ func opsExposed(a net.Addr) string {
 		return ""
 	}
 	return "PARCELA_OPS_ADDR listens beyond the loopback: /metrics and /debug/pprof/ (profiles and goroutine dumps, which can show tokens and payers' data) answer anyone who reaches it, without a token; keep it behind a firewall or on 127.0.0.1"
+}
+
+// trustsEveryAddress is the warning for PARCELA_TRUSTED_PROXIES holding a
+// prefix of every address (0.0.0.0/0, ::/0), "" otherwise: any client then
+// names its own address in X-Forwarded-For, and the per-address limits of
+// the pages and of tokenless requests count whatever it writes.
+func trustsEveryAddress(proxies []netip.Prefix) string {
+	for _, p := range proxies {
+		if p.Bits() == 0 {
+			return "PARCELA_TRUSTED_PROXIES holds " + p.String() + ", every address: any client can name its own address in X-Forwarded-For and escape the per-address limits; list the proxies' own addresses"
+		}
+	}
+	return ""
 }
