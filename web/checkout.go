@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -272,12 +271,12 @@ func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target st
 		}
 		notice := "O cartão não foi cobrado: houve muitas tentativas com cartão nesta cobrança ao mesmo tempo. Aguarde um instante e tente de novo, ou pague com Pix ou boleto."
 		wait := time.Second // another card attempt on the bill under way
-		if now := h.d.Clock.Now(); !b.CardsRestUntil(now).IsZero() {
+		now := h.d.Clock.Now()
+		if until := b.CardsRestUntil(now); !until.IsZero() {
 			notice = "O cartão não foi cobrado."
-			wait = b.CardsRestUntil(now).Sub(now)
+			wait = until.Sub(now)
 		}
-		// Every 429 says when to come back, rounded up as tooMany's.
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		setRetryAfter(w, wait) // every 429 says when to come back
 		h.renderCheckout(w, r, http.StatusTooManyRequests, b, offer, code, "", form, notice)
 	case parcela.EINVALIDSTATE, parcela.ECONFLICT:
 		// The bill moved (paid, canceled) since the page was shown: show it as it is now.

@@ -139,12 +139,20 @@ func (h *Handler) logger(r *http.Request) *slog.Logger {
 	return h.log
 }
 
+// setRetryAfter sets Retry-After to wait in whole seconds, rounded up and
+// at least 1 (a client waiting a second less came back into the same
+// refusal), and returns them.
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) int {
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return secs
+}
+
 // tooMany answers 429 with Retry-After in whole seconds, and tells the
 // payer those seconds: a post's limit gives back a send every few seconds
 // (it said "a minute"), a page's its next window.
 func (h *Handler) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
-	secs := max(1, int(math.Ceil(wait.Seconds())))
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	secs := setRetryAfter(w, wait)
 	unit := "segundos"
 	if secs == 1 {
 		unit = "segundo"

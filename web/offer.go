@@ -3,11 +3,9 @@ package web
 import (
 	"bytes"
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -157,9 +155,7 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, errPlanChanged):
 		h.renderOffer(w, r, http.StatusOK, offer, c, f, nil, nil, planChangedNotice)
 	case errors.As(err, &limited):
-		// Rounded up, as tooMany's: a client waiting a second less came
-		// back into the same refusal.
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(limited.until.Sub(h.d.Clock.Now()).Seconds())))))
+		setRetryAfter(w, limited.until.Sub(h.d.Clock.Now()))
 		h.renderOffer(w, r, http.StatusTooManyRequests, offer, c, f, nil, []string{"Foram feitos muitos pedidos a partir da sua conexão " +
 			"na última hora. Por segurança, um novo pedido poderá ser feito a partir de " + dateTime(limited.until) +
 			". Se você já fez o seu, fale com o vendedor."}, "")
