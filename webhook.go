@@ -102,7 +102,14 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		}
 	}
 	if req.URL != nil {
+		was := w.URL
 		w.URL = strings.TrimSpace(*req.URL)
+		if w.URL != was {
+			// The failures were the old address's: judged by them, the new
+			// one was disabled at its first failed attempt, as if it had
+			// failed for five days.
+			w.FailingSince = nil
+		}
 		u, err := url.Parse(w.URL)
 		switch {
 		case !ValidText(w.URL, SingleLine):

@@ -3054,6 +3054,8 @@ type ClientInterface interface {
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
+	// A new `url` clears its failure record too: the failures were the
+	// old address's, and the five days start afresh at the new one.
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes any type of body and a specified content type.
@@ -3069,6 +3071,8 @@ type ClientInterface interface {
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
+	// A new `url` clears its failure record too: the failures were the
+	// old address's, and the five days start afresh at the new one.
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes a body of the `application/json` content type.
@@ -4183,6 +4187,8 @@ func (c *RawClient) GetWebhook(ctx context.Context, id WebhookId, reqEditors ...
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
+// A new `url` clears its failure record too: the failures were the
+// old address's, and the five days start afresh at the new one.
 // `enabled: false` stops its deliveries.
 //
 // Takes any type of body and a specified content type.
@@ -4208,6 +4214,8 @@ func (c *RawClient) UpdateWebhookWithBody(ctx context.Context, id WebhookId, par
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
+// A new `url` clears its failure record too: the failures were the
+// old address's, and the five days start afresh at the new one.
 // `enabled: false` stops its deliveries.
 //
 // Takes a body of the `application/json` content type.
@@ -6775,6 +6783,8 @@ type ClientWithResponsesInterface interface {
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
+	// A new `url` clears its failure record too: the failures were the
+	// old address's, and the five days start afresh at the new one.
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6790,6 +6800,8 @@ type ClientWithResponsesInterface interface {
 	// re-enables a disabled webhook and clears `disabled_reason` and its
 	// failure record; sent to an enabled webhook it changes nothing (its
 	// five days of failures, if it is failing, go on counting).
+	// A new `url` clears its failure record too: the failures were the
+	// old address's, and the five days start afresh at the new one.
 	// `enabled: false` stops its deliveries.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -13069,6 +13081,8 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, id Web
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
+// A new `url` clears its failure record too: the failures were the
+// old address's, and the five days start afresh at the new one.
 // `enabled: false` stops its deliveries.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13090,6 +13104,8 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 // re-enables a disabled webhook and clears `disabled_reason` and its
 // failure record; sent to an enabled webhook it changes nothing (its
 // five days of failures, if it is failing, go on counting).
+// A new `url` clears its failure record too: the failures were the
+// old address's, and the five days start afresh at the new one.
 // `enabled: false` stops its deliveries.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

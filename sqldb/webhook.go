@@ -88,6 +88,9 @@ func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, were parcel
 	if state {
 		q += `, enabled = ?, disabled_reason = ?, failing_since = ?`
 		args = append(args, w.Enabled, w.DisabledReason, msPtr(w.FailingSince))
+	} else if w.URL != were.URL {
+		// A new address starts its five days of failures afresh (Apply).
+		q += `, failing_since = NULL`
 	}
 	return failed("update webhook", db.inTx(ctx, func(tx *Tx) error {
 		return tx.r.guarded(ctx, "webhook", w.ID, q+` WHERE id = ? AND deleted_at IS NULL AND name = ? AND url = ? AND events = ? AND verb = ?`,

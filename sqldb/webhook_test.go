@@ -287,10 +287,19 @@ func TestAttemptToAnOldURLLeavesTheWebhookAlone(t *testing.T) {
 			}
 
 			// Moved back while another attempt to the new URL is under way:
-			// its success does not end the failures of the old one either.
+			// the move clears the new URL's failures, and that attempt's
+			// success does not end the old one's that follow.
 			ok := 204
 			toNew := underWay()
 			move("https://old.example.com/hook")
+			if w := read(); w.FailingSince != nil {
+				t.Fatalf("moved, the webhook is failing since %v, the other URL's failure", w.FailingSince)
+			}
+			clock.Advance(time.Minute)
+			record(underWay(), parcela.AttemptResult{Error: &failed})
+			if since = read().FailingSince; since == nil {
+				t.Fatal("a failure of the webhook's URL started no failure record")
+			}
 			clock.Advance(time.Minute)
 			record(toNew, parcela.AttemptResult{Status: &ok, Delivered: true})
 			if w := read(); w.FailingSince == nil || !w.FailingSince.Equal(*since) {
