@@ -93,12 +93,19 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 	if len(o.Billings) > 0 {
 		v.Billing = o.Billings[len(o.Billings)-1]
 	}
+	// What lapses unpaid: a financed plan's down payment, or an upfront
+	// purchase's one bill, which is no "entrada" (its row says "Pagamento
+	// à vista").
+	first := "a entrada"
+	if v.Billing != nil && v.Billing.Installments <= 1 {
+		first = "esta compra"
+	}
 	switch {
 	case o.Status == parcela.OrderCanceled:
 		v.Headline, v.Tone = "Pedido cancelado", "off"
 		v.Message = "Este pedido foi cancelado e não precisa ser pago."
 		if o.CancelationReason != nil && *o.CancelationReason == parcela.ReasonExpired {
-			v.Message = "O prazo para pagar a entrada acabou e o pedido foi cancelado. Você pode fazer um novo pedido pela oferta."
+			v.Message = "O prazo para pagar " + first + " acabou e o pedido foi cancelado. Você pode fazer um novo pedido pela oferta."
 		}
 	case o.Status == parcela.OrderFinished:
 		v.Headline, v.Tone, v.Message = "Pagamento confirmado!", "ok", "Tudo pago. Obrigado pela compra!"
@@ -109,7 +116,7 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 		// Pix's hour for the bank's notice of a payment in its last
 		// seconds): "Aguardando pagamento" read as still time to pay.
 		v.Headline, v.Tone = "Prazo encerrado", "off"
-		v.Message = "O prazo para pagar a entrada acabou. Se você pagou a tempo, esta página se atualiza sozinha quando o pagamento for confirmado; senão, o pedido será cancelado."
+		v.Message = "O prazo para pagar " + first + " acabou. Se você pagou a tempo, esta página se atualiza sozinha quando o pagamento for confirmado; senão, o pedido será cancelado."
 	case v.Billing.Status == parcela.BillingWaitingPayment:
 		v.Headline, v.Tone = "Aguardando pagamento", "wait"
 		v.Message = "Assim que o pagamento for confirmado, esta página se atualiza sozinha."

@@ -260,3 +260,25 @@ func TestOrderPageFinancedTotal(t *testing.T) {
 		t.Error("an upfront order's single payment is summed up")
 	}
 }
+
+// An upfront purchase has no down payment: its single bill is the
+// "Pagamento à vista" the page lists, and its lapse or cancelation said
+// the time to pay "a entrada" was over.
+func TestOrderPageOfALapsedUpfrontPurchaseNamesNoDownPayment(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	orderPath := b.buy(t, testUpfront+":pix") // due 08/03/2026 at 10:00
+	o := b.onlyOrder(t)
+	b.clock.Set(time.Date(2026, time.March, 8, 10, 30, 0, 0, parcela.SaoPaulo))
+	lapsed := html.UnescapeString(b.get(t, orderPath).body)
+	if !strings.Contains(lapsed, "O prazo para pagar esta compra acabou") || strings.Contains(lapsed, "entrada") {
+		t.Errorf("the lapsed upfront order's page speaks of a down payment:\n%s", lapsed)
+	}
+	if _, err := b.store.CancelOrder(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, o.ID, parcela.ReasonExpired); err != nil {
+		t.Fatal(err)
+	}
+	canceled := html.UnescapeString(b.get(t, orderPath).body)
+	if !strings.Contains(canceled, "O prazo para pagar esta compra acabou e o pedido foi cancelado") || strings.Contains(canceled, "entrada") {
+		t.Errorf("the canceled upfront order's page speaks of a down payment:\n%s", canceled)
+	}
+}
