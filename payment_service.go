@@ -218,8 +218,8 @@ func (s *Payments) PublicPayment(ctx context.Context, env Environment, id string
 }
 
 // PaymentForPayer finds a payment of env by its unguessable id, with its
-// bill (the payment as one of the bill's) and the company whose rates
-// price the bill's penalties: its page shows what paying it takes as the
+// bill (the payment as one of the bill's) and its company, the seller
+// the page names, whose rates price the bill's penalties: its page shows what paying it takes as the
 // bill's checkout does, a boleto past its due date with the fine and
 // interest its barcode then takes, which it showed at its bare amount.
 func (s *Payments) PaymentForPayer(ctx context.Context, env Environment, id string) (*Payment, *Bill, *Company, error) {
@@ -227,7 +227,13 @@ func (s *Payments) PaymentForPayer(ctx context.Context, env Environment, id stri
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b, c, err := s.store.Bill(ctx, Auth{CompanyID: p.CompanyID, Environment: env}, p.BillID)
+	b, _, err := s.store.Bill(ctx, Auth{CompanyID: p.CompanyID, Environment: env}, p.BillID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// The whole company, not Bill's rates alone: the page names the
+	// seller (its name, document and palette) as the checkout does.
+	c, err := s.store.Company(ctx, p.CompanyID)
 	if err != nil {
 		return nil, nil, nil, err
 	}

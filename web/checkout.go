@@ -452,7 +452,7 @@ func newCardForm(f cardForm, amount int64, limit int, now time.Time) cardForm {
 }
 
 // handlePayment opens a payment by its own (unguessable) address: its
-// codes, and nothing of the customer.
+// codes and its seller, and nothing of the customer.
 func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 	p, b, c, err := h.d.Payments.PaymentForPayer(r.Context(), h.d.Environment, r.PathValue("payment"))
 	if err != nil {
@@ -468,6 +468,11 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 		v.Message = paymentFate(p, b)
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}
+	if c != nil {
+		// Who is charging, as the checkout says it: a code from a page
+		// that names no seller is one a payer should not trust.
+		pg.Title, pg.Company = "Pagamento — "+c.Name, c
+	}
 	if v.Pay != nil {
 		pg.Refresh = int(h.d.Refresh / time.Second)
 	}

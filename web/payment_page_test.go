@@ -44,3 +44,24 @@ func TestPaymentPageSaysWhatBecameOfIt(t *testing.T) {
 		t.Errorf("a released card approval:\n%s", voided)
 	}
 }
+
+// A payment's own page names who is charging, as the checkout and the
+// order page do (the header and the footer's "Vendido por", with the
+// CNPJ): it showed a Pix code under a bare "Pagamento", the payer left to
+// trust a code from nobody they could name.
+func TestPaymentPageNamesTheSeller(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":pix")
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	page := html.UnescapeString(b.get(t, "/checkout/payments/"+bill.Payments[0].ID).body)
+	for _, want := range []string{`<span class="company-name">Escola Demonstração</span>`, "Vendido por Escola Demonstração · CNPJ\u00a011.222.333/0001-81",
+		"<title>Pagamento — Escola Demonstração</title>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the payment page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "Maria") {
+		t.Error("the payment page shows the customer")
+	}
+}
