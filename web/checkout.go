@@ -466,6 +466,12 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 		v.Pay = &pv
 	} else {
 		v.Message = paymentFate(p, b)
+		if p.Status == parcela.PaymentUnpaid && p.Method != parcela.MethodCreditCard {
+			// Past its expiry, still unpaid until the sweep marks it (a
+			// Pix's hour for the bank's notice): "Aguardando pagamento"
+			// beside "não pode mais ser pago" read as still to be paid.
+			v.Status = paymentStatus[parcela.PaymentExpired]
+		}
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}
 	if c != nil {

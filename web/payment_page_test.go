@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"parcela"
 )
@@ -63,5 +64,20 @@ func TestPaymentPageNamesTheSeller(t *testing.T) {
 	}
 	if strings.Contains(page, "Maria") {
 		t.Error("the payment page shows the customer")
+	}
+}
+
+// A Pix past its expiry, before the sweep marks it expired (its hour for
+// the bank's notice), is not to be paid: its page said so under a
+// "Aguardando pagamento" badge, as if the payer should still pay it.
+func TestPaymentPageOfAPixPastItsExpiry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":pix") // expires 08/03/2026 at 10:00
+	bill := b.onlyOrder(t).Billings[0].Bills[0]
+	b.clock.Set(time.Date(2026, time.March, 8, 10, 30, 0, 0, parcela.SaoPaulo))
+	page := html.UnescapeString(b.get(t, "/checkout/payments/"+bill.Payments[0].ID).body)
+	if strings.Contains(page, "Aguardando pagamento") || !strings.Contains(page, ">Expirado</span>") {
+		t.Errorf("a Pix past its expiry:\n%s", page)
 	}
 }
