@@ -465,7 +465,7 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 		pv := newPayView(b, p, c, now)
 		v.Pay = &pv
 	} else {
-		v.Message = paymentFate(p, b)
+		v.Message = paymentFate(p, b, now)
 		if p.Status == parcela.PaymentUnpaid && p.Method != parcela.MethodCreditCard {
 			// Past its expiry, still unpaid until the sweep marks it (a
 			// Pix's hour for the bank's notice): "Aguardando pagamento"
@@ -496,8 +496,10 @@ type paymentPage struct {
 // paymentFate says what became of payment p of bill b, when it is not to
 // be paid. A code canceled because its bill was paid another way told the
 // payer to generate another, as if the bill were still owed, and a card
-// approval released (the bill paid meanwhile) was called refused.
-func paymentFate(p *parcela.Payment, b *parcela.Bill) string {
+// approval released (the bill paid meanwhile) was called refused. A code
+// of a first bill whose time is over told the payer to generate another,
+// where its checkout says none can be and the order is to be canceled.
+func paymentFate(p *parcela.Payment, b *parcela.Bill, now time.Time) string {
 	switch {
 	case p.Status == parcela.PaymentPaid:
 		return "Pagamento confirmado. Obrigado!"
@@ -513,6 +515,8 @@ func paymentFate(p *parcela.Payment, b *parcela.Bill) string {
 		return "Esta tentativa de pagamento no cartão não foi concluída."
 	case b != nil && b.Status == parcela.BillCanceled:
 		return "Esta cobrança foi cancelada e não pode mais ser paga."
+	case b != nil && b.NotPayableAt(now) == parcela.NotPayableFirstBillLapsed:
+		return notPayableMessages[parcela.NotPayableFirstBillLapsed]
 	}
 	return "Este código não pode mais ser pago. Use o link de pagamento que você recebeu para gerar outro."
 }

@@ -449,7 +449,7 @@ func (s *fakeStore) PaymentForPayer(ctx context.Context, env parcela.Environment
 	if !ok || p.Environment != env {
 		return nil, nil, nil, parcela.NotFound("payment")
 	}
-	b := s.billCopy(s.bills[p.BillID], false)
+	b := s.billCopy(s.bills[p.BillID], true) // with its billing, as the store's
 	c := *s.companies[b.CompanyID]
 	for _, bp := range b.Payments {
 		if bp.ID == id {

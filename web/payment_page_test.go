@@ -80,4 +80,10 @@ func TestPaymentPageOfAPixPastItsExpiry(t *testing.T) {
 	if strings.Contains(page, "Aguardando pagamento") || !strings.Contains(page, ">Expirado</span>") {
 		t.Errorf("a Pix past its expiry:\n%s", page)
 	}
+	// Its bill's time is over with it (no other payment is live): no
+	// other code can be made, and the order is to be canceled, as its
+	// checkout says, where the page told the payer to generate another.
+	if strings.Contains(page, "gerar outro") || !strings.Contains(page, "O prazo para pagar esta cobrança acabou") {
+		t.Errorf("the Pix of a lapsed first bill:\n%s", page)
+	}
 }
