@@ -37,6 +37,8 @@ const (
 	pgSerializationFailure = "40001"
 	pgDeadlockDetected     = "40P01"
 	pgReadOnlyTransaction  = "25006" // a standby, or default_transaction_read_only
+	pgLockNotAvailable     = "55P03" // lock_timeout, on the role or in the URL
+	pgQueryCanceled        = "57014" // statement_timeout, or pg_cancel_backend
 	pgAdminShutdown        = "57P0"  // 57P01 admin, 57P02 crash shutdown, 57P03 cannot connect now
 	pgConnectionClass      = "08"    // connection exceptions
 	pgResourcesClass       = "53"    // insufficient resources: disk full, out of memory, too many connections
@@ -70,6 +72,12 @@ func classify(err error) driverError {
 			return uniqueViolation
 		case c == pgSerializationFailure || c == pgDeadlockDetected:
 			return transient
+		case c == pgLockNotAvailable || c == pgQueryCanceled:
+			// An operator's timeout ended a statement that waited on
+			// another session's lock or on a slow server: the transaction
+			// did nothing, and running it again at once would wait the
+			// same; what the write timeout's end answers (503, retry).
+			return unavailable
 		case c == pgReadOnlyTransaction || strings.HasPrefix(c, pgAdminShutdown) || strings.HasPrefix(c, pgConnectionClass) ||
 			strings.HasPrefix(c, pgResourcesClass) || strings.HasPrefix(c, pgSystemClass):
 			return unavailable
@@ -90,6 +98,14 @@ func classify(err error) driverError {
 		return unavailable
 	}
 	return otherError
+}
+
+// statementTimedOut tells an operator's lock_timeout or statement_timeout
+// ending one statement: unavailable to its request, as the write timeout's
+// end is, but no sign that the database fails writes (writeHealth.note).
+func statementTimedOut(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && (pe.Code == pgLockNotAvailable || pe.Code == pgQueryCanceled)
 }
 
 // failed is the boundary itself: op names what the store was doing.

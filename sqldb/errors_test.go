@@ -212,7 +212,7 @@ func TestUnavailableErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, code := range []string{"53100", "53200", "53300", "57P01", "57P03", "08006", "25006", "58030"} {
+	for _, code := range []string{"53100", "53200", "53300", "57P01", "57P03", "08006", "25006", "58030", "55P03", "57014"} {
 		_, err := db.write.ExecContext(ctx, `DO $$ BEGIN RAISE EXCEPTION 'failing' USING ERRCODE = '`+code+`'; END $$`)
 		got := failed("write", err)
 		if parcela.ErrorCode(got) != parcela.EUNAVAILABLE || !errors.Is(got, err) || strings.Contains(parcela.ErrorMessage(got), "failing") {
