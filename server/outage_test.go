@@ -309,7 +309,12 @@ func TestStuckRequestAnswersUnavailableBeforeTheWriteTimeout(t *testing.T) {
 	if err := json.NewDecoder(res.Body).Decode(&p); err != nil {
 		t.Fatal(err)
 	}
-	if res.StatusCode != 503 || p.Code != "unavailable" || res.Header.Get("Retry-After") == "" || time.Since(began) >= limits.WriteTimeout {
+	// An answer read whole is one written before the write timeout: past
+	// it the server's writes fail and the client reads none. (The time the
+	// client measured is no test of it: it counts the dial and, on a loaded
+	// machine, the scheduling on both sides; CI's answer came 2.04 s after
+	// the client began, written before the server's 2 s ran out.)
+	if res.StatusCode != 503 || p.Code != "unavailable" || res.Header.Get("Retry-After") == "" {
 		t.Fatalf("%d %q Retry-After %q after %s", res.StatusCode, p.Code, res.Header.Get("Retry-After"), time.Since(began))
 	}
 	if got := logs.lines(t, "internal error"); len(got) != 0 {
