@@ -18,6 +18,8 @@
 //     2xx that is not one of the API's (a proxy's HTML page) an error too,
 //     so the *WithResponse methods return either a response with its 2xx
 //     body (JSON200, JSON201) or an error;
+//   - a redirect is an error, not followed (the API answers none): the
+//     token and a POST's body go to the listener's address only;
 //   - Bills walks every page of a bill listing;
 //   - VerifyWebhook checks a notification's Standard Webhooks signature.
 //
@@ -87,6 +89,14 @@ func New(baseURL, token string, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(t)
 	}
+	// No redirect is followed: the API answers none (a path it would clean
+	// is its 404), so a 3xx is a proxy's, and following it sent the token
+	// and a POST's body wherever it pointed on the same host name (net/http
+	// keeps Authorization for another port, or plain http, there). A copy,
+	// so a client given WithHTTP is left as its caller set it.
+	hc := *t.http
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	t.http = &hc
 	if strings.ContainsFunc(t.userAgent, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 		return nil, fmt.Errorf("client: the user agent %q has a control character", t.userAgent)
 	}

@@ -210,11 +210,17 @@ func readProblem(resp *http.Response) *Problem {
 	return &Problem{Status: resp.StatusCode, Title: http.StatusText(resp.StatusCode), Detail: detail, RequestId: resp.Header.Get("X-Request-Id")}
 }
 
-// notTheAPIs tells a 2xx that no operation of the API answers: one whose
+// notTheAPIs tells a 2xx that no operation of the API answers, and any
+// redirect (the API answers none; 304 is an image's): a 2xx whose
 // Content-Type is not JSON, a payment image or the OpenAPI document (a
 // proxy's or a captive portal's page), which the generated methods would
 // return with every JSONnnn field nil and no error, or whose JSON is not.
 func notTheAPIs(req *http.Request, resp *http.Response) error {
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.StatusCode != http.StatusNotModified {
+		resp.Body.Close()
+		return fmt.Errorf("client: %s %s answered %d redirecting to %q, which the API never does (a proxy's answer?); the redirect was not followed",
+			req.Method, req.URL.Path, resp.StatusCode, resp.Header.Get("Location"))
+	}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
