@@ -100,6 +100,13 @@ func classify(err error) driverError {
 	return otherError
 }
 
+// sqliteLockTaken tells SQLITE_BUSY or SQLITE_LOCKED: a lock another
+// connection held past the busy timeout.
+func sqliteLockTaken(err error) bool {
+	se, ok := errors.AsType[*sqlite.Error](err)
+	return ok && (se.Code()&0xff == sqliteBusy || se.Code()&0xff == sqliteLocked)
+}
+
 // statementTimedOut tells an operator's lock_timeout or statement_timeout
 // ending one statement: unavailable to its request, as the write timeout's
 // end is, but no sign that the database fails writes (writeHealth.note).
@@ -139,8 +146,15 @@ func failed(op string, err error) error {
 		// colliding and nothing was kept. As a use case that lost its
 		// rounds of decisions (decideAndApply), a 409 conflict its client
 		// retries, never a 500, and never stored under an Idempotency-Key.
-		return &parcela.Error{Code: parcela.ECONFLICT, Message: "concurrent requests kept colliding in the database; nothing was done; retry",
-			Cause: fmt.Errorf("%s: %w", op, err)}
+		msg := "concurrent requests kept colliding in the database; nothing was done; retry"
+		if sqliteLockTaken(err) {
+			// This process writes through one connection, so what held
+			// SQLite's write lock past every wait is another process (a
+			// backup, a shell) or a checkpoint: no concurrent request of
+			// the client's to blame (an audit held it from a shell).
+			msg = "the database's write lock stayed taken by another process or a checkpoint; nothing was done; retry"
+		}
+		return &parcela.Error{Code: parcela.ECONFLICT, Message: msg, Cause: fmt.Errorf("%s: %w", op, err)}
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

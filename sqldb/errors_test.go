@@ -274,6 +274,10 @@ func TestTransientErrorsThatOutlastTheRetriesAreConflicts(t *testing.T) {
 	err := busyError(t, path)
 	if got := failed("apply change", err); parcela.ErrorCode(got) != parcela.ECONFLICT || !errors.Is(got, err) {
 		t.Errorf("SQLITE_BUSY: %v became %v (code %s)", err, got, parcela.ErrorCode(got))
+	} else if msg := parcela.ErrorMessage(got); strings.Contains(msg, "concurrent requests") || !strings.Contains(msg, "another process") {
+		// One writer connection: no request of the client's held the
+		// lock, and the message blamed them.
+		t.Errorf("SQLITE_BUSY told the client %q", msg)
 	}
 
 	db := postgresDB(t, testDSNs(t))
