@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 )
 
@@ -1262,11 +1263,11 @@ type OfferUpdate struct {
 	ExcludeFromCampaign *bool `json:"exclude_from_campaign,omitempty"`
 
 	// ExpiresAt In the future, and not after 9999-12-31T23:59:59.999-03:00; `null` removes the expiry.
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-	Name      *string    `json:"name,omitempty"`
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at,omitempty"`
+	Name      *string                      `json:"name,omitempty"`
 
 	// Seats Above 0; `null` removes the limit.
-	Seats *int64 `json:"seats,omitempty"`
+	Seats nullable.Nullable[int64] `json:"seats,omitempty"`
 }
 
 // OfferUpdateRequest defines model for OfferUpdateRequest.
@@ -1765,15 +1766,15 @@ type ProductCreateInput struct {
 	Availability *Availability `json:"availability,omitempty"`
 
 	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
-	BannerUrl      *string `json:"banner_url,omitempty"`
-	Description    *string `json:"description,omitempty"`
-	DurationInDays *int64  `json:"duration_in_days,omitempty"`
+	BannerUrl      nullable.Nullable[string] `json:"banner_url,omitempty"`
+	Description    *string                   `json:"description,omitempty"`
+	DurationInDays *int64                    `json:"duration_in_days,omitempty"`
 
 	// DurationInHours Workload in hours, informative.
 	DurationInHours *int64 `json:"duration_in_hours,omitempty"`
 
 	// EndDate On a PATCH, `null` removes it.
-	EndDate *string `json:"end_date,omitempty"`
+	EndDate nullable.Nullable[string] `json:"end_date,omitempty"`
 
 	// FullAmountCents The product's full price in cents; offers cannot cost more.
 	FullAmountCents int64        `json:"full_amount_cents"`
@@ -1787,7 +1788,7 @@ type ProductCreateInput struct {
 	Shift    *ProductShift           `json:"shift,omitempty"`
 
 	// StartDate On a PATCH, `null` removes it.
-	StartDate *string `json:"start_date,omitempty"`
+	StartDate nullable.Nullable[string] `json:"start_date,omitempty"`
 }
 
 // ProductCreateRequest defines model for ProductCreateRequest.
@@ -1805,15 +1806,15 @@ type ProductInput struct {
 	Availability *Availability `json:"availability,omitempty"`
 
 	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
-	BannerUrl      *string `json:"banner_url,omitempty"`
-	Description    *string `json:"description,omitempty"`
-	DurationInDays *int64  `json:"duration_in_days,omitempty"`
+	BannerUrl      nullable.Nullable[string] `json:"banner_url,omitempty"`
+	Description    *string                   `json:"description,omitempty"`
+	DurationInDays *int64                    `json:"duration_in_days,omitempty"`
 
 	// DurationInHours Workload in hours, informative.
 	DurationInHours *int64 `json:"duration_in_hours,omitempty"`
 
 	// EndDate On a PATCH, `null` removes it.
-	EndDate *string `json:"end_date,omitempty"`
+	EndDate nullable.Nullable[string] `json:"end_date,omitempty"`
 
 	// FullAmountCents The product's full price in cents; offers cannot cost more.
 	FullAmountCents *int64       `json:"full_amount_cents,omitempty"`
@@ -1827,7 +1828,7 @@ type ProductInput struct {
 	Shift    *ProductShift           `json:"shift,omitempty"`
 
 	// StartDate On a PATCH, `null` removes it.
-	StartDate *string `json:"start_date,omitempty"`
+	StartDate nullable.Nullable[string] `json:"start_date,omitempty"`
 }
 
 // ProductKind What the product is.

@@ -25,6 +25,10 @@
 //
 // Rates are json.Number so that 0.0299 stays exactly 0.0299; amounts are
 // int64 cents.
+// The PATCH fields whose null removes a value (an offer's expires_at and
+// seats, a product's start_date, end_date and banner_url) are
+// nullable.Nullable: nullable.NewNullNullable sends null, the zero value
+// leaves the field out.
 package client
 
 import (
