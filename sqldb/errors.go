@@ -53,6 +53,7 @@ const (
 	uniqueViolation
 	transient   // worth running the transaction again
 	unavailable // the database cannot take work now (full, read-only, failing, unreachable): 503, retry later
+	timedOut    // an operator's lock_timeout or statement_timeout ended a statement: 503 too, but no sign the database fails writes
 )
 
 func classify(err error) driverError {
@@ -60,7 +61,7 @@ func classify(err error) driverError {
 		switch code := se.Code(); {
 		case code == sqliteUniqueConstraint || code == sqlitePrimaryKey:
 			return uniqueViolation
-		case code&0xff == sqliteBusy || code&0xff == sqliteLocked:
+		case sqliteLockTaken(code):
 			return transient
 		case code&0xff == sqliteReadOnly || code&0xff == sqliteIOErr || code&0xff == sqliteFull || code&0xff == sqliteCantOpen:
 			return unavailable
@@ -77,7 +78,7 @@ func classify(err error) driverError {
 			// another session's lock or on a slow server: the transaction
 			// did nothing, and running it again at once would wait the
 			// same; what the write timeout's end answers (503, retry).
-			return unavailable
+			return timedOut
 		case c == pgReadOnlyTransaction || strings.HasPrefix(c, pgAdminShutdown) || strings.HasPrefix(c, pgConnectionClass) ||
 			strings.HasPrefix(c, pgResourcesClass) || strings.HasPrefix(c, pgSystemClass):
 			return unavailable
@@ -100,19 +101,11 @@ func classify(err error) driverError {
 	return otherError
 }
 
-// sqliteLockTaken tells SQLITE_BUSY or SQLITE_LOCKED: a lock another
-// connection held past the busy timeout.
-func sqliteLockTaken(err error) bool {
-	se, ok := errors.AsType[*sqlite.Error](err)
-	return ok && (se.Code()&0xff == sqliteBusy || se.Code()&0xff == sqliteLocked)
-}
-
-// statementTimedOut tells an operator's lock_timeout or statement_timeout
-// ending one statement: unavailable to its request, as the write timeout's
-// end is, but no sign that the database fails writes (writeHealth.note).
-func statementTimedOut(err error) bool {
-	pe, ok := errors.AsType[*pgconn.PgError](err)
-	return ok && (pe.Code == pgLockNotAvailable || pe.Code == pgQueryCanceled)
+// sqliteLockTaken tells SQLITE_BUSY or SQLITE_LOCKED (extended codes keep
+// the primary in the low byte): a lock another connection held past the
+// busy timeout.
+func sqliteLockTaken(code int) bool {
+	return code&0xff == sqliteBusy || code&0xff == sqliteLocked
 }
 
 // failed is the boundary itself: op names what the store was doing.
@@ -137,7 +130,7 @@ func failed(op string, err error) error {
 		// A racing insert took the row's place: like a guarded write that
 		// lost, the caller reads again.
 		return &parcela.Conflict{Entity: op, ID: "unique"}
-	case unavailable:
+	case unavailable, timedOut:
 		return &parcela.Error{Code: parcela.EUNAVAILABLE, Message: "the database cannot take requests right now; retry later",
 			Cause: fmt.Errorf("%s: %w", op, err)}
 	case transient:
@@ -147,7 +140,7 @@ func failed(op string, err error) error {
 		// rounds of decisions (decideAndApply), a 409 conflict its client
 		// retries, never a 500, and never stored under an Idempotency-Key.
 		msg := "concurrent requests kept colliding in the database; nothing was done; retry"
-		if sqliteLockTaken(err) {
+		if se, ok := errors.AsType[*sqlite.Error](err); ok && sqliteLockTaken(se.Code()) {
 			// This process writes through one connection, so what held
 			// SQLite's write lock past every wait is another process (a
 			// backup, a shell) or a checkpoint: no concurrent request of

@@ -32,11 +32,11 @@ type writeHealth struct {
 // note records the outcome of a write transaction. Only what says something
 // about the database counts: a commit, or an unavailable database; a
 // refused request, a canceled one or one an operator's timeout ended
-// (statementTimedOut: a lock held elsewhere) says nothing.
+// (timedOut: a lock held elsewhere) says nothing.
 func (h *writeHealth) note(ctx context.Context, err error) {
 	switch {
 	case err == nil:
-	case ctx.Err() != nil || classify(err) != unavailable || statementTimedOut(err):
+	case ctx.Err() != nil || classify(err) != unavailable:
 		return
 	}
 	h.mu.Lock()
