@@ -124,21 +124,7 @@ func (s *Checkout) BillForPayer(ctx context.Context, env Environment, billID, au
 	if !IsUUID(billID) || authenticationCode == "" {
 		return nil, nil, NotFound("bill")
 	}
-	k, offer, pc, err := s.store.BillOffer(ctx, env, billID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !k.opens(authenticationCode) {
-		return nil, nil, NotFound("bill")
-	}
-	bill, _, err := s.store.Bill(ctx, k.Auth, billID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if bill.Billing != nil && pc != nil && pc.ID == bill.Billing.PaymentConfigurationID {
-		bill.Billing.PaymentConfiguration = pc
-	}
-	return bill, offer, nil
+	return s.store.PayerBill(ctx, env, billID, func(k PayerKey) bool { return k.opens(authenticationCode) })
 }
 
 // IssuePayment gives the payer a Pix or boleto for an open bill: the live

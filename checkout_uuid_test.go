@@ -28,9 +28,9 @@ func (s *idStore) BillKey(ctx context.Context, env Environment, id string) (Paye
 	return PayerKey{}, NotFound("bill")
 }
 
-func (s *idStore) BillOffer(ctx context.Context, env Environment, id string) (PayerKey, *Offer, *PaymentConfiguration, error) {
+func (s *idStore) PayerBill(ctx context.Context, env Environment, id string, opens func(PayerKey) bool) (*Bill, *Offer, error) {
 	s.ids = append(s.ids, id)
-	return PayerKey{}, nil, nil, NotFound("bill")
+	return nil, nil, NotFound("bill")
 }
 
 // The payer's pages look an id up in lower case, as parcela stores it: a

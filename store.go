@@ -159,10 +159,13 @@ type CheckoutStore interface {
 	// returns ErrCardAttemptsExhausted. Attempts on one bill are counted
 	// one after the other, on every instance.
 	RecordCardIntent(ctx context.Context, in *PaymentIntent, limit CardAttemptLimit) error
-	// BillOffer finds a bill of env: its key, as BillKey, its order's offer
-	// with its product and company (not its configurations), and the
-	// configuration of the bill's billing, nil for none.
-	BillOffer(ctx context.Context, env Environment, id string) (PayerKey, *Offer, *PaymentConfiguration, error)
+	// PayerBill finds a bill of env for its payer: its key, as BillKey,
+	// which opens judges (the code the payer sent); then, if it opens, the
+	// bill as Bill reads it, its billing with the billing's configuration,
+	// and its order's offer with its product and company (not its
+	// configurations). A key that does not open is not_found, and nothing
+	// of the bill is returned.
+	PayerBill(ctx context.Context, env Environment, id string, opens func(PayerKey) bool) (*Bill, *Offer, error)
 }
 
 // PayerKey is what opens an order's or a bill's page: the entity's owner,

@@ -48,51 +48,72 @@ func collectBillRows(ctx context.Context, r runner, withRates bool, q string, ar
 		return nil, nil, err
 	}
 	defer rows.Close()
-	var bills []*parcela.Bill
-	var c *parcela.Company
-	pay := make(rawRow, paymentColumnCount)
-	payDests := pay.dests()
-	for rows.Next() {
-		b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
-		dests, finishBill := billFields(b)
-		billingDests, finishBilling := billingFields(bl)
-		dests = append(dests, billingDests...)
-		if withRates {
-			dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate), &rc.PaymentExpiryHours)
-		}
-		if err := rows.Scan(append(dests, payDests...)...); err != nil {
-			return nil, nil, err
-		}
-		// A bill's later rows repeat it for its next payments.
-		if n := len(bills); n == 0 || bills[n-1].ID != b.ID {
-			finishBill()
-			finishBilling()
-			b.Billing = bl
-			bills = append(bills, b)
-			if withRates && c == nil {
-				rc.ID = b.CompanyID
-				c = rc
-			}
-		}
-		if pay[0] == nil {
-			continue
-		}
-		p, err := scanPayment(pay)
-		if err != nil {
-			return nil, nil, err
-		}
-		last := bills[len(bills)-1]
-		last.Payments = append(last.Payments, p)
-	}
-	if err := rows.Err(); err != nil {
+	c := newBillRows(withRates)
+	if err := scanEach(rows, c.scan); err != nil {
 		return nil, nil, err
 	}
-	for _, b := range bills {
+	bills, rc := c.result()
+	return bills, rc, nil
+}
+
+// billRows gathers collectBillRows' rows one at a time (scan), so that a
+// pipeline can read them too.
+type billRows struct {
+	withRates bool
+	bills     []*parcela.Bill
+	c         *parcela.Company
+	pay       rawRow
+	payDests  []any
+}
+
+func newBillRows(withRates bool) *billRows {
+	pay := make(rawRow, paymentColumnCount)
+	return &billRows{withRates: withRates, pay: pay, payDests: pay.dests()}
+}
+
+func (r *billRows) scan(rows rowScanner) error {
+	b, bl, rc := new(parcela.Bill), new(parcela.Billing), new(parcela.Company)
+	dests, finishBill := billFields(b)
+	billingDests, finishBilling := billingFields(bl)
+	dests = append(dests, billingDests...)
+	if r.withRates {
+		dests = append(dests, rate(&rc.FineRate), rate(&rc.MonthlyInterestRate), &rc.PaymentExpiryHours)
+	}
+	if err := rows.Scan(append(dests, r.payDests...)...); err != nil {
+		return err
+	}
+	// A bill's later rows repeat it for its next payments.
+	if n := len(r.bills); n == 0 || r.bills[n-1].ID != b.ID {
+		finishBill()
+		finishBilling()
+		b.Billing = bl
+		r.bills = append(r.bills, b)
+		if r.withRates && r.c == nil {
+			rc.ID = b.CompanyID
+			r.c = rc
+		}
+	}
+	if r.pay[0] == nil {
+		return nil
+	}
+	p, err := scanPayment(r.pay)
+	if err != nil {
+		return err
+	}
+	last := r.bills[len(r.bills)-1]
+	last.Payments = append(last.Payments, p)
+	return nil
+}
+
+// result is the bills read, each with its payments oldest first, and
+// their company's rates (withRates).
+func (r *billRows) result() ([]*parcela.Bill, *parcela.Company) {
+	for _, b := range r.bills {
 		slices.SortFunc(b.Payments, func(x, y *parcela.Payment) int {
 			return cmp.Or(x.CreatedAt.Compare(y.CreatedAt), strings.Compare(x.ID, y.ID))
 		})
 	}
-	return bills, c, nil
+	return r.bills, r.c
 }
 
 // rawRow holds a row's columns as the driver returned them (NULL as nil),

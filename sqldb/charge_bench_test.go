@@ -1,7 +1,9 @@
 package sqldb_test
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"parcela"
 	"parcela/sqldb"
@@ -53,4 +55,33 @@ func chargeSetup(b *testing.B, e sqldb.Dialect) (*sqldb.DB, *parcela.Services, p
 	c := sqldbtest.Company(b, db)
 	a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
 	return db, app, a, financedOffer(b, app, a)
+}
+
+// BenchmarkBillForPayer reads an installment for its checkout page, as
+// the payer's link opens it: the bill's key, the bill and its offer.
+func BenchmarkBillForPayer(b *testing.B) {
+	for _, e := range sqldbtest.Engines() {
+		b.Run(string(e), func(b *testing.B) {
+			_, app, a, offer := chargeSetup(b, e)
+			bill := chargedOrder(b, app, a, offer).Billings[0].Bills[1]
+			start := processCPU(b)
+			for b.Loop() {
+				if _, _, err := app.Checkout.BillForPayer(b.Context(), parcela.Sandbox, bill.ID, bill.AuthenticationCode); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// processCPU is the CPU time this process has spent, user and system: the
+// store's cost per operation without the database server's, where ns/op
+// counts PostgreSQL's time and the machine's queueing too.
+func processCPU(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

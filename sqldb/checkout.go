@@ -93,43 +93,73 @@ func (db *DB) PublicOffer(ctx context.Context, env parcela.Environment, slug, id
 	return o, failed("read offer", notFound(err, "offer"))
 }
 
-// BillOffer returns BillKey's key of a bill, the offer of its order with
-// its product and company but without its configurations, and the
-// configuration of the bill's billing (nil for none). The offer is what
-// the public offer page shows: nothing in it needs the bill's code. The
-// bill itself is read after the code is compared (Bill): read in the same
-// statement, it cost the checkout more than the statement it saved
-// (docs/performance.md, nineteenth pass).
-func (db *DB) BillOffer(ctx context.Context, env parcela.Environment, id string) (parcela.PayerKey, *parcela.Offer, *parcela.PaymentConfiguration, error) {
-	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
-	o, pc, err := db.billOffer(ctx, &k, id, env)
-	if err != nil {
-		return parcela.PayerKey{}, nil, nil, failed("read bill", notFound(err, "bill"))
-	}
-	k.OfferID = o.ID
-	return k, o, pc, nil
+// PayerBill finds a bill of env for its payer: its key, as BillKey, which
+// opens judges; then, if it opens, the bill as Bill reads it, its billing
+// with its configuration, and its order's offer with its product and
+// company but without its configurations (what the public offer page
+// shows). A key that does not open is not_found, and nothing of the bill
+// leaves here.
+//
+// On PostgreSQL the key's statement and the bill's go in one round trip
+// (readPipeline), and the bill read is dropped when the key does not open.
+// On SQLite, in process, the bill is read only after the key opens. Read
+// in the key's statement (a UNION), the bill cost the checkout more than
+// the statement it saved (docs/performance.md, nineteenth pass).
+func (db *DB) PayerBill(ctx context.Context, env parcela.Environment, id string, opens func(parcela.PayerKey) bool) (*parcela.Bill, *parcela.Offer, error) {
+	bill, o, err := db.payerBill(ctx, env, id, opens)
+	return bill, o, failed("read bill", notFound(err, "bill"))
 }
 
-func (db *DB) billOffer(ctx context.Context, k *parcela.PayerKey, id string, env parcela.Environment) (*parcela.Offer, *parcela.PaymentConfiguration, error) {
+func (db *DB) payerBill(ctx context.Context, env parcela.Environment, id string, opens func(parcela.PayerKey) bool) (*parcela.Bill, *parcela.Offer, error) {
+	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
 	var v offerVersion
 	var configID string
-	err := db.reader.queryRow(ctx, billOfferQuery, id, string(env)).Scan(&k.Auth.CompanyID, &k.OrderID, &k.Code, &v.id, &v.version, &v.taken, &configID)
+	p := db.readPipeline()
+	err := p.queryRow(ctx, func(row rowScanner) error {
+		return row.Scan(&k.Auth.CompanyID, &k.OrderID, &k.Code, &v.id, &v.version, &v.taken, &configID)
+	}, billOfferQuery, id, string(env))
 	if err != nil {
 		return nil, nil, err
 	}
+	rows := newBillRows(false)
+	readBill := func() error {
+		return p.query(ctx, rows.scan, billPageSelect+` FROM bills b `+billPageJoins+` WHERE b.id = ? AND b.environment = ?`, id, string(env))
+	}
+	pipelined := p.batch != nil
+	if pipelined {
+		if err := readBill(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := p.flush(ctx); err != nil {
+		return nil, nil, err
+	}
+	k.OfferID = v.id
+	if !opens(k) {
+		return nil, nil, sql.ErrNoRows
+	}
+	if !pipelined {
+		if err := readBill(); err != nil {
+			return nil, nil, err
+		}
+	}
+	bills, _ := rows.result()
+	if len(bills) != 1 || bills[0].CompanyID != k.Auth.CompanyID {
+		return nil, nil, sql.ErrNoRows // removed between the two statements
+	}
+	bill := bills[0]
 	o, err := db.offerAt(ctx, db.reader, offerRead, v, k.Auth.CompanyID, v.id, string(env), v.id)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The billing's configuration is one of its offer's, or none.
-	var pc *parcela.PaymentConfiguration
 	for _, c := range o.PaymentConfigurations {
-		if c.ID == configID {
-			pc = c
+		if c.ID == configID && c.ID == bill.Billing.PaymentConfigurationID {
+			bill.Billing.PaymentConfiguration = c
 		}
 	}
 	o.PaymentConfigurations = nil
-	return o, pc, nil
+	return bill, o, nil
 }
 
 // collectOfferPage runs an offer page's statement, whose rows are lead's

@@ -264,11 +264,11 @@ func TestKeptOfferIsWhatTheWideReadReturns(t *testing.T) {
 			})]
 			want.PaymentConfigurations = nil
 			for range 2 {
-				_, got, pc, err := db.BillOffer(ctx, parcela.Sandbox, bill.ID)
+				read, got, err := db.PayerBill(ctx, parcela.Sandbox, bill.ID, func(parcela.PayerKey) bool { return true })
 				if err != nil {
 					t.Fatalf("%s: checkout read: %v", step, err)
 				}
-				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(pc, wantConfig) {
+				if pc := read.Billing.PaymentConfiguration; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(pc, wantConfig) {
 					t.Fatalf("%s: checkout read\n%+v\n%+v\nwant\n%+v\n%+v", step, got, pc, want, wantConfig)
 				}
 			}

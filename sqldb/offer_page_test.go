@@ -102,7 +102,7 @@ func TestPublicOfferWithAddressAndNoConfigurations(t *testing.T) {
 		if !reflect.DeepEqual(read.Offer.Product.Company, company) {
 			t.Fatalf("the order's company\n%+v\nwant\n%+v", read.Offer.Product.Company, company)
 		}
-		_, offer, _, err := b.db.BillOffer(b.ctx, parcela.Sandbox, o.Billings[0].Bills[0].ID)
+		_, offer, err := b.db.PayerBill(b.ctx, parcela.Sandbox, o.Billings[0].Bills[0].ID, func(parcela.PayerKey) bool { return true })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,9 +112,10 @@ func TestPublicOfferWithAddressAndNoConfigurations(t *testing.T) {
 	})
 }
 
-// A checkout reads the bill's key, its offer and its billing's
-// configuration in one statement.
-func TestBillOfferReadsTheKeyAndTheOffer(t *testing.T) {
+// A checkout reads the bill's key, then, if the key opens, the bill as
+// Bill reads it, its billing's configuration and its offer. A key that
+// does not open is not_found, as an id of another environment is.
+func TestPayerBillReadsTheKeyTheBillAndTheOffer(t *testing.T) {
 	eachCheckout(t, func(t *testing.T, b *checkoutBundle) {
 		o := b.charge(3, parcela.MethodPix)
 		bill := o.Billings[0].Bills[1]
@@ -122,7 +123,12 @@ func TestBillOfferReadsTheKeyAndTheOffer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, offer, pc, err := b.db.BillOffer(b.ctx, parcela.Sandbox, bill.ID)
+		wantBill, _, err := b.db.Bill(b.ctx, b.a, bill.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k parcela.PayerKey
+		got, offer, err := b.db.PayerBill(b.ctx, parcela.Sandbox, bill.ID, func(key parcela.PayerKey) bool { k = key; return true })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,14 +146,39 @@ func TestBillOfferReadsTheKeyAndTheOffer(t *testing.T) {
 		if !reflect.DeepEqual(offer, want) {
 			t.Fatalf("offer\n%+v\nwant\n%+v", offer, want)
 		}
-		if wantConfig == nil || !reflect.DeepEqual(pc, wantConfig) {
-			t.Fatalf("configuration\n%+v\nwant\n%+v", pc, wantConfig)
+		if wantConfig == nil || !reflect.DeepEqual(got.Billing.PaymentConfiguration, wantConfig) {
+			t.Fatalf("configuration\n%+v\nwant\n%+v", got.Billing.PaymentConfiguration, wantConfig)
+		}
+		got.Billing.PaymentConfiguration = nil
+		if !reflect.DeepEqual(got, wantBill) {
+			t.Fatalf("bill\n%+v\nwant\n%+v", got, wantBill)
+		}
+		// The down payment, with its Pix.
+		down := o.Billings[0].Bills[0]
+		if wantBill, _, err = b.db.Bill(b.ctx, b.a, down.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, _, err = b.db.PayerBill(b.ctx, parcela.Sandbox, down.ID, func(parcela.PayerKey) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		got.Billing.PaymentConfiguration = nil
+		if len(got.Payments) == 0 || !reflect.DeepEqual(got, wantBill) {
+			t.Fatalf("down payment\n%+v\nwant\n%+v", got, wantBill)
+		}
+		asked := false
+		got, offer, err = b.db.PayerBill(b.ctx, parcela.Sandbox, bill.ID, func(parcela.PayerKey) bool { asked = true; return false })
+		if parcela.ErrorCode(err) != parcela.ENOTFOUND || !asked || got != nil || offer != nil {
+			t.Errorf("a key that does not open: %v, %v, asked %v, %v; want not_found", got, offer, asked, err)
 		}
 		for _, c := range []struct {
 			env parcela.Environment
 			id  string
 		}{{parcela.Production, bill.ID}, {parcela.Sandbox, parcela.NewID()}} {
-			if _, _, _, err := b.db.BillOffer(b.ctx, c.env, c.id); parcela.ErrorCode(err) != parcela.ENOTFOUND {
+			_, _, err := b.db.PayerBill(b.ctx, c.env, c.id, func(parcela.PayerKey) bool {
+				t.Errorf("%+v: a key asked of a bill not found", c)
+				return true
+			})
+			if parcela.ErrorCode(err) != parcela.ENOTFOUND {
 				t.Errorf("%+v: %v, want not_found", c, err)
 			}
 		}
