@@ -35,6 +35,13 @@ func DefaultListenerLimits() ListenerLimits {
 	}
 }
 
+// MaxHeaderBytes bounds a request's line and headers. A token, an
+// Idempotency-Key of 255 characters and a browser's cookies fit many times
+// over; net/http's own bound (1 MiB) let each of the 1,024 connections of a
+// listener hold a megabyte or more of headers, from a client without a
+// token, for the 5 s it has to send them. Beyond it: 431.
+const MaxHeaderBytes = 64 << 10
+
 // NewHTTPServer returns a server of h with l's timeouts; serve it on
 // LimitListener(ln, l.MaxConnections).
 func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.Server {
@@ -45,7 +52,7 @@ func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.
 		h = withRequestDeadline(h, l.WriteTimeout-l.WriteTimeout/10)
 	}
 	s := &http.Server{Handler: h, ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
-		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, ConnState: connState}
+		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes, ConnState: connState}
 	if logger != nil {
 		s.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	} else {

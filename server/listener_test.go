@@ -190,3 +190,36 @@ func TestListenerIdleConnectionsMakeRoom(t *testing.T) {
 		t.Fatalf("a new client behind two idle keep-alive connections: %v", err)
 	}
 }
+
+// Headers are bounded at MaxHeaderBytes, not net/http's 1 MiB: a request
+// whose headers are over it is answered 431 without reaching a handler,
+// and one with headers of the size a browser sends is served.
+func TestListenerHeaderSizeLimit(t *testing.T) {
+	t.Parallel()
+	addr := serveLimited(t, server.DefaultListenerLimits())
+	get := func(headerBytes int) int {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		go io.WriteString(c, "GET / HTTP/1.1\r\nHost: parcela\r\nCookie: a="+strings.Repeat("a", headerBytes)+"\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("headers of %d bytes: %v", headerBytes, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(16 << 10); code != http.StatusOK {
+		t.Errorf("headers of 16 KiB: %d, want 200", code)
+	}
+	if code := get(server.MaxHeaderBytes + 8<<10); code != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("headers over the limit: %d, want 431", code)
+	}
+	if code := get(512 << 10); code != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("headers of 512 KiB: %d, want 431", code)
+	}
+}
