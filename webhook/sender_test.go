@@ -272,6 +272,29 @@ func TestSendBlocksInternalAddresses(t *testing.T) {
 	}
 }
 
+// The local host written as an address other than 127.0.0.1 is refused
+// when the attempt dials it, not only when a URL is created: the
+// unspecified addresses (0.0.0.0 and [::] connect to this host on Linux), an
+// IPv4-mapped loopback and a URL with userinfo before it. A delivery of a
+// URL stored before the create-time check, or retried after a policy
+// change, meets only the dialer's. No name is used: nothing is looked up.
+func TestSendBlocksLocalHostInEveryLiteral(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
+	u, _ := url.Parse(srv.URL)
+	strict := NewSender(nil, time.Second)
+	for _, host := range []string{"0.0.0.0", "[::]", "[::ffff:127.0.0.1]", "[::ffff:0.0.0.0]", "a@127.0.0.1", "127.0.0.1:" + u.Port() + "@127.0.0.2"} {
+		target := "http://" + host + ":" + u.Port() + "/"
+		res := strict.Send(context.Background(), request(target, newSecret(t)))
+		if res.Outcome != OutcomeBlocked || res.StatusCode != 0 {
+			t.Errorf("%s: %+v, want blocked", target, res)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("handler called %d times", n)
+	}
+}
+
 func TestSendRejectsMalformedRequests(t *testing.T) {
 	var calls atomic.Int32
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
