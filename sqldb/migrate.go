@@ -106,10 +106,31 @@ const migrationAttempts = 3
 // own, so one that PostgreSQL aborted to break a deadlock was rolled back
 // whole, and it is run again: a migration that locks tables instances
 // still serving write to (00023) can meet them in either order.
+//
+// On SQLite nothing serializes two processes migrating one file (migrate
+// beside a starting serve): both read the versions applied, and the second
+// to take the write lock runs again a migration the first committed, which
+// fails on its own SQL and rolls back. A failure after which the database
+// holds more versions than before is taken up from there; a migration that
+// fails by itself fails again with no progress, and its error is returned.
 func migrateUp(ctx context.Context, p *goose.Provider) error {
-	for attempt := 1; ; attempt++ {
-		_, err := p.Up(ctx)
-		if err == nil || attempt == migrationAttempts || classify(err) != transient {
+	deadlocks := 0
+	for {
+		before, _, err := p.GetVersions(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = p.Up(ctx)
+		if err == nil {
+			return nil
+		}
+		if classify(err) == transient {
+			if deadlocks++; deadlocks < migrationAttempts {
+				continue
+			}
+			return err
+		}
+		if after, _, verr := p.GetVersions(ctx); verr != nil || after <= before {
 			return err
 		}
 	}

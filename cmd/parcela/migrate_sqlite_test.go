@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"parcela/sqldb"
+)
+
+// On SQLite nothing serializes the processes that migrate one file
+// (migrate, company, token and demo take no lock and run beside a server,
+// and a server's lock is its own): a release's migrate and its serve
+// started at once on the earlier release's file both read the versions
+// applied, and both apply the first one missing, one after the other. The
+// second, which finds it applied under it and rolled its own attempt back
+// whole, goes on from the version it now finds, where it stopped with that
+// migration's SQL error ("index orders_offer already exists", "no such
+// column: due_hour"), a start failed as if the database were half-migrated.
+func TestConcurrentMigrationsOnSQLite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := tempDSN(t)
+	cli(t, dsn, "migrate")
+	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The file as the release before 00024 left it.
+	var latest int64
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT MAX(version_id) FROM goose_db_version").Scan(&latest); err != nil {
+		t.Fatal(err)
+	}
+	if latest != 24 {
+		t.Fatalf("the test undoes 00024 by hand, and the latest migration is %d: undo that one instead", latest)
+	}
+	if _, err := db.SQLDB().ExecContext(ctx, "DROP INDEX orders_offer; DELETE FROM goose_db_version WHERE version_id = 24"); err != nil {
+		t.Fatal(err)
+	}
+	// Held writing, the file lets every process read its versions and
+	// makes them wait to apply what they found missing, together.
+	conn, err := db.SQLDB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE goose_db_version SET tstamp = tstamp WHERE version_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			errs[i] = run(ctx, []string{"migrate"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &bytes.Buffer{}, &bytes.Buffer{})
+		})
+	}
+	time.Sleep(2 * time.Second)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("process %d: %v", i, err)
+		}
+	}
+	var applied int
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 24").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	var index string
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE name = 'orders_offer'").Scan(&index); err != nil || !strings.Contains(index, "offer_id") {
+		t.Errorf("orders_offer: %q, %v", index, err)
+	}
+	if applied != 1 {
+		t.Errorf("00024 recorded %d times, want once", applied)
+	}
+}
