@@ -2,6 +2,7 @@ package parcela
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 )
@@ -163,18 +164,21 @@ type voidingCards struct {
 	acquirers AcquirersByEnvironment
 }
 
-// Cancel voids req's payment at the provider, then any card approval.
-// Both treat an id they never saw as voided.
+// Cancel voids req's payment at the provider and any card approval. Both
+// treat an id they never saw as voided. The card is voided even when the
+// provider's cancel fails: a card approved just before a crash held the
+// payer's money while the bank, which never saw the card, was down, for
+// as long as the recovery's backoff (up to 6 h). Either failure is
+// returned, so the intent stays voiding and both are asked again.
 func (v voidingCards) Cancel(ctx context.Context, req CancelRequest) error {
+	var errs []error
 	if v.PaymentProvider != nil {
-		if err := v.PaymentProvider.Cancel(ctx, req); err != nil {
-			return err
-		}
+		errs = append(errs, v.PaymentProvider.Cancel(ctx, req))
 	}
 	if a := v.acquirers[req.Environment]; a != nil {
-		return a.Void(ctx, CardVoid{PaymentID: req.PaymentID})
+		errs = append(errs, a.Void(ctx, CardVoid{PaymentID: req.PaymentID}))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Serves is the provider's own answer (issuing is still the provider's).
