@@ -1,9 +1,7 @@
 package sqldb_test
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"parcela"
 	"parcela/sqldb"
@@ -73,15 +71,4 @@ func BenchmarkBillForPayer(b *testing.B) {
 			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// processCPU is the CPU time this process has spent, user and system: the
-// store's cost per operation without the database server's, where ns/op
-// counts PostgreSQL's time and the machine's queueing too.
-func processCPU(b *testing.B) time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
