@@ -23,12 +23,7 @@ func TestExpiryReissueCrashAtEveryStep(t *testing.T) {
 				t.Parallel()
 				r := newRig(t, e)
 				a := r.company("Escola " + sqldbtest.Suffix())
-				bill := r.activeBilling(a, 2).Bills[1]
-				r.at(bill.DueDate.AddDate(0, 0, -5))
-				sweeps := r.app.Sweeps.Only(a.CompanyID)
-				if rep, err := sweeps.IssueDueInstallments(r.ctx); err != nil || rep.Moved != 1 {
-					t.Fatalf("issue: %+v %v", rep, err)
-				}
+				bill, sweeps := r.issuedInstallment(a)
 				issued, _ := r.bill(a, bill.ID)
 				first := issued.Payments[0]
 				r.at(first.ExpiresAt.Add(time.Minute))

@@ -22,23 +22,7 @@ func TestWaiverWhoseClientLeftIssuesItsBoleto(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, e)
 			a := r.company("Escola " + sqldbtest.Suffix())
-			bill := r.activeBilling(a, 2).Bills[1]
-			// Its boleto expires unpaid: the one issued in its place is late,
-			// priced with the penalty a waiver takes back.
-			r.at(bill.DueDate.AddDate(0, 0, -5))
-			sweeps := r.app.Sweeps.Only(a.CompanyID)
-			if rep, err := sweeps.IssueDueInstallments(r.ctx); err != nil || rep.Moved != 1 {
-				t.Fatalf("issue: %+v %v", rep, err)
-			}
-			issued, _ := r.bill(a, bill.ID)
-			r.at(issued.Payments[0].ExpiresAt.Add(time.Minute))
-			if rep, err := sweeps.ExpireDuePayments(r.ctx); err != nil || rep.Moved != 1 {
-				t.Fatalf("expire: %+v %v", rep, err)
-			}
-			late, _ := r.bill(a, bill.ID)
-			if p := late.Payments[len(late.Payments)-1]; p.Status != parcela.PaymentUnpaid || p.AmountCents <= late.AmountCents {
-				t.Fatalf("late boleto %s of %d cents for a bill of %d", p.Status, p.AmountCents, late.AmountCents)
-			}
+			bill, late, _ := r.lateInstallment(a)
 
 			ctx, leave := context.WithCancel(r.ctx)
 			defer leave()
@@ -74,21 +58,7 @@ func TestWaiverCrashBeforeItsBoletoIsIssuedBySweep(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, e)
 			a := r.company("Escola " + sqldbtest.Suffix())
-			bill := r.activeBilling(a, 2).Bills[1]
-			r.at(bill.DueDate.AddDate(0, 0, -5))
-			sweeps := r.app.Sweeps.Only(a.CompanyID)
-			if rep, err := sweeps.IssueDueInstallments(r.ctx); err != nil || rep.Moved != 1 {
-				t.Fatalf("issue: %+v %v", rep, err)
-			}
-			issued, _ := r.bill(a, bill.ID)
-			r.at(issued.Payments[0].ExpiresAt.Add(time.Minute))
-			if rep, err := sweeps.ExpireDuePayments(r.ctx); err != nil || rep.Moved != 1 {
-				t.Fatalf("expire: %+v %v", rep, err)
-			}
-			late, _ := r.bill(a, bill.ID)
-			if p := late.Payments[len(late.Payments)-1]; p.Status != parcela.PaymentUnpaid || p.AmountCents <= late.AmountCents {
-				t.Fatalf("late boleto %s of %d cents for a bill of %d", p.Status, p.AmountCents, late.AmountCents)
-			}
+			bill, late, sweeps := r.lateInstallment(a)
 
 			r.store.crashAfterApply(func(c *parcela.Change) {
 				if len(c.Voids) > 0 {
@@ -122,4 +92,37 @@ func TestWaiverCrashBeforeItsBoletoIsIssuedBySweep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lateInstallment charges a of a billing of two bills and lets its
+// installment's boleto expire unpaid: the one the expiry issues in its
+// place is late, priced with the penalty a waiver takes back. It returns
+// the installment as charged, as it is now, and a's sweeps.
+func (r *lifecycleRig) lateInstallment(a parcela.Auth) (bill, late *parcela.Bill, sweeps *parcela.Sweeps) {
+	r.t.Helper()
+	bill, sweeps = r.issuedInstallment(a)
+	issued, _ := r.bill(a, bill.ID)
+	r.at(issued.Payments[0].ExpiresAt.Add(time.Minute))
+	if rep, err := sweeps.ExpireDuePayments(r.ctx); err != nil || rep.Moved != 1 {
+		r.t.Fatalf("expire: %+v %v", rep, err)
+	}
+	late, _ = r.bill(a, bill.ID)
+	if p := late.Payments[len(late.Payments)-1]; p.Status != parcela.PaymentUnpaid || p.AmountCents <= late.AmountCents {
+		r.t.Fatalf("late boleto %s of %d cents for a bill of %d", p.Status, p.AmountCents, late.AmountCents)
+	}
+	return bill, late, sweeps
+}
+
+// issuedInstallment charges a of a billing of two bills and issues its
+// installment's boleto by the installment sweep, five days before its due
+// date. It returns the installment as charged and a's sweeps.
+func (r *lifecycleRig) issuedInstallment(a parcela.Auth) (*parcela.Bill, *parcela.Sweeps) {
+	r.t.Helper()
+	bill := r.activeBilling(a, 2).Bills[1]
+	r.at(bill.DueDate.AddDate(0, 0, -5))
+	sweeps := r.app.Sweeps.Only(a.CompanyID)
+	if rep, err := sweeps.IssueDueInstallments(r.ctx); err != nil || rep.Moved != 1 {
+		r.t.Fatalf("issue: %+v %v", rep, err)
+	}
+	return bill, sweeps
 }
