@@ -204,7 +204,9 @@ func TestListenerHeaderSizeLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
 		go io.WriteString(c, "GET / HTTP/1.1\r\nHost: parcela\r\nCookie: a="+strings.Repeat("a", headerBytes)+"\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
