@@ -73,13 +73,13 @@ func offerPageQuery(where, offerID string) string {
 
 var (
 	publicOfferRead = newOfferStatements(`co.slug = ? AND o.id = ? AND o.environment = ?`, `?`, 3)
-	// A checkout reads the bill's key, its order's offer as offerRead's
+	// A checkout reads the bill's key and its order's offer as offerRead's
 	// narrow statement does (the offer itself then comes from the cache,
-	// or offerRead), and the configuration of the bill's billing.
-	billOfferQuery = `SELECT b.company_id, b.order_id, b.authentication_code, o.id, co.catalog_version, o.seats_taken, bl.payment_configuration_id
+	// or offerRead); the billing, with its configuration's id, comes with
+	// the bill (PayerBill).
+	billOfferQuery = `SELECT b.company_id, b.order_id, b.authentication_code, o.id, co.catalog_version, o.seats_taken
 		FROM bills b JOIN orders od ON od.id = b.order_id JOIN companies co ON co.id = b.company_id JOIN offers o ON o.company_id = co.id
 		JOIN products p ON p.id = o.product_id AND p.company_id = o.company_id AND p.environment = o.environment
-		JOIN billings bl ON bl.id = b.billing_id
 		WHERE b.id = ? AND b.environment = ? AND o.id = od.offer_id AND o.environment = b.environment`
 )
 
@@ -113,10 +113,9 @@ func (db *DB) PayerBill(ctx context.Context, env parcela.Environment, id string,
 func (db *DB) payerBill(ctx context.Context, env parcela.Environment, id string, opens func(parcela.PayerKey) bool) (*parcela.Bill, *parcela.Offer, error) {
 	k := parcela.PayerKey{Owned: parcela.Owned{ID: id, Auth: parcela.Auth{Environment: env}}}
 	var v offerVersion
-	var configID string
 	p := db.readPipeline()
 	err := p.queryRow(ctx, func(row rowScanner) error {
-		return row.Scan(&k.Auth.CompanyID, &k.OrderID, &k.Code, &v.id, &v.version, &v.taken, &configID)
+		return row.Scan(&k.Auth.CompanyID, &k.OrderID, &k.Code, &v.id, &v.version, &v.taken)
 	}, billOfferQuery, id, string(env))
 	if err != nil {
 		return nil, nil, err
@@ -154,7 +153,7 @@ func (db *DB) payerBill(ctx context.Context, env parcela.Environment, id string,
 	}
 	// The billing's configuration is one of its offer's, or none.
 	for _, c := range o.PaymentConfigurations {
-		if c.ID == configID && c.ID == bill.Billing.PaymentConfigurationID {
+		if c.ID == bill.Billing.PaymentConfigurationID {
 			bill.Billing.PaymentConfiguration = c
 		}
 	}

@@ -78,88 +78,88 @@ func (r *lifecycleRig) recoverIntents(a parcela.Auth) parcela.SweepReport {
 	return rep
 }
 
-// A crash at any step of a charge leaves neither a lost nor a duplicated
-// payment: the recovery sweep voids what was issued and not stored, and
-// the charge, run again, issues exactly one.
-func TestChargeCrashAtEveryStep(t *testing.T) {
+// eachCrashPoint runs fn on each engine at each crash point, in parallel,
+// each with a rig of its own and a company of its own.
+func eachCrashPoint(t *testing.T, fn func(t *testing.T, r *lifecycleRig, a parcela.Auth, cp crashPoint)) {
+	t.Helper()
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
 		for _, cp := range crashPoints {
 			t.Run(string(e)+"/"+cp.name, func(t *testing.T) {
 				t.Parallel()
 				r := newRig(t, e)
-				a := r.company("Escola " + sqldbtest.Suffix())
-				offer, o := r.pendingOrder(a)
-				cp.set(r)
-				if !survive(t, func() { _, _ = r.charge(a, offer, o, parcela.MethodPix, 3) }) {
-					t.Fatal("the charge did not reach the crash")
-				}
-				r.clearHooks()
-				// The intent of a payment not stored is voided; a stored one has none.
-				if rep := r.recoverIntents(a); (rep.Moved == 1) == cp.stored {
-					t.Fatalf("voided %d intents", rep.Moved)
-				}
-				r.ledger.balanced(t, r.db, a)
-
-				_, err := r.charge(a, offer, o, parcela.MethodPix, 3)
-				if cp.stored {
-					if parcela.ErrorCode(err) != parcela.EINVALIDSTATE {
-						t.Fatalf("charging a charged order: %v", err)
-					}
-				} else if err != nil {
-					t.Fatal(err)
-				}
-				got, err := r.db.Order(r.ctx, a, o.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				byBill := r.ledger.balanced(t, r.db, a)
-				if len(got.Billings) != 1 || len(byBill[got.Billings[0].Bills[0].ID]) != 1 || got.Status != parcela.OrderInProgress {
-					t.Fatalf("order %s with %d billings, first bill's live payments %v", got.Status, len(got.Billings), byBill)
-				}
+				fn(t, r, r.company("Escola "+sqldbtest.Suffix()), cp)
 			})
 		}
 	}
 }
 
+// A crash at any step of a charge leaves neither a lost nor a duplicated
+// payment: the recovery sweep voids what was issued and not stored, and
+// the charge, run again, issues exactly one.
+func TestChargeCrashAtEveryStep(t *testing.T) {
+	eachCrashPoint(t, func(t *testing.T, r *lifecycleRig, a parcela.Auth, cp crashPoint) {
+		offer, o := r.pendingOrder(a)
+		cp.set(r)
+		if !survive(t, func() { _, _ = r.charge(a, offer, o, parcela.MethodPix, 3) }) {
+			t.Fatal("the charge did not reach the crash")
+		}
+		r.clearHooks()
+		// The intent of a payment not stored is voided; a stored one has none.
+		if rep := r.recoverIntents(a); (rep.Moved == 1) == cp.stored {
+			t.Fatalf("voided %d intents", rep.Moved)
+		}
+		r.ledger.balanced(t, r.db, a)
+
+		_, err := r.charge(a, offer, o, parcela.MethodPix, 3)
+		if cp.stored {
+			if parcela.ErrorCode(err) != parcela.EINVALIDSTATE {
+				t.Fatalf("charging a charged order: %v", err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.db.Order(r.ctx, a, o.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byBill := r.ledger.balanced(t, r.db, a)
+		if len(got.Billings) != 1 || len(byBill[got.Billings[0].Bills[0].ID]) != 1 || got.Status != parcela.OrderInProgress {
+			t.Fatalf("order %s with %d billings, first bill's live payments %v", got.Status, len(got.Billings), byBill)
+		}
+	})
+}
+
 // The same for the boleto the installment sweep issues.
 func TestInstallmentIssueCrashAtEveryStep(t *testing.T) {
-	t.Parallel()
-	for _, e := range sqldbtest.Engines() {
-		for _, cp := range crashPoints {
-			t.Run(string(e)+"/"+cp.name, func(t *testing.T) {
-				t.Parallel()
-				r := newRig(t, e)
-				a := r.company("Escola " + sqldbtest.Suffix())
-				billing := r.activeBilling(a, 2)
-				bill := billing.Bills[1]
-				r.at(bill.DueDate.AddDate(0, 0, -5))
-				sweeps := r.app.Sweeps.Only(a.CompanyID)
-				cp.set(r)
-				crashed := survive(t, func() {
-					rep, err := sweeps.IssueDueInstallments(r.ctx)
-					// A failed call (no crash yet) is the sweep's failure to report.
-					if err != nil || rep.Moved+len(rep.Failed) != 1 {
-						t.Errorf("sweep %+v %v", rep, err)
-					}
-				})
-				if !crashed {
-					t.Fatal("the sweep did not reach the crash")
-				}
-				r.clearHooks()
-				r.recoverIntents(a)
-				r.ledger.balanced(t, r.db, a)
-				// Past any backoff, the sweep issues what is still missing.
-				r.clock.Advance(time.Hour)
-				if rep, err := sweeps.IssueDueInstallments(r.ctx); err != nil || len(rep.Failed) != 0 || (rep.Moved == 1) == cp.stored {
-					t.Fatalf("issue after the crash: %+v %v", rep, err)
-				}
-				if byBill := r.ledger.balanced(t, r.db, a); len(byBill[bill.ID]) != 1 {
-					t.Fatalf("installment's live payments %v", byBill[bill.ID])
-				}
-			})
+	eachCrashPoint(t, func(t *testing.T, r *lifecycleRig, a parcela.Auth, cp crashPoint) {
+		billing := r.activeBilling(a, 2)
+		bill := billing.Bills[1]
+		r.at(bill.DueDate.AddDate(0, 0, -5))
+		sweeps := r.app.Sweeps.Only(a.CompanyID)
+		cp.set(r)
+		crashed := survive(t, func() {
+			rep, err := sweeps.IssueDueInstallments(r.ctx)
+			// A failed call (no crash yet) is the sweep's failure to report.
+			if err != nil || rep.Moved+len(rep.Failed) != 1 {
+				t.Errorf("sweep %+v %v", rep, err)
+			}
+		})
+		if !crashed {
+			t.Fatal("the sweep did not reach the crash")
 		}
-	}
+		r.clearHooks()
+		r.recoverIntents(a)
+		r.ledger.balanced(t, r.db, a)
+		// Past any backoff, the sweep issues what is still missing.
+		r.clock.Advance(time.Hour)
+		if rep, err := sweeps.IssueDueInstallments(r.ctx); err != nil || len(rep.Failed) != 0 || (rep.Moved == 1) == cp.stored {
+			t.Fatalf("issue after the crash: %+v %v", rep, err)
+		}
+		if byBill := r.ledger.balanced(t, r.db, a); len(byBill[bill.ID]) != 1 {
+			t.Fatalf("installment's live payments %v", byBill[bill.ID])
+		}
+	})
 }
 
 // A provider that fails (before or after it acted) fails the charge with
