@@ -30,12 +30,13 @@ func BenchmarkCheckoutPage(b *testing.B) {
 	benchmarkPage(b, bb, checkout)
 }
 
-// An installment's checkout (boleto only, no card form): the harness's
-// checkout page.
+// An installment's checkout, its down payment paid and its boleto (with a
+// Pix code) issued: boleto only, no card form, the harness's checkout page
+// (its sample is of pending and overdue installments, issued inside the
+// company's window).
 func BenchmarkCheckoutPageInstallment(b *testing.B) {
 	bb := setup(b)
-	bb.buy(b, testFinanced+":pix")
-	second := bb.onlyOrder(b).Billings[0].Bills[1]
+	second, _ := bb.firstInstallmentBoleto(b)
 	benchmarkPage(b, bb, parcela.Links{}.CheckoutURL(second.ID, second.AuthenticationCode))
 }
 

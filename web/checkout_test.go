@@ -225,7 +225,7 @@ func (b *bundle) secondInstallmentByCard(t *testing.T) (*parcela.Bill, string) {
 // firstInstallmentBoleto buys the financed configuration, pays its down
 // payment, and issues installment 1's boleto ten days before its due date,
 // at which it leaves the clock.
-func (b *bundle) firstInstallmentBoleto(t *testing.T) (*parcela.Bill, *parcela.Payment) {
+func (b *bundle) firstInstallmentBoleto(t testing.TB) (*parcela.Bill, *parcela.Payment) {
 	t.Helper()
 	b.buy(t, testFinanced+":pix")
 	o := b.onlyOrder(t)

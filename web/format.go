@@ -142,8 +142,13 @@ func plural(n any, one, many string) (string, error) {
 	default:
 		return "", fmt.Errorf("plural of a %T", n)
 	}
-	if c == 1 {
-		return "1 " + one, nil
+	return pluralOf(c, one, many), nil
+}
+
+// pluralOf writes n with the word that agrees with it: 1 dia, 3 dias.
+func pluralOf(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return strconv.FormatInt(c, 10) + " " + many, nil
+	return strconv.FormatInt(n, 10) + " " + many
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"parcela"
@@ -55,7 +56,7 @@ var knownPalettes = map[string]bool{"default": true, "blue": true, "green": true
 
 var pageNames = []string{"offer", "unavailable", "order", "checkout", "payment", "error"}
 
-func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
+func parsePages() (map[string]*template.Template, *fragments) {
 	frags := &fragments{}
 	funcs := template.FuncMap{
 		"input":                  frags.input,
@@ -70,17 +71,15 @@ func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
 		"states":                 states,
 		"dueDays":                dueDays,
 		"brl":                    brl, "brlCell": brlCell, "date": date, "dateTime": dateTime, "dueWhen": dueWhen, "percent": percent, "cep": formatCEP,
-		"asset":         a.url,
 		"imageURL":      imageURL,
-		"initial":       initial,
 		"methodName":    func(m string) string { return methodNames[m] },
 		"billStatus":    func(s string) string { return billStatus[s] },
 		"paymentStatus": func(s string) string { return paymentStatus[s] },
 		"orderStatus":   func(s string) string { return orderStatus[s] },
-		"linha":         formatLinha,
-		"codeRows":      codeRows,
+		"payBox":        payBox,
+		"billCard":      billCard,
+		"payWays":       payWays,
 		"plural":        plural,
-		"document":      sellerDocument,
 		"field":         field,
 		"deref": func(s *string) string {
 			if s == nil {
@@ -92,31 +91,54 @@ func parsePages(a *assetSet) (map[string]*template.Template, *fragments) {
 	frags.t = template.Must(template.New("parts").Funcs(funcs).ParseFS(templateFS, "templates/parts.html"))
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		pages[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html"))
+		pages[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/parts.html", "templates/"+name+".html"))
 	}
 	return pages, frags
 }
 
 // render writes a page with status, buffered so that a template error
-// becomes a clean 500 rather than half a page.
+// becomes a clean 500 rather than half a page. The layout around the
+// page's content is written in Go (layout.go).
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
 	p.Sandbox = h.d.Environment == parcela.Sandbox
-	var buf bytes.Buffer
-	if err := h.pages[name].ExecuteTemplate(&buf, "layout", p); err != nil {
+	kept := pageBuffers.Get().(*[]byte)
+	defer putPageBuffer(kept)
+	m := markup{b: (*kept)[:0]}
+	h.assets.layoutHead(&m, p)
+	buf := bytes.NewBuffer(m.b)
+	if err := h.pages[name].ExecuteTemplate(buf, "content", p.Content); err != nil {
 		h.logger(r).Error("rendering a page", "page", name, "error", err.Error())
 		if name != "error" {
 			h.renderError(w, r, http.StatusInternalServerError)
 		}
 		return
 	}
+	m.b = buf.Bytes()
+	layoutFoot(&m, p)
+	*kept = m.b
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	// Pages carry personal data and one-time form tokens: never cached.
 	hd.Set("Cache-Control", "no-store")
 	// Its length spares the chunked encoding's extra write.
-	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
+	hd.Set("Content-Length", strconv.Itoa(len(m.b)))
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(m.b)
+}
+
+// pageBuffers keeps the buffers pages are written in: a page is 2 to 30
+// KB, and a new buffer each time was zeroed and grown.
+var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// putPageBuffer keeps b for the next page unless it grew past any usual
+// page. What it held is written over, never read: the next page starts
+// it at length 0.
+func putPageBuffer(b *[]byte) {
+	if cap(*b) > 256<<10 {
+		return
+	}
+	*b = (*b)[:0]
+	pageBuffers.Put(b)
 }
 
 // errorPage is the content of a page that has nothing but a message.

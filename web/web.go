@@ -101,7 +101,7 @@ func New(d Deps) *Handler {
 		orders:      newOrderLimits(d.OrdersPerHour, d.Environment, d.Clock, d.OrderCounter),
 		mux:         http.NewServeMux(),
 	}
-	h.pages, h.frags = parsePages(h.assets)
+	h.pages, h.frags = parsePages()
 	h.routes()
 	h.served = h.base(h.mux)
 	return h
