@@ -120,8 +120,8 @@ func wayForm(m *markup, v checkoutPage, action, button, hint string) {
 	m.raw("\">\n    <input type=\"hidden\" name=\"nonce\" value=\"")
 	m.text(v.Token.Nonce)
 	m.raw("\">\n    <button type=\"submit\" class=\"button secondary\">")
-	m.raw(button)
+	m.text(button)
 	m.raw("</button>\n    <p class=\"hint\">")
-	m.raw(hint)
+	m.text(hint)
 	m.raw("</p>\n  </form>")
 }

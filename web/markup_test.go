@@ -2,9 +2,14 @@ package web
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"html/template"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +185,56 @@ func TestCheckoutPartsWriteWhatTheirTemplatesWrote(t *testing.T) {
 				t.Fatalf("%s %d, %+v:\n got %q\nwant %q", name, i, v, got, want.String())
 			}
 		}
+	}
+}
+
+// markup.raw writes its argument unescaped, so it takes only literals:
+// every call in the package's code has a string literal, or literals
+// joined with +, for its argument. A value passed to raw would skip the
+// escaping the comparisons above hold the parts to.
+func TestMarkupRawTakesOnlyLiterals(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var literal func(ast.Expr) bool
+	literal = func(e ast.Expr) bool {
+		switch e := e.(type) {
+		case *ast.BasicLit:
+			return e.Kind == token.STRING
+		case *ast.BinaryExpr:
+			return e.Op == token.ADD && literal(e.X) && literal(e.Y)
+		case *ast.ParenExpr:
+			return literal(e.X)
+		}
+		return false
+	}
+	calls := 0
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "raw" {
+				calls++
+				if len(call.Args) != 1 || !literal(call.Args[0]) {
+					t.Errorf("%s: raw is given something other than a literal", fset.Position(call.Pos()))
+				}
+			}
+			return true
+		})
+	}
+	if calls < 50 {
+		t.Fatalf("found %d calls of raw: the parts are not where this test looks", calls)
 	}
 }
