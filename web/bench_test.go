@@ -52,3 +52,11 @@ func benchmarkPage(b *testing.B, bb *bundle, path string) {
 		}
 	}
 }
+
+// A financed order's page right after its purchase by Pix: the down
+// payment's box and the twelve bills' table. A buyer waiting on it has
+// its script fetch it again every few seconds until the Pix is paid.
+func BenchmarkOrderPage(b *testing.B) {
+	bb := setup(b)
+	benchmarkPage(b, bb, bb.buy(b, testFinanced+":pix"))
+}

@@ -238,3 +238,42 @@ func TestMarkupRawTakesOnlyLiterals(t *testing.T) {
 		t.Fatalf("found %d calls of raw: the parts are not where this test looks", calls)
 	}
 }
+
+// The order page's bill rows written in Go (order_rows.go) write what the
+// template kept in testdata/order-rows.html wrote: rows linked or not,
+// paid or not, due at a day's end or at an instant, and values no bill
+// holds.
+func TestBillRowsWriteWhatTheirTemplateWrote(t *testing.T) {
+	t.Parallel()
+	ref := template.Must(template.New("ref").Funcs(template.FuncMap{
+		"dueWhen": dueWhen, "brlCell": brlCell, "date": date,
+	}).ParseFiles("testdata/order-rows.html"))
+
+	day := time.Date(2027, time.December, 31, 0, 0, 0, 0, parcela.SaoPaulo)
+	texts := []string{"", "Parcela 11 de 11", `<b>"x"&'y'+z</b>`, "nul\x00", "\xff", "Pago"}
+	urls := []string{"", "/checkout/bills/b1?code=C-1", "/x?a=1&b=<2>", "javascript:x", "/%4"}
+	cents := []int64{0, 1, 99999999999, -7, math.MaxInt64, math.MinInt64 + 1}
+	times := []time.Time{{}, day, parcela.EndOfDay(day), day.Add(25 * time.Hour), time.Date(2028, time.February, 29, 2, 59, 0, 0, time.UTC)}
+	rng := rand.New(rand.NewPCG(18, 2029))
+	pick := func(n int) int { return rng.IntN(n) }
+	for i := range 5000 {
+		rows := make([]billRow, pick(14))
+		for j := range rows {
+			due := times[pick(len(times))]
+			rows[j] = billRow{Label: texts[pick(len(texts))], DueDate: due, EffectiveDueDate: []time.Time{due, times[pick(len(times))]}[pick(2)],
+				AmountCents: cents[pick(len(cents))], StatusLabel: texts[pick(len(texts))], Class: texts[pick(len(texts))],
+				CheckoutURL: urls[pick(len(urls))]}
+			if pick(2) == 0 {
+				paid := times[pick(len(times))]
+				rows[j].PaidAt = &paid
+			}
+		}
+		var want bytes.Buffer
+		if err := ref.ExecuteTemplate(&want, "rows", struct{ Bills []billRow }{rows}); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(billRows(rows)); got != want.String() {
+			t.Fatalf("rows %d, %+v:\n got %q\nwant %q", i, rows, got, want.String())
+		}
+	}
+}

@@ -79,6 +79,7 @@ func parsePages() (map[string]*template.Template, *fragments) {
 		"payBox":        payBox,
 		"billCard":      billCard,
 		"payWays":       payWays,
+		"billRows":      billRows,
 		"plural":        plural,
 		"field":         field,
 		"deref": func(s *string) string {
