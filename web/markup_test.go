@@ -54,13 +54,7 @@ func TestPayBoxWritesWhatItsTemplateWrote(t *testing.T) {
 		if pick(2) == 0 {
 			v.DueCents = v.AmountCents
 		}
-		var want bytes.Buffer
-		if err := ref.ExecuteTemplate(&want, "pay-box", v); err != nil {
-			t.Fatal(err)
-		}
-		if got := string(payBox(v)); got != want.String() {
-			t.Fatalf("box %d, %+v:\n got %q\nwant %q", i, v, got, want.String())
-		}
+		sameAsTemplate(t, ref, "pay-box", v, string(payBox(v)), i)
 	}
 }
 
@@ -118,19 +112,13 @@ func TestLayoutWritesWhatItsTemplateWrote(t *testing.T) {
 			p.Company = &parcela.Company{Name: texts[pick(len(texts))], Logo: logos[pick(len(logos))],
 				Document: docs[pick(len(docs))], Palette: palettes[pick(len(palettes))], Dark: pick(2) == 0}
 		}
-		var want bytes.Buffer
-		if err := ref.ExecuteTemplate(&want, "layout", p); err != nil {
-			t.Fatal(err)
-		}
 		var m markup
 		a.layoutHead(&m, p)
 		m.raw("<p>")
 		m.text(p.Content.(string))
 		m.raw("</p>")
 		layoutFoot(&m, p)
-		if string(m.b) != want.String() {
-			t.Fatalf("page %d, %+v %+v:\n got %q\nwant %q", i, p, p.Company, m.b, want.String())
-		}
+		sameAsTemplate(t, ref, "layout", p, string(m.b), i)
 	}
 }
 
@@ -177,13 +165,7 @@ func TestCheckoutPartsWriteWhatTheirTemplatesWrote(t *testing.T) {
 			}
 		}
 		for name, got := range map[string]template.HTML{"bill-card": billCard(v), "ways": payWays(v)} {
-			var want bytes.Buffer
-			if err := ref.ExecuteTemplate(&want, name, v); err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != want.String() {
-				t.Fatalf("%s %d, %+v:\n got %q\nwant %q", name, i, v, got, want.String())
-			}
+			sameAsTemplate(t, ref, name, v, string(got), i)
 		}
 	}
 }
@@ -268,12 +250,19 @@ func TestBillRowsWriteWhatTheirTemplateWrote(t *testing.T) {
 				rows[j].PaidAt = &paid
 			}
 		}
-		var want bytes.Buffer
-		if err := ref.ExecuteTemplate(&want, "rows", struct{ Bills []billRow }{rows}); err != nil {
-			t.Fatal(err)
-		}
-		if got := string(billRows(rows)); got != want.String() {
-			t.Fatalf("rows %d, %+v:\n got %q\nwant %q", i, rows, got, want.String())
-		}
+		sameAsTemplate(t, ref, "rows", struct{ Bills []billRow }{rows}, string(billRows(rows)), i)
+	}
+}
+
+// sameAsTemplate fails the test unless got, the Go-written part for the
+// i-th generated data, is the bytes ref's template name writes for data.
+func sameAsTemplate(t *testing.T, ref *template.Template, name string, data any, got string, i int) {
+	t.Helper()
+	var want bytes.Buffer
+	if err := ref.ExecuteTemplate(&want, name, data); err != nil {
+		t.Fatal(err)
+	}
+	if got != want.String() {
+		t.Fatalf("%s %d, %+v:\n got %q\nwant %q", name, i, data, got, want.String())
 	}
 }
