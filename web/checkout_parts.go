@@ -19,25 +19,17 @@ func billCard(v checkoutPage) template.HTML {
 	m := markup{b: make([]byte, 0, 1536)}
 	m.raw("<section class=\"card bill-card\">")
 	if v.Product != nil {
-		m.raw("<p class=\"eyebrow\">")
-		m.text(v.Product.Name)
-		m.raw("</p>")
+		m.textIn("<p class=\"eyebrow\">", v.Product.Name, "</p>")
 	}
-	m.raw("\n  <h1>")
-	m.text(v.Label)
-	m.raw("</h1>\n  <dl class=\"facts\">\n    <div><dt>Vencimento</dt><dd>")
+	m.textIn("\n  <h1>", v.Label, "</h1>\n  <dl class=\"facts\">\n    <div><dt>Vencimento</dt><dd>")
 	m.text(dueWhen(v.Bill.DueDate, v.Bill.EffectiveDueDate))
 	m.raw("</dd></div>")
 	if !v.PayableUntil.IsZero() {
-		m.raw("\n    <div><dt>")
-		m.text(v.PayableLabel)
-		m.raw("</dt><dd>")
+		m.textIn("\n    <div><dt>", v.PayableLabel, "</dt><dd>")
 		m.text(date(v.PayableUntil))
 		m.raw(" (próximo dia útil)</dd></div>")
 	}
-	m.raw("\n    <div><dt>Situação</dt><dd><span class=\"badge ")
-	m.text(v.Class)
-	m.raw("\">")
+	m.textIn("\n    <div><dt>Situação</dt><dd><span class=\"badge ", v.Class, "\">")
 	m.text(v.Status)
 	m.raw("</span></dd></div>\n  </dl>")
 	if v.OrderURL != "" {
@@ -60,27 +52,17 @@ func amountTable(m *markup, v checkoutPage) {
 	m.text(brl(v.Bill.AmountCents))
 	m.raw("</td></tr>")
 	if v.Penalty.FineCents != 0 {
-		m.raw("<tr><th scope=\"row\">Multa por atraso</th><td class=\"num\">")
-		m.text(brl(v.Penalty.FineCents))
-		m.raw("</td></tr>")
+		m.textIn("<tr><th scope=\"row\">Multa por atraso</th><td class=\"num\">", brl(v.Penalty.FineCents), "</td></tr>")
 	}
 	if v.Penalty.InterestCents != 0 {
-		m.raw("<tr><th scope=\"row\">Juros de ")
-		m.text(pluralOf(v.Penalty.DaysLate, "dia", "dias"))
-		m.raw(" desde ")
+		m.textIn("<tr><th scope=\"row\">Juros de ", pluralOf(v.Penalty.DaysLate, "dia", "dias"), " desde ")
 		m.text(date(v.LateSince))
-		m.raw("</th><td class=\"num\">")
-		m.text(brl(v.Penalty.InterestCents))
-		m.raw("</td></tr>")
+		m.textIn("</th><td class=\"num\">", brl(v.Penalty.InterestCents), "</td></tr>")
 	}
 	if v.Received != 0 {
-		m.raw("<tr><th scope=\"row\">Já recebido</th><td class=\"num\">−")
-		m.text(brl(v.Received))
-		m.raw("</td></tr>")
+		m.textIn("<tr><th scope=\"row\">Já recebido</th><td class=\"num\">−", brl(v.Received), "</td></tr>")
 	}
-	m.raw("\n    </tbody>\n    <tfoot><tr><th scope=\"row\">Total</th><td class=\"num total\">")
-	m.text(brl(v.Current))
-	m.raw("</td></tr></tfoot>\n  </table>")
+	m.textIn("\n    </tbody>\n    <tfoot><tr><th scope=\"row\">Total</th><td class=\"num total\">", brl(v.Current), "</td></tr></tfoot>\n  </table>")
 }
 
 // payWays is the forms that issue a Pix or a boleto for the bill, when
@@ -107,21 +89,13 @@ func payWays(v checkoutPage) template.HTML {
 func wayForm(m *markup, v checkoutPage, action, button, hint string) {
 	m.raw("\n  <form method=\"post\" action=\"")
 	m.url(action)
-	m.raw("\" class=\"way\">\n    <input type=\"hidden\" name=\"code\" value=\"")
-	m.text(v.Code)
-	m.raw("\">")
+	m.textIn("\" class=\"way\">\n    <input type=\"hidden\" name=\"code\" value=\"", v.Code, "\">")
 	if v.OrderCode != "" {
-		m.raw("<input type=\"hidden\" name=\"order_code\" value=\"")
-		m.text(v.OrderCode)
-		m.raw("\">")
+		m.textIn("<input type=\"hidden\" name=\"order_code\" value=\"", v.OrderCode, "\">")
 	}
-	m.raw("\n    <input type=\"hidden\" name=\"csrf\" value=\"")
-	m.text(v.Token.Token)
-	m.raw("\">\n    <input type=\"hidden\" name=\"nonce\" value=\"")
+	m.textIn("\n    <input type=\"hidden\" name=\"csrf\" value=\"", v.Token.Token, "\">\n    <input type=\"hidden\" name=\"nonce\" value=\"")
 	m.text(v.Token.Nonce)
-	m.raw("\">\n    <button type=\"submit\" class=\"button secondary\">")
-	m.text(button)
-	m.raw("</button>\n    <p class=\"hint\">")
+	m.textIn("\">\n    <button type=\"submit\" class=\"button secondary\">", button, "</button>\n    <p class=\"hint\">")
 	m.text(hint)
 	m.raw("</p>\n  </form>")
 }

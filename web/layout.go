@@ -24,9 +24,7 @@ func (a *assetSet) layoutHead(m *markup, p page) {
 		m.int(p.MetaRefresh())
 		m.raw("\"></noscript>")
 	}
-	m.raw("\n</head>\n<body class=\"")
-	m.text(p.Theme())
-	m.raw("\" data-state=\"")
+	m.textIn("\n</head>\n<body class=\"", p.Theme(), "\" data-state=\"")
 	m.text(p.State)
 	m.raw("\"")
 	if p.Refresh != 0 {
@@ -45,13 +43,9 @@ func (a *assetSet) layoutHead(m *markup, p page) {
 			m.url(logo)
 			m.raw("\" alt=\"\" width=\"40\" height=\"40\">")
 		} else {
-			m.raw("<span class=\"logo logo-initial\" aria-hidden=\"true\">")
-			m.text(initial(c.Name))
-			m.raw("</span>")
+			m.textIn("<span class=\"logo logo-initial\" aria-hidden=\"true\">", initial(c.Name), "</span>")
 		}
-		m.raw("\n    <span class=\"company-name\">")
-		m.text(c.Name)
-		m.raw("</span>")
+		m.textIn("\n    <span class=\"company-name\">", c.Name, "</span>")
 	} else {
 		m.raw("\n    <span class=\"company-name\">Pagamento</span>")
 	}

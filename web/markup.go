@@ -16,7 +16,7 @@ import (
 // the part reads the same either way; a test renders both and compares
 // them byte for byte. Literal markup goes in as written: only literals
 // from this package's code, never a value (TestMarkupRawTakesOnlyLiterals
-// holds every call of raw to a string literal).
+// holds raw's and textIn's markup to string literals).
 type markup struct{ b []byte }
 
 // raw appends literal markup.
@@ -99,4 +99,12 @@ func urlKept(u string, i int) bool {
 
 func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// textIn appends s escaped between two pieces of literal markup: the
+// commonest step of a part, an element's or an attribute's value.
+func (m *markup) textIn(before, s, after string) {
+	m.raw(before)
+	m.text(s)
+	m.raw(after)
 }

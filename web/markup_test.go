@@ -170,10 +170,10 @@ func TestCheckoutPartsWriteWhatTheirTemplatesWrote(t *testing.T) {
 	}
 }
 
-// markup.raw writes its argument unescaped, so it takes only literals:
-// every call in the package's code has a string literal, or literals
-// joined with +, for its argument. A value passed to raw would skip the
-// escaping the comparisons above hold the parts to.
+// markup.raw, and textIn around its value, write unescaped, so they take
+// only literals: every such argument in the package's code is a string
+// literal, or literals joined with +. A value written unescaped would skip
+// the escaping the comparisons above hold the parts to.
 func TestMarkupRawTakesOnlyLiterals(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
@@ -203,14 +203,30 @@ func TestMarkupRawTakesOnlyLiterals(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			if fn, ok := n.(*ast.FuncDecl); ok && fn.Name.Name == "textIn" {
+				return false // its raw calls write the literals its callers give it
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
 			}
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "raw" {
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			var unescaped []ast.Expr // the arguments written as they are
+			switch {
+			case sel.Sel.Name == "raw" && len(call.Args) == 1:
+				unescaped = call.Args
+			case sel.Sel.Name == "textIn" && len(call.Args) == 3:
+				unescaped = []ast.Expr{call.Args[0], call.Args[2]}
+			case sel.Sel.Name == "raw" || sel.Sel.Name == "textIn":
+				t.Errorf("%s: %s with %d arguments", fset.Position(call.Pos()), sel.Sel.Name, len(call.Args))
+			}
+			for _, arg := range unescaped {
 				calls++
-				if len(call.Args) != 1 || !literal(call.Args[0]) {
-					t.Errorf("%s: raw is given something other than a literal", fset.Position(call.Pos()))
+				if !literal(arg) {
+					t.Errorf("%s: %s writes unescaped something other than a literal", fset.Position(arg.Pos()), sel.Sel.Name)
 				}
 			}
 			return true

@@ -18,22 +18,16 @@ func billRows(rows []billRow) template.HTML {
 		if r.CheckoutURL != "" {
 			m.raw("<a href=\"")
 			m.url(r.CheckoutURL)
-			m.raw("\">")
-			m.text(r.Label)
-			m.raw("</a>")
+			m.textIn("\">", r.Label, "</a>")
 		} else {
 			m.text(r.Label)
 		}
 		// On a phone the date and the status go under the label: four
 		// columns do not fit.
 		due := dueWhen(r.DueDate, r.EffectiveDueDate)
-		m.raw("\n          <span class=\"narrowest-only\"><br>")
-		m.text(due)
-		m.raw("</span>\n          <span class=\"narrow-only\"><br>")
+		m.textIn("\n          <span class=\"narrowest-only\"><br>", due, "</span>\n          <span class=\"narrow-only\"><br>")
 		statusBadge(&m, r)
-		m.raw("</span></td>\n        <td class=\"date-column\">")
-		m.text(due)
-		m.raw("</td>\n        <td class=\"num\">")
+		m.textIn("</span></td>\n        <td class=\"date-column\">", due, "</td>\n        <td class=\"num\">")
 		m.text(brlCell(r.AmountCents))
 		m.raw("</td>\n        <td class=\"wide-only\">")
 		statusBadge(&m, r)
@@ -44,14 +38,10 @@ func billRows(rows []billRow) template.HTML {
 
 // statusBadge is a bill's status badge, and when it was paid.
 func statusBadge(m *markup, r billRow) {
-	m.raw("<span class=\"badge ")
-	m.text(r.Class)
-	m.raw("\">")
+	m.textIn("<span class=\"badge ", r.Class, "\">")
 	m.text(r.StatusLabel)
 	m.raw("</span>")
 	if r.PaidAt != nil {
-		m.raw(" <span class=\"paid-at\">em ")
-		m.text(date(*r.PaidAt))
-		m.raw("</span>")
+		m.textIn(" <span class=\"paid-at\">em ", date(*r.PaidAt), "</span>")
 	}
 }

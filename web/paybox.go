@@ -19,9 +19,7 @@ func payBox(v payView) template.HTML {
 	default:
 		m.raw("Pagamento com boleto")
 	}
-	m.raw("\">\n  <p class=\"pay-amount\">")
-	m.text(brl(v.ShownCents()))
-	m.raw("</p>")
+	m.textIn("\">\n  <p class=\"pay-amount\">", brl(v.ShownCents()), "</p>")
 	payNotes(&m, v)
 	if v.PixCode != "" {
 		payPix(&m, v)
@@ -37,13 +35,9 @@ func payBox(v payView) template.HTML {
 // fine and interest, or what the code already received.
 func payNotes(m *markup, v payView) {
 	if v.Late() && v.PixCode == "" {
-		m.raw("\n  <p class=\"pay-note\">Este boleto venceu em ")
-		m.text(date(v.DueDate))
-		m.raw(": se pago hoje, o banco acrescenta a multa e os juros por atraso, ")
+		m.textIn("\n  <p class=\"pay-note\">Este boleto venceu em ", date(v.DueDate), ": se pago hoje, o banco acrescenta a multa e os juros por atraso, ")
 		if v.ReceivedCents != 0 {
-			m.raw("e falta pagar ")
-			m.text(brl(v.LateCents))
-			m.raw(" (ele já recebeu ")
+			m.textIn("e falta pagar ", brl(v.LateCents), " (ele já recebeu ")
 			m.text(brl(v.ReceivedCents))
 			m.raw(").")
 		} else {
@@ -60,18 +54,12 @@ func payNotes(m *markup, v payView) {
 			m.raw(" e já recebeu ")
 			m.text(brl(v.ReceivedCents))
 		}
-		m.raw(": falta pagar ")
-		m.text(brl(v.DueCents))
-		m.raw(". Se o seu banco cobrar o valor do código, o que passar do devido fica registrado para devolução.</p>")
+		m.textIn(": falta pagar ", brl(v.DueCents), ". Se o seu banco cobrar o valor do código, o que passar do devido fica registrado para devolução.</p>")
 	}
 	if v.Late() {
-		m.raw("\n  <p class=\"pay-note\">Pelo Pix, ")
-		m.text(brl(v.DueCents))
-		m.raw(". O boleto venceu em ")
+		m.textIn("\n  <p class=\"pay-note\">Pelo Pix, ", brl(v.DueCents), ". O boleto venceu em ")
 		m.text(date(v.DueDate))
-		m.raw(": pelo código de barras, se pago hoje, o banco acrescenta a multa e os juros por atraso, ")
-		m.text(brl(v.LateCents))
-		m.raw(" no total.</p>")
+		m.textIn(": pelo código de barras, se pago hoje, o banco acrescenta a multa e os juros por atraso, ", brl(v.LateCents), " no total.</p>")
 	}
 }
 
@@ -86,23 +74,15 @@ func payPix(m *markup, v payView) {
 		"      <li>Abra o app do seu banco e escolha pagar com Pix.</li>\n" +
 		"      <li>Leia o QR Code ou cole o código abaixo.</li>\n    </ol>\n    <label for=\"pix-")
 	m.text(v.ID)
-	m.raw("\">Pix copia e cola</label>\n    <textarea id=\"pix-")
-	m.text(v.ID)
-	m.raw("\" class=\"code\" rows=\"")
+	m.textIn("\">Pix copia e cola</label>\n    <textarea id=\"pix-", v.ID, "\" class=\"code\" rows=\"")
 	m.int(codeRows(v.PixCode))
-	m.raw("\" readonly>")
-	m.text(v.PixCode)
-	m.raw("</textarea>\n    <button type=\"button\" class=\"button secondary js-only\" data-copy=\"pix-")
+	m.textIn("\" readonly>", v.PixCode, "</textarea>\n    <button type=\"button\" class=\"button secondary js-only\" data-copy=\"pix-")
 	m.text(v.ID)
 	m.raw("\">Copiar código Pix</button>")
 	if v.Method == "pix" {
-		m.raw("\n    <p class=\"time-left\">Expira em <strong data-expires-at=\"")
-		m.text(v.ExpiresAtISO())
-		m.raw("\" data-now=\"")
+		m.textIn("\n    <p class=\"time-left\">Expira em <strong data-expires-at=\"", v.ExpiresAtISO(), "\" data-now=\"")
 		m.text(v.NowISO())
-		m.raw("\">")
-		m.text(v.TimeLeft)
-		m.raw("</strong> (")
+		m.textIn("\">", v.TimeLeft, "</strong> (")
 		m.text(dateTime(v.LastPayable()))
 		m.raw(").</p>")
 	}
@@ -115,17 +95,11 @@ func payBoleto(m *markup, v payView) {
 	linha := formatLinha(v.Linha)
 	m.raw("\n  <div class=\"boleto\">\n    <h3>Boleto</h3>\n    <img class=\"barcode\" src=\"")
 	m.url(v.BarcodeImage)
-	m.raw("\" alt=\"Código de barras do boleto\" width=\"410\" height=\"50\">\n    <label for=\"linha-")
-	m.text(v.ID)
-	m.raw("\">Linha digitável</label>\n    <textarea id=\"linha-")
+	m.textIn("\" alt=\"Código de barras do boleto\" width=\"410\" height=\"50\">\n    <label for=\"linha-", v.ID, "\">Linha digitável</label>\n    <textarea id=\"linha-")
 	m.text(v.ID)
 	m.raw("\" class=\"code linha\" rows=\"")
 	m.int(codeRows(linha))
-	m.raw("\" readonly>")
-	m.text(linha)
-	m.raw("</textarea>\n    <button type=\"button\" class=\"button secondary js-only\" data-copy=\"linha-")
+	m.textIn("\" readonly>", linha, "</textarea>\n    <button type=\"button\" class=\"button secondary js-only\" data-copy=\"linha-")
 	m.text(v.ID)
-	m.raw("\">Copiar linha digitável</button>\n    <p class=\"time-left\">Vencimento: <strong>")
-	m.text(date(v.DueDate))
-	m.raw("</strong>. Pague no app do banco, internet banking ou lotérica.</p>\n  </div>")
+	m.textIn("\">Copiar linha digitável</button>\n    <p class=\"time-left\">Vencimento: <strong>", date(v.DueDate), "</strong>. Pague no app do banco, internet banking ou lotérica.</p>\n  </div>")
 }
