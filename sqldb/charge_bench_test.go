@@ -18,9 +18,11 @@ func BenchmarkCharge(b *testing.B) {
 				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`)); err != nil {
 				b.Fatal(err)
 			}
+			start := sqldb.ProcessCPU(b)
 			for b.Loop() {
 				chargedOrder(b, app, a, offer)
 			}
+			b.ReportMetric(float64(sqldb.ProcessCPU(b)-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -62,13 +64,13 @@ func BenchmarkBillForPayer(b *testing.B) {
 		b.Run(string(e), func(b *testing.B) {
 			_, app, a, offer := chargeSetup(b, e)
 			bill := chargedOrder(b, app, a, offer).Billings[0].Bills[1]
-			start := processCPU(b)
+			start := sqldb.ProcessCPU(b)
 			for b.Loop() {
 				if _, _, err := app.Checkout.BillForPayer(b.Context(), parcela.Sandbox, bill.ID, bill.AuthenticationCode); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(sqldb.ProcessCPU(b)-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sqldb_test
+package sqldb
 
 import (
 	"syscall"
@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time this process has spent, user and system: the
+// ProcessCPU is the CPU time this process has spent, user and system: the
 // store's cost per operation without the database server's, where ns/op
 // counts PostgreSQL's time and the machine's queueing too.
-func processCPU(b *testing.B) time.Duration {
+func ProcessCPU(b *testing.B) time.Duration {
 	var u syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
 		b.Fatal(err)

@@ -212,7 +212,7 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 	// temporary file inside the writer's transaction.
 	n := sqliteReaders()
 	PrepareSQLite()
-	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(" + strconv.Itoa(walLimit) + ")&_txlock=immediate", d: cachingDriver{&sqlite.Driver{}}})
+	write := sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(" + strconv.Itoa(walLimit) + ")&_txlock=immediate" + logVFSFor(synchronous), d: cachingDriver{&sqlite.Driver{}}})
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
