@@ -144,11 +144,9 @@ func logOpen(tls *libc.TLS, _, zName, pFile uintptr, flags int32, pOutFlags uint
 		logVFS.psow[libc.GoString(zName)] = psow
 		wrap, ok := logVFS.dbMethods[own]
 		if !ok {
-			if wrap = libc.Xmalloc(tls, types.Size_t(unsafe.Sizeof(sqlite3.Tsqlite3_io_methods{}))); wrap == 0 {
+			if wrap = wrapMethods(tls, own, func(m *sqlite3.Tsqlite3_io_methods) { m.FxFileControl = cFunc(dbFileControl) }); wrap == 0 {
 				return sqlite3.SQLITE_NOMEM
 			}
-			*ioMethods(wrap) = *ioMethods(own)
-			ioMethods(wrap).FxFileControl = cFunc(dbFileControl)
 			logVFS.dbMethods[own], logVFS.dbOwn[wrap] = wrap, own
 		}
 		(*sqlite3.Tsqlite3_file)(cPtr(pFile)).FpMethods = wrap
@@ -168,18 +166,9 @@ func logOpen(tls *libc.TLS, _, zName, pFile uintptr, flags int32, pOutFlags uint
 	}
 	wrap, ok := logVFS.methods[own]
 	if !ok {
-		wrap = libc.Xmalloc(tls, types.Size_t(unsafe.Sizeof(sqlite3.Tsqlite3_io_methods{})))
-		if wrap == 0 {
+		if wrap = wrapMethods(tls, own, wrapLog); wrap == 0 {
 			libc.Xfree(tls, buf)
 			return rc
-		}
-		m := ioMethods(wrap)
-		*m = *ioMethods(own)
-		m.FxClose, m.FxRead, m.FxWrite = cFunc(logClose), cFunc(logRead), cFunc(logWrite)
-		m.FxTruncate, m.FxSync, m.FxFileSize = cFunc(logTruncate), cFunc(logSync), cFunc(logFileSize)
-		m.FxFileControl = cFunc(logFileControl)
-		if m.FiVersion >= 3 && m.FxFetch != 0 {
-			m.FxFetch = cFunc(logFetch)
 		}
 		logVFS.methods[own] = wrap
 	}
@@ -231,10 +220,39 @@ func sqliteString(tls *libc.TLS, s string) uintptr {
 	return p
 }
 
+// wrapMethods is a copy of the io methods at own, in SQLite's memory,
+// changed by edit; 0 if it could not be allocated. Kept for the process.
+func wrapMethods(tls *libc.TLS, own uintptr, edit func(*sqlite3.Tsqlite3_io_methods)) uintptr {
+	wrap := libc.Xmalloc(tls, types.Size_t(unsafe.Sizeof(sqlite3.Tsqlite3_io_methods{})))
+	if wrap != 0 {
+		*ioMethods(wrap) = *ioMethods(own)
+		edit(ioMethods(wrap))
+	}
+	return wrap
+}
+
+// wrapLog gives a log file the methods that gather its writes and write
+// them out before any other call.
+func wrapLog(m *sqlite3.Tsqlite3_io_methods) {
+	m.FxClose, m.FxRead, m.FxWrite = cFunc(logClose), cFunc(logRead), cFunc(logWrite)
+	m.FxTruncate, m.FxSync, m.FxFileSize = cFunc(logTruncate), cFunc(logSync), cFunc(logFileSize)
+	m.FxFileControl = cFunc(logFileControl)
+	if m.FiVersion >= 3 && m.FxFetch != 0 {
+		m.FxFetch = cFunc(logFetch)
+	}
+}
+
 func logFileOf(pFile uintptr) *logFile {
 	logVFS.mu.Lock()
 	defer logVFS.mu.Unlock()
 	return logVFS.files[pFile]
+}
+
+// flushed is the log file at pFile with its buffer written out, and the
+// write's result.
+func flushed(tls *libc.TLS, pFile uintptr) (*logFile, int32) {
+	f := logFileOf(pFile)
+	return f, f.flush(tls, pFile)
 }
 
 // flush writes what the buffer holds. The buffer is emptied even when the
@@ -276,48 +294,48 @@ func logWrite(tls *libc.TLS, pFile, pBuf uintptr, amt int32, off int64) int32 {
 }
 
 func logRead(tls *libc.TLS, pFile, pBuf uintptr, amt int32, off int64) int32 {
-	f := logFileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](ioMethods(f.base).FxRead)(tls, pFile, pBuf, amt, off)
 }
 
 func logTruncate(tls *libc.TLS, pFile uintptr, size int64) int32 {
-	f := logFileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int64) int32](ioMethods(f.base).FxTruncate)(tls, pFile, size)
 }
 
 func logSync(tls *libc.TLS, pFile uintptr, flags int32) int32 {
-	f := logFileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int32) int32](ioMethods(f.base).FxSync)(tls, pFile, flags)
 }
 
 func logFileSize(tls *libc.TLS, pFile, pSize uintptr) int32 {
-	f := logFileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, uintptr) int32](ioMethods(f.base).FxFileSize)(tls, pFile, pSize)
 }
 
 func logFileControl(tls *libc.TLS, pFile uintptr, op int32, pArg uintptr) int32 {
-	f := logFileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int32, uintptr) int32](ioMethods(f.base).FxFileControl)(tls, pFile, op, pArg)
 }
 
 func logFetch(tls *libc.TLS, pFile uintptr, off int64, amt int32, pp uintptr) int32 {
-	f := logFileOf(pFile)
-	if rc := f.flush(tls, pFile); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, pFile)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int64, int32, uintptr) int32](ioMethods(f.base).FxFetch)(tls, pFile, off, amt, pp)
