@@ -18,7 +18,7 @@ import (
 // Limits count by its Network.
 func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	peer := Parse(r.RemoteAddr)
-	if !isTrusted(peer, trusted) {
+	if !Trusted(peer, trusted) {
 		return peer
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -27,7 +27,7 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 		if !a.IsValid() {
 			break
 		}
-		if !isTrusted(a, trusted) {
+		if !Trusted(a, trusted) {
 			return a
 		}
 		peer = a
@@ -52,7 +52,8 @@ func Network(a netip.Addr) netip.Addr {
 	return p.Addr()
 }
 
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+// Trusted reports whether a is in one of the trusted ranges.
+func Trusted(a netip.Addr, trusted []netip.Prefix) bool {
 	for _, p := range trusted {
 		if a.IsValid() && p.Contains(a) {
 			return true

@@ -8,8 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
+
+	"parcela"
+	"parcela/forwarded"
 )
 
 // ListenerLimits bound the connections of one listener, so that idle,
@@ -20,18 +24,27 @@ type ListenerLimits struct {
 	WriteTimeout      time.Duration // from a request's headers to the end of its response
 	IdleTimeout       time.Duration // between requests on a kept-alive connection
 	MaxConnections    int           // open at once; more wait for one to close
+	// MaxConnectionsPerAddress bounds what one client address (an IPv6
+	// /64) holds of MaxConnections, a trusted proxy's own excepted; 0: no
+	// bound. One address that opened every connection and sent a body a
+	// byte at a time held the listener from every other client for the
+	// read timeout.
+	MaxConnectionsPerAddress int
 }
 
 // DefaultListenerLimits are the production defaults. The write timeout
 // leaves ample time for the largest page (1,000 bills) and for a 30 s CPU
-// profile on the operations listener.
+// profile on the operations listener. An address holds at most a quarter
+// of the connections: an integrator's pool or a carrier's NAT fits in it
+// many times over.
 func DefaultListenerLimits() ListenerLimits {
 	return ListenerLimits{
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxConnections:    1024,
+		ReadHeaderTimeout:        5 * time.Second,
+		ReadTimeout:              30 * time.Second,
+		WriteTimeout:             60 * time.Second,
+		IdleTimeout:              120 * time.Second,
+		MaxConnections:           1024,
+		MaxConnectionsPerAddress: 256,
 	}
 }
 
@@ -43,7 +56,7 @@ func DefaultListenerLimits() ListenerLimits {
 const MaxHeaderBytes = 64 << 10
 
 // NewHTTPServer returns a server of h with l's timeouts; serve it on
-// LimitListener(ln, l.MaxConnections).
+// LimitListener(ln, l, trusted proxies).
 func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.Server {
 	if l.WriteTimeout > 0 {
 		// Nine tenths as d - d/10: d*9 overflowed above about 117 years
@@ -51,8 +64,14 @@ func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.
 		// answered every request 503.
 		h = withRequestDeadline(h, l.WriteTimeout-l.WriteTimeout/10)
 	}
-	s := &http.Server{Handler: h, ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
-		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes, ConnState: connState}
+	s := &http.Server{Handler: refuseOverShare(h, logger), ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
+		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes, ConnState: connState,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(*limitedConn); ok && lc.refused {
+				return context.WithValue(ctx, overShareKey{}, lc.l.perAddress)
+			}
+			return ctx
+		}}
 	if logger != nil {
 		s.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 	} else {
@@ -61,20 +80,72 @@ func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.
 	return s
 }
 
-// LimitListener serves at most n connections at once (n ≤ 0: no limit).
-// Beyond n, a new client waits until one closes, and the clients after it
-// in the kernel's backlog; a connection kept alive and idle between
-// requests (the server's ConnState, NewHTTPServer's) is closed to make room
-// for it, the longest idle first. Idle connections held their places for
-// the idle timeout: one client that opened n connections and sent a
-// request on each kept every other client, of every company, waiting 120 s.
-func LimitListener(ln net.Listener, n int) net.Listener {
-	if n <= 0 {
+// overShareKey marks the requests of a connection its address had no
+// room for; its value is the address's share.
+type overShareKey struct{}
+
+// refusedLogEvery: the log says that connections were refused once per
+// interval, with how many, since a client that exceeds its share does so
+// at every connection it opens.
+const refusedLogEvery = time.Minute
+
+// refuseOverShare answers each request of a connection over its address's
+// share 429, and closes the connection: the client is told why, and its
+// next connection is counted afresh.
+func refuseOverShare(h http.Handler, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	throttle := &throttledLog{clock: parcela.SystemClock{}, every: refusedLogEvery}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		share, ok := r.Context().Value(overShareKey{}).(int)
+		if !ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		id := parcela.NewRequestID()
+		if suppressed, ok := throttle.allow(); ok {
+			// Not the address: the log holds no client's address.
+			logger.Warn("connection refused: its address holds its share of the listener's connections",
+				"request_id", id, "share", share, "suppressed", suppressed)
+		}
+		w.Header().Set("X-Request-Id", id)
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "1")
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		writeError(w, r, parcela.Errorf(parcela.ERATELIMITED,
+			"this address has %d connections open, as many as one address may; send on those (they are kept alive between requests), or retry in 1 s", share))
+	})
+}
+
+// LimitListener serves at most l.MaxConnections connections at once (≤ 0:
+// no limit, and no bound per address). Beyond it, a new client waits until
+// one closes, and the clients after it in the kernel's backlog; a
+// connection kept alive and idle between requests (the server's ConnState,
+// NewHTTPServer's) is closed to make room for it, the longest idle first.
+// Idle connections held their places for the idle timeout: one client that
+// opened n connections and sent a request on each kept every other client,
+// of every company, waiting 120 s.
+//
+// One address (forwarded.Network's) holds at most
+// l.MaxConnectionsPerAddress of them, unless it is one of the trusted
+// proxies, whose connections are their clients'. A connection beyond it
+// closes the address's own longest idle one if there is one; else it takes
+// no place, and its request is answered 429 (refuseOverShare). At most
+// refusingMax such connections are open at once; beyond them a connection
+// over its share is closed unanswered.
+func LimitListener(ln net.Listener, l ListenerLimits, trusted []netip.Prefix) net.Listener {
+	if l.MaxConnections <= 0 {
 		return ln
 	}
-	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}),
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, l.MaxConnections), done: make(chan struct{}),
+		perAddress: l.MaxConnectionsPerAddress, trusted: trusted, held: map[netip.Addr]int{}, refusing: make(chan struct{}, refusingMax),
 		idle: map[*limitedConn]time.Time{}, idled: make(chan struct{}, 1)}
 }
+
+// refusingMax bounds the connections open only to be answered 429, each
+// for at most the header timeout.
+const refusingMax = 64
 
 type limitedListener struct {
 	net.Listener
@@ -82,29 +153,58 @@ type limitedListener struct {
 	done      chan struct{}
 	closeOnce sync.Once
 
+	perAddress int
+	trusted    []netip.Prefix
+	refusing   chan struct{}
+
 	mu    sync.Mutex
 	idle  map[*limitedConn]time.Time // kept-alive connections between requests, since when
 	idled chan struct{}              // a connection went idle
+	held  map[netip.Addr]int         // connections open by address, of those bounded
 }
 
 // Accept takes the next client, then its place: one more client than n is
 // accepted, and waits, so that only a client waiting closes an idle
 // connection.
 func (l *limitedListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		addr := l.bounded(c)
+		if addr.IsValid() && !l.admit(addr) {
+			select {
+			case l.refusing <- struct{}{}:
+				return &limitedConn{Conn: c, l: l, refused: true, release: sync.OnceFunc(func() { <-l.refusing })}, nil
+			default:
+				c.Close()
+				continue
+			}
+		}
+		lc, err := l.place(c, addr)
+		if err != nil {
+			l.leave(addr)
+		}
+		return lc, err
+	}
+}
+
+// place waits for c's place among the listener's connections.
+func (l *limitedListener) place(c net.Conn, addr netip.Addr) (net.Conn, error) {
+	conn := func() net.Conn {
+		return &limitedConn{Conn: c, l: l, addr: addr, release: sync.OnceFunc(func() { <-l.slots; l.leave(addr) })}
 	}
 	for {
 		select {
 		case l.slots <- struct{}{}:
-			return &limitedConn{Conn: c, l: l, release: sync.OnceFunc(func() { <-l.slots })}, nil
+			return conn(), nil
 		default:
 		}
-		l.closeIdle()
+		l.closeIdle(nil)
 		select {
 		case l.slots <- struct{}{}:
-			return &limitedConn{Conn: c, l: l, release: sync.OnceFunc(func() { <-l.slots })}, nil
+			return conn(), nil
 		case <-l.idled:
 		case <-l.done:
 			c.Close()
@@ -113,23 +213,68 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 	}
 }
 
-// closeIdle closes the connection idle the longest, if any. A request
-// arriving on it as it closes is lost as at the idle timeout; clients retry
-// a kept-alive connection's failure on a new one.
-func (l *limitedListener) closeIdle() {
+// bounded is the address whose share c counts against, or the invalid
+// address if none: no bound, a trusted proxy, or a peer unreadable.
+func (l *limitedListener) bounded(c net.Conn) netip.Addr {
+	if l.perAddress <= 0 {
+		return netip.Addr{}
+	}
+	peer := forwarded.Parse(c.RemoteAddr().String())
+	if !peer.IsValid() || forwarded.Trusted(peer, l.trusted) {
+		return netip.Addr{}
+	}
+	return forwarded.Network(peer)
+}
+
+// admit counts a connection against addr's share, closing the address's
+// longest idle connection to make room if it must; false if it has none.
+func (l *limitedListener) admit(addr netip.Addr) bool {
+	for {
+		l.mu.Lock()
+		if l.held[addr] < l.perAddress {
+			l.held[addr]++
+			l.mu.Unlock()
+			return true
+		}
+		l.mu.Unlock()
+		if !l.closeIdle(func(c *limitedConn) bool { return c.addr == addr }) {
+			return false
+		}
+	}
+}
+
+// leave gives back a connection's count against its address's share.
+func (l *limitedListener) leave(addr netip.Addr) {
+	if !addr.IsValid() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[addr]--; l.held[addr] <= 0 {
+		delete(l.held, addr)
+	}
+}
+
+// closeIdle closes the connection idle the longest of those match takes
+// (nil: of all), if any. A request arriving on it as it closes is lost as
+// at the idle timeout; clients retry a kept-alive connection's failure on
+// a new one.
+func (l *limitedListener) closeIdle(match func(*limitedConn) bool) bool {
 	l.mu.Lock()
 	var oldest *limitedConn
 	var since time.Time
 	for c, t := range l.idle {
-		if oldest == nil || t.Before(since) {
+		if (match == nil || match(c)) && (oldest == nil || t.Before(since)) {
 			oldest, since = c, t
 		}
 	}
 	delete(l.idle, oldest)
 	l.mu.Unlock()
-	if oldest != nil {
-		oldest.Close()
+	if oldest == nil {
+		return false
 	}
+	oldest.Close()
+	return true
 }
 
 func (l *limitedListener) Close() error {
@@ -137,10 +282,12 @@ func (l *limitedListener) Close() error {
 	return l.Listener.Close()
 }
 
-// limitedConn gives its slot back when closed, once.
+// limitedConn gives its place back when closed, once.
 type limitedConn struct {
 	net.Conn
 	l       *limitedListener
+	addr    netip.Addr // whose share it counts against, if valid
+	refused bool       // over its address's share: answered 429
 	release func()
 }
 
@@ -154,7 +301,7 @@ func (c *limitedConn) Close() error {
 // between requests.
 func connState(nc net.Conn, state http.ConnState) {
 	c, ok := nc.(*limitedConn)
-	if !ok {
+	if !ok || c.refused {
 		return
 	}
 	l := c.l

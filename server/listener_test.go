@@ -24,7 +24,7 @@ func serveLimited(t *testing.T, l server.ListenerLimits) string {
 		io.WriteString(w, "ok")
 	}), l, nil)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(server.LimitListener(ln, l.MaxConnections)) }()
+	go func() { served <- srv.Serve(server.LimitListener(ln, l, nil)) }()
 	t.Cleanup(func() {
 		srv.Close()
 		if err := <-served; err != http.ErrServerClosed {

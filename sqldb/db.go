@@ -247,7 +247,7 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 	}
 	cache := &stmtCache{pool: read}
 	b := &binder{dialect: SQLite}
-	db := &DB{dialect: SQLite, write: write, read: read, reader: runner{q: cache, b: b, gate: gate}, cache: cache, ckpt: ckpt, binder: b,
+	db := &DB{dialect: SQLite, writes: writeHealth{probing: make(chan struct{}, 1)}, write: write, read: read, reader: runner{q: cache, b: b, gate: gate}, cache: cache, ckpt: ckpt, binder: b,
 		sqlitePath: path, sqliteFile: opened}
 	db.startGroupWriter()
 	return db, nil
@@ -282,7 +282,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	db := stdlib.OpenDBFromPool(pool)
 	b := &binder{dialect: Postgres}
 	reader := runner{q: db, b: b, pool: pool, gate: newPageGate(pageReaders(cfg.MaxConns))}
-	return &DB{dialect: Postgres, write: db, read: db, reader: reader, pool: pool, binder: b}, nil
+	return &DB{dialect: Postgres, writes: writeHealth{probing: make(chan struct{}, 1)}, write: db, read: db, reader: reader, pool: pool, binder: b}, nil
 }
 
 // Dialect tells which engine this is.

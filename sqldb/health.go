@@ -27,6 +27,12 @@ type writeHealth struct {
 	mu  sync.Mutex
 	at  time.Time
 	err error // nil: the last write committed
+
+	// probing is held by the one probe in flight: checks that find the
+	// outcome stale together wait for it and read its outcome, rather
+	// than each write a probe row (a load balancer's checks, or a flood
+	// of them, at once).
+	probing chan struct{}
 }
 
 // note records the outcome of a write transaction. Only what says something
@@ -64,6 +70,15 @@ func (db *DB) Ready(ctx context.Context) error {
 	}
 	if err, fresh := db.writes.last(); fresh {
 		return failed("write", err)
+	}
+	select {
+	case db.writes.probing <- struct{}{}:
+		defer func() { <-db.writes.probing }()
+	case <-ctx.Done():
+		return failed("probe a write", ctx.Err())
+	}
+	if err, fresh := db.writes.last(); fresh {
+		return failed("write", err) // the probe this check waited for
 	}
 	return failed("probe a write", db.inTx(ctx, func(tx *Tx) error {
 		_, err := tx.r.exec(ctx, `INSERT INTO counters (name, value) VALUES ('write_probe', ?)

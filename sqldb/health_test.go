@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"parcela"
@@ -118,5 +119,39 @@ func TestReadyWhenTheSQLiteFileIsGone(t *testing.T) {
 	}
 	if err := db.Ready(ctx); err != nil {
 		t.Fatalf("ready once the file is back: %v", err)
+	}
+}
+
+// Checks that find no fresh outcome at once share one probe: sixteen
+// checks on an instance without a write of its own (a load balancer's,
+// or a flood of them) write one probe row, not sixteen. The writer is one
+// connection on SQLite, so its total_changes counts every row written.
+func TestReadyChecksAtOnceShareOneProbe(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := sqldbtest.Open(t, sqldb.SQLite, sqldb.Config{})
+	changes := func() int {
+		t.Helper()
+		var n int
+		if err := db.SQLDB().QueryRowContext(ctx, "SELECT total_changes()").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := changes()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() { errs <- db.Ready(ctx) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("ready: %v", err)
+		}
+	}
+	if n := changes() - before; n != 1 {
+		t.Fatalf("16 checks at once wrote %d probe rows, want 1", n)
 	}
 }

@@ -74,6 +74,11 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 			return l, fmt.Errorf("PARCELA_MAX_CONNECTIONS: %q is not a positive number of connections", s)
 		}
 	}
+	if s := getenv("PARCELA_MAX_CONNECTIONS_PER_ADDRESS"); s != "" {
+		if l.listener.MaxConnectionsPerAddress, err = strconv.Atoi(s); err != nil || l.listener.MaxConnectionsPerAddress < 0 {
+			return l, fmt.Errorf("PARCELA_MAX_CONNECTIONS_PER_ADDRESS: %q is not a number of connections: 0 (no bound) or more", s)
+		}
+	}
 	if s := getenv("PARCELA_IMAGE_CACHE_BYTES"); s != "" {
 		if l.imageCacheBytes, err = strconv.ParseInt(s, 10, 64); err != nil || l.imageCacheBytes < 0 {
 			return l, fmt.Errorf("PARCELA_IMAGE_CACHE_BYTES: %q is not a number of bytes", s)

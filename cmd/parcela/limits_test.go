@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,25 +50,25 @@ func TestServeLimitsFromEnvironment(t *testing.T) {
 		"PARCELA_READ_HEADER_TIMEOUT": "2s", "PARCELA_READ_TIMEOUT": "10s", "PARCELA_WRITE_TIMEOUT": "90s", "PARCELA_IDLE_TIMEOUT": "1m",
 		"PARCELA_MAX_CONNECTIONS": "300", "PARCELA_UNAUTHENTICATED_RATE_LIMIT": "2", "PARCELA_IMAGE_RATE_LIMIT": "0",
 		"PARCELA_PAGE_RATE_LIMIT": "0.5", "PARCELA_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.1/32", "PARCELA_IMAGE_CACHE_BYTES": "0",
-		"PARCELA_PAGE_ORDERS_PER_HOUR": "0",
+		"PARCELA_PAGE_ORDERS_PER_HOUR": "0", "PARCELA_MAX_CONNECTIONS_PER_ADDRESS": "0",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.listener.ReadHeaderTimeout != 2*time.Second || l.listener.ReadTimeout != 10*time.Second || l.listener.WriteTimeout != 90*time.Second ||
 		l.listener.IdleTimeout != time.Minute || l.listener.MaxConnections != 300 || l.unauthenticatedRate != 2 || l.imageRate != 0 || l.pageRate != 0.5 ||
-		len(l.trustedProxies) != 2 || l.imageCacheBytes != -1 || l.pageOrdersPerHour != -1 {
+		len(l.trustedProxies) != 2 || l.imageCacheBytes != -1 || l.pageOrdersPerHour != -1 || l.listener.MaxConnectionsPerAddress != 0 {
 		t.Fatalf("%+v", l)
 	}
 	defaults, err := readServeLimits(env(nil))
 	if err != nil || defaults.listener.WriteTimeout != time.Minute || defaults.unauthenticatedRate != 10 || defaults.imageRate != 20 || defaults.pageRate != 20 || defaults.imageCacheBytes <= 0 ||
-		defaults.pageOrdersPerHour != 60 {
+		defaults.pageOrdersPerHour != 60 || defaults.listener.MaxConnectionsPerAddress != 256 {
 		t.Fatalf("defaults %+v %v", defaults, err)
 	}
 	for name, value := range map[string]string{
 		"PARCELA_READ_TIMEOUT": "soon", "PARCELA_IDLE_TIMEOUT": "-1s", "PARCELA_MAX_CONNECTIONS": "0",
 		"PARCELA_UNAUTHENTICATED_RATE_LIMIT": "-3", "PARCELA_PAGE_RATE_LIMIT": "fast", "PARCELA_TRUSTED_PROXIES": "10.0.0.0/33", "PARCELA_IMAGE_CACHE_BYTES": "lots",
-		"PARCELA_PAGE_ORDERS_PER_HOUR": "-1",
+		"PARCELA_PAGE_ORDERS_PER_HOUR": "-1", "PARCELA_MAX_CONNECTIONS_PER_ADDRESS": "-1",
 	} {
 		if _, err := readServeLimits(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s=%s: %v", name, value, err)
@@ -281,6 +282,33 @@ func TestServePublicURLsAreTwoAddresses(t *testing.T) {
 	for _, sandbox := range []string{"https://sandbox.pay.example.com", "https://pay.example.com:8443"} {
 		if _, err := readServeConfig(env(map[string]string{"PARCELA_PUBLIC_URL": "https://pay.example.com", "PARCELA_SANDBOX_PUBLIC_URL": sandbox})); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// `parcela serve` bounds each listener's connections per client address
+// at PARCELA_MAX_CONNECTIONS_PER_ADDRESS: one address's second connection,
+// beside one sending its body a byte at a time, is answered 429.
+func TestServeBoundsConnectionsPerAddress(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, tempDSN(t), map[string]string{"PARCELA_MAX_CONNECTIONS_PER_ADDRESS": "1"})
+	for _, base := range []string{ts.prod, ts.sandbox, ts.ops} {
+		addr := strings.TrimPrefix(base, "http://")
+		slow, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+		if _, err := io.WriteString(slow, "POST /v1/orders HTTP/1.1\r\nHost: parcela\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") != "1" {
+			t.Errorf("%s: a second connection of one address: %d, Retry-After %q", base, res.StatusCode, res.Header.Get("Retry-After"))
 		}
 	}
 }

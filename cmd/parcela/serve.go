@@ -423,7 +423,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		ln  net.Listener
 	}{{prod, lnProd}, {sandbox, lnSandbox}, {ops, lnOps}} {
 		go func() {
-			if err := s.srv.Serve(server.LimitListener(s.ln, lim.listener.MaxConnections)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := s.srv.Serve(server.LimitListener(s.ln, lim.listener, lim.trustedProxies)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
 			}
 		}()
