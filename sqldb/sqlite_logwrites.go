@@ -45,14 +45,17 @@ var logVFS struct {
 	ok   bool
 	base uintptr // the default VFS, whose files these are
 
-	mu      sync.Mutex
-	files   map[uintptr]*logFile // by sqlite3_file
-	methods map[uintptr]uintptr  // the file's own io methods → the wrapping ones
-	psow    map[string]bool      // by database path: its file has powersafe overwrite
+	mu    sync.Mutex
+	files map[uintptr]*logFile // by sqlite3_file
+	wraps map[wrapKey]uintptr  // the wrapping io methods, made once for each kind of file
+	psow  map[string]bool      // by database path: its file has powersafe overwrite; one entry a path the process opens
+}
 
-	// A database file's own methods → the ones that guard its
-	// synchronous setting, and back.
-	dbMethods, dbOwn map[uintptr]uintptr
+// wrapKey names a wrapping of a file's own io methods: the log's
+// (wrapLog) or the database file's (dbFileControl).
+type wrapKey struct {
+	own uintptr
+	log bool
 }
 
 // logFile is a wrapped log file: its own methods and its buffer, bytes
@@ -91,9 +94,8 @@ func registerLogVFS() bool {
 		v.FpNext, v.FzName, v.FxOpen = 0, name, cFunc(logOpen)
 		logVFS.base = base
 		logVFS.files = map[uintptr]*logFile{}
-		logVFS.methods = map[uintptr]uintptr{}
+		logVFS.wraps = map[wrapKey]uintptr{}
 		logVFS.psow = map[string]bool{}
-		logVFS.dbMethods, logVFS.dbOwn = map[uintptr]uintptr{}, map[uintptr]uintptr{}
 		logVFS.ok = sqlite3.Xsqlite3_vfs_register(tls, p, 0) == sqlite3.SQLITE_OK
 	})
 	return logVFS.ok
@@ -142,12 +144,9 @@ func logOpen(tls *libc.TLS, _, zName, pFile uintptr, flags int32, pOutFlags uint
 		logVFS.mu.Lock()
 		defer logVFS.mu.Unlock()
 		logVFS.psow[libc.GoString(zName)] = psow
-		wrap, ok := logVFS.dbMethods[own]
-		if !ok {
-			if wrap = wrapMethods(tls, own, func(m *sqlite3.Tsqlite3_io_methods) { m.FxFileControl = cFunc(dbFileControl) }); wrap == 0 {
-				return sqlite3.SQLITE_NOMEM
-			}
-			logVFS.dbMethods[own], logVFS.dbOwn[wrap] = wrap, own
+		wrap := wrapped(tls, own, false)
+		if wrap == 0 {
+			return sqlite3.SQLITE_NOMEM
 		}
 		(*sqlite3.Tsqlite3_file)(cPtr(pFile)).FpMethods = wrap
 		return rc
@@ -164,13 +163,10 @@ func logOpen(tls *libc.TLS, _, zName, pFile uintptr, flags int32, pOutFlags uint
 	if buf == 0 {
 		return rc
 	}
-	wrap, ok := logVFS.methods[own]
-	if !ok {
-		if wrap = wrapMethods(tls, own, wrapLog); wrap == 0 {
-			libc.Xfree(tls, buf)
-			return rc
-		}
-		logVFS.methods[own] = wrap
+	wrap := wrapped(tls, own, true)
+	if wrap == 0 {
+		libc.Xfree(tls, buf)
+		return rc
 	}
 	logVFS.files[pFile] = &logFile{base: own, buf: buf, path: path}
 	(*sqlite3.Tsqlite3_file)(cPtr(pFile)).FpMethods = wrap
@@ -184,9 +180,7 @@ func logOpen(tls *libc.TLS, _, zName, pFile uintptr, flags int32, pOutFlags uint
 // writer, read a malformed file back). SQLite asks the file about every
 // PRAGMA before it runs it, and takes an error with its message.
 func dbFileControl(tls *libc.TLS, pFile uintptr, op int32, pArg uintptr) int32 {
-	logVFS.mu.Lock()
-	own := logVFS.dbOwn[(*sqlite3.Tsqlite3_file)(cPtr(pFile)).FpMethods]
-	logVFS.mu.Unlock()
+	own := ownMethods((*sqlite3.Tsqlite3_file)(cPtr(pFile)).FpMethods)
 	if op == sqlite3.SQLITE_FCNTL_PRAGMA {
 		az := (*[3]uintptr)(cPtr(pArg))
 		if az[1] != 0 && az[2] != 0 && strings.EqualFold(libc.GoString(az[1]), "synchronous") && !syncsEveryCommit(libc.GoString(az[2])) {
@@ -220,16 +214,44 @@ func sqliteString(tls *libc.TLS, s string) uintptr {
 	return p
 }
 
-// wrapMethods is a copy of the io methods at own, in SQLite's memory,
-// changed by edit; 0 if it could not be allocated. Kept for the process.
-func wrapMethods(tls *libc.TLS, own uintptr, edit func(*sqlite3.Tsqlite3_io_methods)) uintptr {
-	wrap := libc.Xmalloc(tls, types.Size_t(unsafe.Sizeof(sqlite3.Tsqlite3_io_methods{})))
+// wrapped is the log's (log) or the database file's wrapping of the io
+// methods at own, made at its first use and kept for the process; 0 if it
+// could not be allocated. The caller holds logVFS.mu.
+func wrapped(tls *libc.TLS, own uintptr, log bool) uintptr {
+	k := wrapKey{own, log}
+	if wrap, ok := logVFS.wraps[k]; ok {
+		return wrap
+	}
+	edit := wrapLog
+	if !log {
+		edit = func(m *sqlite3.Tsqlite3_io_methods) { m.FxFileControl = cFunc(dbFileControl) }
+	}
+	wrap := wrapMethods(tls, own, edit)
 	if wrap != 0 {
-		*ioMethods(wrap) = *ioMethods(own)
-		edit(ioMethods(wrap))
+		logVFS.wraps[k] = wrap
 	}
 	return wrap
 }
+
+// methodsSize is the size of an io methods table; a wrapping one is
+// followed by the address of the methods it wraps (ownMethods).
+const methodsSize = unsafe.Sizeof(sqlite3.Tsqlite3_io_methods{})
+
+// wrapMethods is a copy of the io methods at own, in SQLite's memory,
+// changed by edit, with own after it; 0 if it could not be allocated.
+func wrapMethods(tls *libc.TLS, own uintptr, edit func(*sqlite3.Tsqlite3_io_methods)) uintptr {
+	wrap := libc.Xmalloc(tls, types.Size_t(methodsSize+unsafe.Sizeof(own)))
+	if wrap != 0 {
+		*ioMethods(wrap) = *ioMethods(own)
+		edit(ioMethods(wrap))
+		*(*uintptr)(cPtr(wrap + methodsSize)) = own
+	}
+	return wrap
+}
+
+// ownMethods is the address of the io methods that the wrapping ones at
+// wrap wrap: read without a lock, as the wrapping never changes.
+func ownMethods(wrap uintptr) uintptr { return *(*uintptr)(cPtr(wrap + methodsSize)) }
 
 // wrapLog gives a log file the methods that gather its writes and write
 // them out before any other call.

@@ -8,9 +8,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"modernc.org/libc"
+	"modernc.org/libc/sys/types"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // logFileAt is the wrapped log of the database at path, if its writer
@@ -379,5 +385,68 @@ func BenchmarkLogWrites(b *testing.B) {
 				b.ReportMetric(float64(f.made.Load()-made)/float64(b.N), "log-writes/op")
 			}
 		})
+	}
+}
+
+// A truncate writes the buffer out first: bytes SQLite wrote below the new
+// end are in the file after it, where without the flush the file grew
+// with zeros there. SQLite truncates its log only after a commit's sync,
+// when the buffer is empty, so this calls the wrapped methods directly,
+// on an idle connection's log, past its last frame.
+func TestSQLiteGatheredLogWritesOutBeforeTruncate(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "truncate.db")
+	w := openLogTestDB(t, path, "")
+	for _, q := range []string{`CREATE TABLE t (v BLOB)`, `INSERT INTO t VALUES (randomblob(5000))`} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logVFS.mu.Lock()
+	var pFile uintptr
+	var f *logFile
+	for p, lf := range logVFS.files {
+		if lf.path == path+"-wal" {
+			pFile, f = p, lf
+		}
+	}
+	logVFS.mu.Unlock()
+	if f == nil {
+		t.Fatal("the log is not gathered")
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := fi.Size()
+
+	tls := libc.NewTLS()
+	defer tls.Close()
+	const written = "gathered"
+	buf := libc.Xmalloc(tls, types.Size_t(len(written)))
+	defer libc.Xfree(tls, buf)
+	copy(unsafe.Slice((*byte)(cPtr(buf)), len(written)), written)
+	if rc := logWrite(tls, pFile, buf, int32(len(written)), end); rc != sqlite3.SQLITE_OK || f.n != int32(len(written)) {
+		t.Fatalf("write past the last frame: rc %d, %d bytes gathered", rc, f.n)
+	}
+	if rc := logTruncate(tls, pFile, end+4); rc != sqlite3.SQLITE_OK {
+		t.Fatalf("truncate: rc %d", rc)
+	}
+	got, err := os.ReadFile(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(got)) != end+4 || string(got[end:]) != written[:4] {
+		t.Fatalf("after a truncate to %d: %d bytes, ending %q, want %q", end+4, len(got), got[min(end, int64(len(got))):], written[:4])
+	}
+	if rc := logTruncate(tls, pFile, end); rc != sqlite3.SQLITE_OK {
+		t.Fatalf("truncate back: rc %d", rc)
+	}
+	var ok string
+	if _, err := w.Exec(`INSERT INTO t VALUES (randomblob(5000))`); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity: %q %v", ok, err)
 	}
 }
