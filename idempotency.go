@@ -15,6 +15,14 @@ type IdempotentResponse struct {
 	RequestHash string
 	Status      int
 	Body        []byte
+	// Unanswered marks the key of a PATCH or a DELETE whose write
+	// committed (with its claim on the key) but whose answer was never
+	// stored: its process ended between the two, or the answer failed
+	// (a 5xx, its client gone, a read back that collided). Status and
+	// Body are empty. A retry must not run the write again, which would
+	// apply its values over any change made since: it is answered with
+	// the entity as it stands (a DELETE's 204).
+	Unanswered bool
 }
 
 // IdempotentRequest is a request sent with an Idempotency-Key. The front

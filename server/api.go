@@ -16,14 +16,19 @@ type apiFunc func(r *http.Request, body []byte) (int, any, error)
 // api adapts an apiFunc of an operation that takes a JSON body:
 // authentication, body limits, Idempotency-Key on POST, PATCH and DELETE, JSON or problem
 // rendering.
-func (s *Server) api(h apiFunc) http.Handler { return s.operation(h, true) }
+func (s *Server) api(h apiFunc) http.Handler { return s.operation(h, true, nil) }
+
+// apiUpdate adapts a PATCH as api does; get reads its entity as it stands,
+// which answers the retry of a PATCH whose write committed but whose
+// answer never came (answerUnanswered).
+func (s *Server) apiUpdate(h, get apiFunc) http.Handler { return s.operation(h, true, get) }
 
 // apiNoBody adapts an apiFunc of an operation that takes no body, as api
 // does, except that a body sent is not read: the operation answers as
 // without it, never 400, 413 or 415, which its contract does not list.
-func (s *Server) apiNoBody(h apiFunc) http.Handler { return s.operation(h, false) }
+func (s *Server) apiNoBody(h apiFunc) http.Handler { return s.operation(h, false, nil) }
 
-func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
+func (s *Server) operation(h apiFunc, takesBody bool, get apiFunc) http.Handler {
 	return s.authenticate(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// No id but a UUID names anything: the rest are not looked up (a
 		// NUL byte, say, must not reach the database).
@@ -70,7 +75,7 @@ func (s *Server) operation(h apiFunc, takesBody bool) http.Handler {
 			writeError(w, r, fieldErr("Idempotency-Key", "too_long", "must be at most 255 characters"))
 			return
 		}
-		s.idempotent(w, r, h, body, key)
+		s.idempotent(w, r, h, get, body, key)
 	}))
 }
 

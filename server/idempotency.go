@@ -71,7 +71,7 @@ func (f *inFlight) release(k inFlightKey) {
 // has its response stored on its own, unless it failed (5xx), lost to
 // concurrent requests (409 conflict) or its client left: then nothing is
 // kept and a retry runs for real.
-func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, body []byte, key string) {
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h, get apiFunc, body []byte, key string) {
 	// The answer leaves only after the key is released: a client that
 	// retries the moment it has the answer must find the stored response,
 	// not a request still in flight.
@@ -97,7 +97,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 		writeError(w, r, err)
 		return
 	case stored != nil:
-		replay(w, r, key, hash, stored)
+		s.answerStored(w, r, get, key, hash, stored)
 		return
 	}
 	// A PATCH or a DELETE answers with the entity as stored after its
@@ -111,7 +111,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 		return
 	}
 	if keyTaken(err) {
-		s.takenByAnother(w, r, key, hash)
+		s.takenByAnother(w, r, get, key, hash)
 		return
 	}
 	status, out := render(r, status, v, err)
@@ -134,8 +134,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 		// conflict (the read back still colliding in the database after
 		// its retries), which says nothing was done: replayed, it told
 		// every retry so of a write that took effect. The claim is
-		// dropped as a 5xx's is, and a retry runs again, writing the same
-		// values (TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry,
+		// left unanswered as a 5xx's is, and a retry is answered with the
+		// entity as it stands (TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry,
 		// TestIdempotentPatchWhoseReadBackCollidedIsAnsweredOnRetry).
 		drop := parcela.IdempotentResponse{RequestHash: hash, Status: http.StatusInternalServerError}
 		if _, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, drop); err != nil && !keyTaken(err) {
@@ -144,7 +144,13 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 		writeRaw(w, status, out)
 		return
 	}
-	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out})
+	s.storeAnswer(ctx, w, r, get, key, hash, status, out)
+}
+
+// storeAnswer stores a request's answer under its key and writes it, or
+// the answer another request stored first.
+func (s *Server) storeAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string, status int, out []byte) {
+	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, authOf(r), key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out})
 	switch {
 	case keyTaken(err):
 		// Another request (on another instance) claimed the key with its
@@ -155,10 +161,48 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h apiFunc, b
 	case err != nil:
 		logger(r).Error("store idempotent response", "error", err.Error())
 	case first != nil:
-		replay(w, r, key, hash, first)
+		s.answerStored(w, r, get, key, hash, first)
 		return
 	}
 	writeRaw(w, status, out)
+}
+
+// answerStored answers a request with what is stored under its key: the
+// stored response, or the entity as it stands when the key's write
+// committed unanswered.
+func (s *Server) answerStored(w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string, stored *parcela.IdempotentResponse) {
+	if stored.Unanswered && stored.RequestHash == hash {
+		s.answerUnanswered(w, r, get, key, hash)
+		return
+	}
+	replay(w, r, key, hash, stored)
+}
+
+// answerUnanswered answers the retry of a PATCH or a DELETE whose write
+// committed but whose answer was never stored: its process ended between
+// the two, or the answer failed (a 5xx, its client gone, a read back that
+// collided). Run again, the write applied its values over any change made
+// since (another request's PATCH of the same entity), and a DELETE's retry
+// was answered 404: the retry is answered instead with the entity as its
+// GET reads it now (a DELETE's 204, as its write did delete), and that
+// answer is stored under the key for the retries after it
+// (TestIdempotentPatchCommittedUnansweredIsNotAppliedAgain).
+func (s *Server) answerUnanswered(w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string) {
+	status, out := http.StatusNoContent, []byte(nil)
+	if r.Method != http.MethodDelete {
+		if get == nil {
+			writeError(w, r, fmt.Errorf("%s has no read back for an unanswered key", r.Pattern))
+			return
+		}
+		st, v, err := get(r, nil)
+		if status, out = render(r, st, v, err); status >= 500 || r.Context().Err() != nil {
+			writeRaw(w, status, out) // not stored: the next retry reads it again
+			return
+		}
+	}
+	ctx, cancel := detached(r)
+	defer cancel()
+	s.storeAnswer(ctx, w, r, get, key, hash, status, out)
 }
 
 // heldResponse keeps a response's status and body until send; headers go
@@ -192,7 +236,7 @@ func (h *heldResponse) send() {
 
 // takenByAnother answers a request whose commit found its key stored or
 // claimed by another request (on another instance) meanwhile.
-func (s *Server) takenByAnother(w http.ResponseWriter, r *http.Request, key, hash string) {
+func (s *Server) takenByAnother(w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string) {
 	stored, err := s.svc.Idempotency.IdempotentResponse(r.Context(), authOf(r), key)
 	switch {
 	case keyTaken(err): // claimed, its answer still to come
@@ -202,7 +246,7 @@ func (s *Server) takenByAnother(w http.ResponseWriter, r *http.Request, key, has
 	case stored == nil: // expired in between: the client's retry runs afresh
 		writeError(w, r, inFlightErr(key))
 	default:
-		replay(w, r, key, hash, stored)
+		s.answerStored(w, r, get, key, hash, stored)
 	}
 }
 

@@ -51,7 +51,7 @@ func TestIdempotentKeyReleasedBeforeTheAnswer(t *testing.T) {
 	w := &claimCheckingWriter{ResponseRecorder: httptest.NewRecorder(), flight: &s.inFlight, key: inFlightKey{a.CompanyID, a.Environment, "k1"}}
 	s.idempotent(w, r, func(*http.Request, []byte) (int, any, error) {
 		return http.StatusCreated, map[string]string{"id": "o1"}, nil
-	}, []byte(`{}`), "k1")
+	}, nil, []byte(`{}`), "k1")
 	if w.Code != http.StatusCreated || w.Body.String() != `{"id":"o1"}` {
 		t.Fatalf("answered %d %s", w.Code, w.Body)
 	}

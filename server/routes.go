@@ -20,12 +20,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST "+v1+"/products", s.api(s.handleCreateProduct))
 	mux.Handle("GET "+v1+"/products", s.apiNoBody(s.handleListProducts))
 	mux.Handle("GET "+v1+"/products/{id}", s.apiNoBody(s.handleGetProduct))
-	mux.Handle("PATCH "+v1+"/products/{id}", s.api(s.handleUpdateProduct))
+	mux.Handle("PATCH "+v1+"/products/{id}", s.apiUpdate(s.handleUpdateProduct, s.handleGetProduct))
 
 	mux.Handle("POST "+v1+"/offers", s.api(s.handleCreateOffer))
 	mux.Handle("GET "+v1+"/offers", s.apiNoBody(s.handleListOffers))
 	mux.Handle("GET "+v1+"/offers/{id}", s.apiNoBody(s.handleGetOffer))
-	mux.Handle("PATCH "+v1+"/offers/{id}", s.api(s.handleUpdateOffer))
+	mux.Handle("PATCH "+v1+"/offers/{id}", s.apiUpdate(s.handleUpdateOffer, s.handleGetOffer))
 
 	mux.Handle("POST "+v1+"/orders", s.api(s.handleCreateOrder))
 	mux.Handle("GET "+v1+"/orders/{id}", s.apiNoBody(s.handleGetOrder))
@@ -37,12 +37,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 	mux.Handle("GET "+v1+"/bills", s.apiNoBody(s.handleListBills))
 	mux.Handle("GET "+v1+"/bills/{id}", s.apiNoBody(s.handleGetBill))
-	mux.Handle("PATCH "+v1+"/bills/{id}", s.api(s.handleUpdateBill))
+	mux.Handle("PATCH "+v1+"/bills/{id}", s.apiUpdate(s.handleUpdateBill, s.handleGetBill))
 
 	mux.Handle("GET "+v1+"/webhooks", s.apiNoBody(s.handleListWebhooks))
 	mux.Handle("POST "+v1+"/webhooks", s.api(s.handleCreateWebhook))
 	mux.Handle("GET "+v1+"/webhooks/{id}", s.apiNoBody(s.handleGetWebhook))
-	mux.Handle("PATCH "+v1+"/webhooks/{id}", s.api(s.handleUpdateWebhook))
+	mux.Handle("PATCH "+v1+"/webhooks/{id}", s.apiUpdate(s.handleUpdateWebhook, s.handleGetWebhook))
 	mux.Handle("DELETE "+v1+"/webhooks/{id}", s.apiNoBody(s.handleDeleteWebhook))
 	mux.Handle("POST "+v1+"/webhooks/{id}/rotate_secret", s.apiNoBody(s.handleRotateSecret))
 	mux.Handle("GET "+v1+"/webhook_deliveries", s.apiNoBody(s.handleListDeliveries))

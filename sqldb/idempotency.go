@@ -19,16 +19,21 @@ const IdempotencyTTL = 24 * time.Hour
 // (state claimed, its token in response_body), which the answer then
 // replaces. A request that dies before its commit leaves nothing behind,
 // so its retry runs afresh; one that dies between its commit and its
-// answer leaves a claim, which counts as in flight for claimTimeout.
+// answer leaves a claim, which counts as in flight for claimTimeout and
+// then as unanswered; an answer that failed (StoreIdempotentResponse of a
+// 5xx over the claim) turns it unanswered at once (state unanswered). An
+// unanswered key's retry is answered with its entity as it stands, not
+// run again (parcela.IdempotentResponse.Unanswered).
 
 // claimTimeout is how long a claim whose answer never came (a crash
 // between the write's commit and the answer's) holds its key.
 const claimTimeout = time.Minute
 
 // spentKey is the condition that drops a key's record when a request
-// stores under the key: past its 24 hours, or a claim whose answer never
-// came. Its arguments: now, then now less claimTimeout.
-const spentKey = `(expires_at <= ? OR (state <> 'done' AND created_at <= ?))`
+// stores under the key: past its 24 hours, or unanswered (the answer
+// read back for its retry replaces it). Its arguments: now, then now less
+// claimTimeout.
+const spentKey = `(expires_at <= ? OR state = 'unanswered' OR (state = 'claimed' AND created_at <= ?))`
 
 // storeResponse inserts resp under key in tx, first dropping the key's
 // record if it is spent. It reports false when a live record exists:
@@ -60,9 +65,10 @@ func insertKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, state str
 	return n == 1, err
 }
 
-// loadResponse reads the live record of key: nil when there is none, and
+// loadResponse reads the live record of key: nil when there is none,
 // parcela.ErrIdempotencyKeyTaken when it is a claim whose answer is still
-// to come.
+// to come, and one marked Unanswered when its write committed without an
+// answer stored.
 func loadResponse(ctx context.Context, r runner, a parcela.Auth, key string, at time.Time) (*parcela.IdempotentResponse, error) {
 	var resp parcela.IdempotentResponse
 	var state string
@@ -77,10 +83,12 @@ func loadResponse(ctx context.Context, r runner, a parcela.Auth, key string, at 
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case state != "done" && created > ms64(at.Add(-claimTimeout)):
+	case state == "claimed" && created > ms64(at.Add(-claimTimeout)):
 		return nil, parcela.ErrIdempotencyKeyTaken
 	case state != "done":
-		return nil, nil // a claim whose answer never came: spent
+		// A claim whose answer never came, or one that failed: the
+		// write committed.
+		return &parcela.IdempotentResponse{RequestHash: resp.RequestHash, Unanswered: true}, nil
 	}
 	resp.Status, resp.Body = int(status.Int64), []byte(body.String)
 	return &resp, nil
@@ -100,7 +108,7 @@ func (db *DB) IdempotentResponse(ctx context.Context, a parcela.Auth, key string
 // another request stored one under key first, that one is kept and
 // returned; when another claimed the key and has not stored its answer
 // yet, nothing is stored and the error is parcela.ErrIdempotencyKeyTaken.
-// An AfterCommit request's 5xx is not stored: its claim is dropped.
+// An AfterCommit request's 5xx is not stored: its claim turns unanswered.
 func (db *DB) StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key string, resp parcela.IdempotentResponse) (*parcela.IdempotentResponse, error) {
 	var first *parcela.IdempotentResponse
 	at := db.clock.Now()
@@ -111,10 +119,11 @@ func (db *DB) StoreIdempotentResponse(ctx context.Context, a parcela.Auth, key s
 		first = nil
 		if req != nil && req.Claim() != "" && resp.Status >= 500 {
 			// The write committed but its answer failed (its entity could
-			// not be read back): the claim is dropped, and a retry runs
-			// again rather than wait for it to be spent.
-			_, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ?
-				AND state = 'claimed' AND response_body = ?`, a.CompanyID, string(a.Environment), key, req.Claim())
+			// not be read back): a retry reads it back at once, rather
+			// than wait for the claim to be spent, or run the write again.
+			_, err := tx.r.exec(ctx, `UPDATE idempotency_keys SET state = 'unanswered', response_body = ''
+				WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND state = 'claimed' AND response_body = ?`,
+				a.CompanyID, string(a.Environment), key, req.Claim())
 			return err
 		}
 		if req != nil && req.Claim() != "" {

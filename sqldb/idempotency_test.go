@@ -200,8 +200,9 @@ func TestIdempotentResponseCommitsWithTheWrites(t *testing.T) {
 
 // A PATCH's or a DELETE's write claims its key: while the claim waits for
 // its answer the key is taken (another request with it stores nothing),
-// the answer replaces the claim, a 5xx drops it, and one whose answer
-// never came (a crash) is spent after a minute.
+// the answer replaces the claim, a 5xx leaves it unanswered, and so does
+// a minute without an answer (a crash): an unanswered key says its write
+// committed, and the answer its retry reads back replaces it.
 func TestIdempotencyClaims(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
@@ -249,19 +250,30 @@ func TestIdempotencyClaims(t *testing.T) {
 			if r, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "failed", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); r != nil || err != nil {
 				t.Fatalf("the claim's 5xx: %v, %v", r, err)
 			}
-			if r, err := db.IdempotentResponse(ctx, a, "failed"); r != nil || err != nil {
-				t.Fatalf("a key whose claim answered 5xx: %+v, %v", r, err)
+			unanswered := func(key string) {
+				t.Helper()
+				if r, err := db.IdempotentResponse(ctx, a, key); err != nil || r == nil || !r.Unanswered || r.RequestHash != "h" || r.Status != 0 || len(r.Body) != 0 {
+					t.Fatalf("key %s: %+v, %v, want unanswered", key, r, err)
+				}
+			}
+			unanswered("failed")
+			if r, err := db.StoreIdempotentResponse(ctx, a, "failed", parcela.IdempotentResponse{RequestHash: "h", Status: 204}); r != nil || err != nil {
+				t.Fatalf("the answer read back over an unanswered key: %v, %v", r, err)
+			}
+			if r, err := db.IdempotentResponse(ctx, a, "failed"); err != nil || r == nil || r.Unanswered || r.Status != 204 {
+				t.Fatalf("the answer read back, stored: %+v, %v", r, err)
 			}
 
 			deleted("crashed")
 			clock.Advance(59 * time.Second)
 			taken("crashed")
 			clock.Advance(time.Second)
-			if r, err := db.IdempotentResponse(ctx, a, "crashed"); r != nil || err != nil {
-				t.Fatalf("a spent claim: %+v, %v", r, err)
-			}
-			if r, err := db.StoreIdempotentResponse(ctx, a, "crashed", parcela.IdempotentResponse{RequestHash: "h", Status: 404}); r != nil || err != nil {
+			unanswered("crashed")
+			if r, err := db.StoreIdempotentResponse(ctx, a, "crashed", parcela.IdempotentResponse{RequestHash: "h", Status: 204}); r != nil || err != nil {
 				t.Fatalf("an answer over a spent claim: %v, %v", r, err)
+			}
+			if r, err := db.IdempotentResponse(ctx, a, "crashed"); err != nil || r == nil || r.Unanswered || r.Status != 204 {
+				t.Fatalf("the answer over a spent claim, stored: %+v, %v", r, err)
 			}
 		})
 	}
