@@ -41,16 +41,27 @@ func BenchmarkCheckoutPageInstallment(b *testing.B) {
 }
 
 func benchmarkPage(b *testing.B, bb *bundle, path string) {
+	benchmarkCheck(b, bb, path, "", http.StatusOK)
+}
+
+// benchmarkCheck is benchmarkPage with If-None-Match tag, answered want.
+func benchmarkCheck(b *testing.B, bb *bundle, path, tag string, want int) {
 	b.ReportAllocs()
+	var bytes int
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.Header.Set("User-Agent", "bench") // the signature of a purchase needs one
+		if tag != "" {
+			req.Header.Set("If-None-Match", tag)
+		}
 		rec := httptest.NewRecorder()
 		bb.handler.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
+		if rec.Code != want {
 			b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
 		}
+		bytes = rec.Body.Len()
 	}
+	b.ReportMetric(float64(bytes), "body-bytes/op")
 }
 
 // A financed order's page right after its purchase by Pix: the down
@@ -59,4 +70,13 @@ func benchmarkPage(b *testing.B, bb *bundle, path string) {
 func BenchmarkOrderPage(b *testing.B) {
 	bb := setup(b)
 	benchmarkPage(b, bb, bb.buy(b, testFinanced+":pix"))
+}
+
+// The same order's page as its waiting script checks it, unchanged: 304
+// without the page (TestWaitingPageCheckIsNotModifiedUntilItsStateChanges).
+func BenchmarkOrderPageCheck(b *testing.B) {
+	bb := setup(b)
+	path := bb.buy(b, testFinanced+":pix")
+	res := bb.get(b, path)
+	benchmarkCheck(b, bb, path, res.header.Get("ETag"), http.StatusNotModified)
 }

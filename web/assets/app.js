@@ -141,12 +141,13 @@
   }
 
   // A page waiting for a payment checks itself and reloads when what it
-  // shows has changed.
+  // shows has changed. The server answers 304, without the page, while the
+  // state is the one sent as the tag.
   var every = parseInt(document.body.getAttribute("data-refresh"), 10);
   if (every > 0) {
     var shown = document.body.getAttribute("data-state");
     setInterval(function () {
-      fetch(location.href, { cache: "no-store", headers: { "Accept": "text/html" } })
+      fetch(location.href, { cache: "no-store", headers: { "Accept": "text/html", "If-None-Match": 'W/"' + shown + '"' } })
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
           if (!html) return;

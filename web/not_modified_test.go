@@ -1,0 +1,80 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"parcela"
+)
+
+// getIfNoneMatch is get with an If-None-Match, as app.js checks a page.
+func (b *bundle) getIfNoneMatch(t *testing.T, path, tag string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("If-None-Match", tag)
+	res, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	all, _ := io.ReadAll(res.Body)
+	return response{status: res.StatusCode, header: res.Header, body: string(all)}
+}
+
+// A waiting page's check, sent with its state as the tag, is answered 304
+// without the page while the state is the same, and with the whole page
+// once it changed: the script fetched the whole page every few seconds to
+// compare one attribute. A page that no longer checks carries no tag.
+func TestWaitingPageCheckIsNotModifiedUntilItsStateChanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, boleto := b.firstInstallmentBoleto(t)
+	o := b.onlyOrder(t)
+	orderPath := parcela.Links{}.OrderURL(o.ID, o.AccessCode)
+	before := b.get(t, orderPath)
+	tag := `W/"` + stateOf(before.body) + `"`
+	if !strings.Contains(before.body, `data-refresh="1"`) || before.header.Get("ETag") != tag {
+		t.Fatalf("a waiting page's tag: %q, want %q", before.header.Get("ETag"), tag)
+	}
+	same := b.getIfNoneMatch(t, orderPath, tag)
+	if same.status != http.StatusNotModified || same.body != "" || same.header.Get("ETag") != tag || same.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("a check of an unchanged page: %d, %d bytes, %v", same.status, len(same.body), same.header)
+	}
+	if listed := b.getIfNoneMatch(t, orderPath, `W/"other", `+tag); listed.status != http.StatusNotModified {
+		t.Fatalf("a check whose list holds the tag: %d", listed.status)
+	}
+	if other := b.getIfNoneMatch(t, orderPath, `W/"other"`); other.status != http.StatusOK || !strings.Contains(other.body, *boleto.PixCode) {
+		t.Fatalf("a check with another tag: %d", other.status)
+	}
+
+	b.pay(t, boleto.ID)
+	after := b.getIfNoneMatch(t, orderPath, tag)
+	if after.status != http.StatusOK || stateOf(after.body) == stateOf(before.body) || strings.Contains(after.body, *boleto.PixCode) {
+		t.Fatalf("a check once the installment is paid: %d, state %q", after.status, stateOf(after.body))
+	}
+	if strings.Contains(after.body, "data-refresh") != (after.header.Get("ETag") != "") {
+		t.Fatalf("a page's tag and its checks disagree: ETag %q", after.header.Get("ETag"))
+	}
+}
+
+// A state a tag cannot hold gives no tag, so its page is always sent.
+func TestStateTag(t *testing.T) {
+	t.Parallel()
+	for state, want := range map[string]string{
+		"in_progress/waiting_payment/pending:1": `W/"in_progress/waiting_payment/pending:1"`,
+		"":                                      "",
+		"a b":                                   "",
+		`a"b`:                                   "",
+		"pagamento/é":                           "",
+		"a\x7f":                                 "",
+	} {
+		if got := stateTag(state); got != want {
+			t.Errorf("stateTag(%q) = %q, want %q", state, got, want)
+		}
+	}
+}
