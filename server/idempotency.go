@@ -118,8 +118,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h, get apiFu
 	// A conflict (concurrent requests kept moving what it needed) did
 	// nothing and asks for a retry, which must then run, not replay it. A
 	// write that committed its claim has its answer stored though its
-	// client left (a retry gets it), and a 5xx of its has the claim
-	// dropped instead (a retry runs again).
+	// client left (a retry gets it), and a 5xx of its leaves the claim
+	// unanswered instead (a retry reads the entity back).
 	claimed := req.Claim() != ""
 	if !claimed && (status >= 500 || parcela.ErrorCode(err) == parcela.ECONFLICT || r.Context().Err() != nil) {
 		writeRaw(w, status, out)
@@ -137,9 +137,9 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h, get apiFu
 		// left unanswered as a 5xx's is, and a retry is answered with the
 		// entity as it stands (TestIdempotentPatchWhoseClientLeftAfterItsCommitIsAnsweredOnRetry,
 		// TestIdempotentPatchWhoseReadBackCollidedIsAnsweredOnRetry).
-		drop := parcela.IdempotentResponse{RequestHash: hash, Status: http.StatusInternalServerError}
-		if _, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, drop); err != nil && !keyTaken(err) {
-			logger(r).Error("drop idempotency claim", "error", err.Error())
+		unanswered := parcela.IdempotentResponse{RequestHash: hash, Status: http.StatusInternalServerError}
+		if _, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, a, key, unanswered); err != nil && !keyTaken(err) {
+			logger(r).Error("leave idempotency claim unanswered", "error", err.Error())
 		}
 		writeRaw(w, status, out)
 		return
@@ -185,7 +185,8 @@ func (s *Server) answerStored(w http.ResponseWriter, r *http.Request, get apiFun
 // since (another request's PATCH of the same entity), and a DELETE's retry
 // was answered 404: the retry is answered instead with the entity as its
 // GET reads it now (a DELETE's 204, as its write did delete), and that
-// answer is stored under the key for the retries after it
+// answer is stored under the key for the retries after it; an entity
+// deleted since is answered 404, not stored
 // (TestIdempotentPatchCommittedUnansweredIsNotAppliedAgain).
 func (s *Server) answerUnanswered(w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string) {
 	status, out := http.StatusNoContent, []byte(nil)
@@ -194,9 +195,11 @@ func (s *Server) answerUnanswered(w http.ResponseWriter, r *http.Request, get ap
 			writeError(w, r, fmt.Errorf("%s has no read back for an unanswered key", r.Pattern))
 			return
 		}
+		// Only the entity is stored: a 404 (deleted since) or a 5xx is
+		// answered as it stands now, and the next retry reads again.
 		st, v, err := get(r, nil)
-		if status, out = render(r, st, v, err); status >= 500 || r.Context().Err() != nil {
-			writeRaw(w, status, out) // not stored: the next retry reads it again
+		if status, out = render(r, st, v, err); status/100 != 2 || r.Context().Err() != nil {
+			writeRaw(w, status, out)
 			return
 		}
 	}

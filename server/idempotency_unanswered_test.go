@@ -141,3 +141,56 @@ func TestIdempotentDeleteCommittedUnansweredIsAnsweredNoContent(t *testing.T) {
 		}
 	})
 }
+
+// The retry of an unanswered PATCH whose webhook was deleted since is
+// answered 404, as its GET is, and the 404 is not stored: each retry reads
+// again (it was stored and replayed for 24 hours).
+func TestIdempotentPatchUnansweredOfADeletedEntity(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
+		path := v1 + "/webhooks/" + h["id"].(string)
+		key := "patch-" + sqldbtest.Suffix()
+		stalled, store := stalledInstance(t, b)
+		go sendUnread(stalled.URL+path, b.token, "PATCH", `{"name": "first"}`, key)
+		select {
+		case <-store.committed:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the PATCH never reached its write")
+		}
+		b.clock.Advance(time.Minute)
+		b.call("DELETE", path, nil).want(t, 204)
+		retry := b.send(b.sandbox.URL, b.token, "PATCH", path, `{"name": "first"}`, map[string]string{"Idempotency-Key": key})
+		again := b.send(b.sandbox.URL, b.token, "PATCH", path, `{"name": "first"}`, map[string]string{"Idempotency-Key": key})
+		if retry.Status != 404 || again.Status != 404 || again.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("the retry of a committed PATCH whose webhook was deleted since: %d %s; the one after: %d, replayed %q",
+				retry.Status, retry.Body, again.Status, again.Header.Get("Idempotent-Replayed"))
+		}
+	})
+}
+
+// Two retries of an unanswered PATCH at once, on two instances, answer
+// alike, and the answer stored is the one replayed.
+func TestIdempotentPatchUnansweredRetriedAtOnceOnTwoInstances(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
+		path := v1 + "/webhooks/" + h["id"].(string)
+		key := "patch-" + sqldbtest.Suffix()
+		stalled, store := stalledInstance(t, b)
+		other, _ := stalledInstance(t, b)
+		go sendUnread(stalled.URL+path, b.token, "PATCH", `{"name": "first"}`, key)
+		<-store.committed
+		b.clock.Advance(time.Minute)
+		hdr := map[string]string{"Idempotency-Key": key}
+		for range 5 {
+			res := make(chan resp, 2)
+			go func() { res <- b.send(b.sandbox.URL, b.token, "PATCH", path, `{"name": "first"}`, hdr) }()
+			go func() { res <- b.send(other.URL, b.token, "PATCH", path, `{"name": "first"}`, hdr) }()
+			r1, r2 := <-res, <-res
+			if r1.Status != 200 || r2.Status != 200 || string(r1.Body) != string(r2.Body) {
+				t.Fatalf("%d %s / %d %s", r1.Status, r1.Body, r2.Status, r2.Body)
+			}
+		}
+	})
+}

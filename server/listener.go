@@ -89,6 +89,11 @@ type overShareKey struct{}
 // at every connection it opens.
 const refusedLogEvery = time.Minute
 
+// refusedDrain is how long a refused connection's unread body is read
+// and dropped after its answer, so that the client, still sending, reads
+// the answer rather than a reset.
+const refusedDrain = 500 * time.Millisecond
+
 // refuseOverShare answers each request of a connection over its address's
 // share 429, and closes the connection: the client is told why, and its
 // next connection is counted afresh.
@@ -109,6 +114,11 @@ func refuseOverShare(h http.Handler, logger *slog.Logger) http.Handler {
 			logger.Warn("connection refused: its address holds its share of the listener's connections",
 				"request_id", id, "share", share, "suppressed", suppressed)
 		}
+		// The body is not read: after the answer the server would read and
+		// drop up to 256 KB of it before closing, for as long as the read
+		// timeout (30 s), so a body sent a byte at a time held a refused
+		// connection's place that long. Half a second, then it closes.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedDrain))
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
@@ -144,7 +154,7 @@ func LimitListener(ln net.Listener, l ListenerLimits, trusted []netip.Prefix) ne
 }
 
 // refusingMax bounds the connections open only to be answered 429, each
-// for at most the header timeout.
+// for at most the header timeout and refusedDrain.
 const refusingMax = 64
 
 type limitedListener struct {
@@ -295,6 +305,16 @@ func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	c.release()
 	return err
+}
+
+// CloseWrite passes the TCP connection's through: net/http sends a FIN
+// with it before closing a connection it answered "Connection: close" on,
+// so the client reads the answer rather than a reset.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // connState tells a limited listener which of its connections are idle

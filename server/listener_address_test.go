@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -187,5 +188,77 @@ func TestListenerBoundsRefusedConnections(t *testing.T) {
 	closedWithin(t, dialFrom(t, "127.0.0.1", addr), 3*time.Second, "a connection past the refused ones")
 	if res, _ := getOn(t, dialFrom(t, "127.0.0.2", addr)); res.StatusCode != 200 {
 		t.Fatalf("another address: %d", res.StatusCode)
+	}
+}
+
+// A refused connection's body is not read for the read timeout: the 429
+// handler does not read it, and net/http read and dropped up to 256 KB of
+// it after the answer for as long as the read timeout (30 s in
+// production), so a body sent a byte at a time held one of the refused
+// places that long, not the header timeout.
+func TestListenerRefusedBodyIsNotReadForTheReadTimeout(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.MaxConnections, l.MaxConnectionsPerAddress = 4, 1
+	l.ReadHeaderTimeout, l.ReadTimeout = 300*time.Millisecond, 6*time.Second
+	addr := serveLimitedBehind(t, l, nil)
+	stall(t, dialFrom(t, "127.0.0.1", addr))
+
+	over := dialFrom(t, "127.0.0.1", addr)
+	over.SetDeadline(time.Now().Add(10 * time.Second))
+	stall(t, over) // headers, then one byte of a 100-byte body
+	res, err := http.ReadResponse(bufio.NewReader(over), nil)
+	if err != nil || res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("refused: %v %v", res, err)
+	}
+	io.Copy(io.Discard, res.Body)
+	start := time.Now()
+	closedWithin(t, over, 8*time.Second, "refused")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a refused connection answered 429 stayed open %v more (read timeout %v, header timeout %v)",
+			d.Round(100*time.Millisecond), l.ReadTimeout, l.ReadHeaderTimeout)
+	}
+}
+
+// One address at its share cannot hold the refused places with bodies
+// sent a byte at a time: past the header timeout and the drain, another
+// address's connection over its own share is still answered 429, where
+// it was closed unanswered for the read timeout.
+func TestListenerOneAddressCannotHoldTheRefusedPlaces(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.MaxConnections, l.MaxConnectionsPerAddress = 8, 1
+	l.ReadHeaderTimeout, l.ReadTimeout = 300*time.Millisecond, 6*time.Second
+	addr := serveLimitedBehind(t, l, nil)
+	stall(t, dialFrom(t, "127.0.0.1", addr))
+	for range 64 {
+		stall(t, dialFrom(t, "127.0.0.1", addr))
+	}
+	time.Sleep(1500 * time.Millisecond) // past the header timeout and the drain
+	stall(t, dialFrom(t, "127.0.0.2", addr))
+	res, _ := getOn(t, dialFrom(t, "127.0.0.2", addr))
+	if res == nil || res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("another address over its share, after one address's refused connections sent their headers: no 429 (%v)", res)
+	}
+}
+
+// A Go client whose refused request carries a large body reads the 429,
+// not a reset.
+func TestListenerRefusedLargeBodyIsAnsweredToAGoClient(t *testing.T) {
+	t.Parallel()
+	l := server.DefaultListenerLimits()
+	l.MaxConnections, l.MaxConnectionsPerAddress = 4, 1
+	addr := serveLimitedBehind(t, l, nil)
+	stall(t, dialFrom(t, "127.0.0.1", addr))
+	tr := &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1")}}).DialContext}
+	defer tr.CloseIdleConnections()
+	res, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Post("http://"+addr+"/", "application/json",
+		bytes.NewReader(make([]byte, 8<<20)))
+	if err != nil {
+		t.Fatalf("a refused POST of 8 MiB: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 429 {
+		t.Fatalf("%d", res.StatusCode)
 	}
 }

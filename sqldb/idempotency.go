@@ -30,10 +30,12 @@ const IdempotencyTTL = 24 * time.Hour
 const claimTimeout = time.Minute
 
 // spentKey is the condition that drops a key's record when a request
-// stores under the key: past its 24 hours, or unanswered (the answer
-// read back for its retry replaces it). Its arguments: now, then now less
+// stores under the key: past its 24 hours, or unanswered, for its own
+// request (the answer read back for its retry replaces it): another
+// request with the key is refused as ever, not stored over a write that
+// committed. Its arguments: now, the request's hash, now less
 // claimTimeout.
-const spentKey = `(expires_at <= ? OR state = 'unanswered' OR (state = 'claimed' AND created_at <= ?))`
+const spentKey = `(expires_at <= ? OR (request_hash = ? AND (state = 'unanswered' OR (state = 'claimed' AND created_at <= ?))))`
 
 // storeResponse inserts resp under key in tx, first dropping the key's
 // record if it is spent. It reports false when a live record exists:
@@ -52,7 +54,7 @@ func claimKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, token stri
 func insertKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, state string, status *int, body string, at time.Time) (bool, error) {
 	now := ms64(at)
 	if _, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND `+spentKey,
-		a.CompanyID, string(a.Environment), key, now, ms64(at.Add(-claimTimeout))); err != nil {
+		a.CompanyID, string(a.Environment), key, now, hash, ms64(at.Add(-claimTimeout))); err != nil {
 		return false, err
 	}
 	res, err := tx.r.exec(ctx, `INSERT INTO idempotency_keys (company_id, environment, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)

@@ -278,3 +278,40 @@ func TestIdempotencyClaims(t *testing.T) {
 		})
 	}
 }
+
+// An unanswered key is replaced only by its own request's answer read
+// back: another request's answer under the key (one whose read of the key
+// came before the claim committed, on another instance) is refused, not
+// stored over the record of a write that committed, whose own retry was
+// then told 422, "used with a different request".
+func TestIdempotencyUnansweredKeyIsNotTakenByAnotherRequest(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			db, clock, a := hookStore(t, e)
+			app := sqldbtest.Services(db, clock)
+			ctx := context.Background()
+			h, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &parcela.IdempotentRequest{Auth: a, Key: "k", RequestHash: "h", AfterCommit: true}
+			if err := db.DeleteWebhook(parcela.WithIdempotentRequest(ctx, req), a, h.ID, clock.Now()); err != nil || req.Claim() == "" {
+				t.Fatalf("delete: %v, claim %q", err, req.Claim())
+			}
+			if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "k", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
+				t.Fatal(err)
+			}
+			first, err := db.StoreIdempotentResponse(ctx, a, "k", parcela.IdempotentResponse{RequestHash: "other", Status: 400, Body: []byte(`{}`)})
+			if err != nil || first == nil || first.RequestHash != "h" || !first.Unanswered {
+				t.Fatalf("another request's answer over an unanswered key: first %+v, %v", first, err)
+			}
+			r, err := db.IdempotentResponse(ctx, a, "k")
+			if err != nil || r == nil || r.RequestHash != "h" || !r.Unanswered {
+				t.Fatalf("another request's answer replaced the unanswered claim of a committed write: first %+v, now %+v, %v", first, r, err)
+			}
+		})
+	}
+}

@@ -74,9 +74,15 @@ func readServeLimits(getenv func(string) string) (serveLimits, error) {
 			return l, fmt.Errorf("PARCELA_MAX_CONNECTIONS: %q is not a positive number of connections", s)
 		}
 	}
+	// An address's share is a quarter of the connections, of those set.
+	l.listener.MaxConnectionsPerAddress = max(1, l.listener.MaxConnections/4)
 	if s := getenv("PARCELA_MAX_CONNECTIONS_PER_ADDRESS"); s != "" {
 		if l.listener.MaxConnectionsPerAddress, err = strconv.Atoi(s); err != nil || l.listener.MaxConnectionsPerAddress < 0 {
 			return l, fmt.Errorf("PARCELA_MAX_CONNECTIONS_PER_ADDRESS: %q is not a number of connections: 0 (no bound) or more", s)
+		}
+		if l.listener.MaxConnectionsPerAddress > l.listener.MaxConnections {
+			return l, fmt.Errorf("PARCELA_MAX_CONNECTIONS_PER_ADDRESS: %d is over PARCELA_MAX_CONNECTIONS (%d), and would bound nothing; 0 says no bound",
+				l.listener.MaxConnectionsPerAddress, l.listener.MaxConnections)
 		}
 	}
 	if s := getenv("PARCELA_IMAGE_CACHE_BYTES"); s != "" {

@@ -312,3 +312,23 @@ func TestServeBoundsConnectionsPerAddress(t *testing.T) {
 		}
 	}
 }
+
+// An address's share follows the connections set: a quarter of them
+// unless set itself, and never over them. A fixed 256 left an operator who
+// set 200 connections with no bound at all.
+func TestServeConnectionsPerAddressFollowMaxConnections(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		max, perAddress string
+		want            int
+	}{{"", "", 256}, {"200", "", 50}, {"3", "", 1}, {"200", "200", 200}, {"200", "0", 0}, {"", "10", 10}} {
+		l, err := readServeLimits(env(map[string]string{"PARCELA_MAX_CONNECTIONS": c.max, "PARCELA_MAX_CONNECTIONS_PER_ADDRESS": c.perAddress}))
+		if err != nil || l.listener.MaxConnectionsPerAddress != c.want {
+			t.Errorf("max %q, per address %q: %d, %v; want %d", c.max, c.perAddress, l.listener.MaxConnectionsPerAddress, err, c.want)
+		}
+	}
+	_, err := readServeLimits(env(map[string]string{"PARCELA_MAX_CONNECTIONS": "200", "PARCELA_MAX_CONNECTIONS_PER_ADDRESS": "256"}))
+	if err == nil || !strings.Contains(err.Error(), "PARCELA_MAX_CONNECTIONS_PER_ADDRESS") {
+		t.Fatalf("a share over the connections: %v", err)
+	}
+}
