@@ -205,7 +205,9 @@ func TestListenerRefusedBodyIsNotReadForTheReadTimeout(t *testing.T) {
 	stall(t, dialFrom(t, "127.0.0.1", addr))
 
 	over := dialFrom(t, "127.0.0.1", addr)
-	over.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := over.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	stall(t, over) // headers, then one byte of a 100-byte body
 	res, err := http.ReadResponse(bufio.NewReader(over), nil)
 	if err != nil || res.StatusCode != http.StatusTooManyRequests {

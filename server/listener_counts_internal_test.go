@@ -24,7 +24,7 @@ func serveCounted(t *testing.T, l ListenerLimits) (string, *limitedListener, fun
 	}), l, nil)
 	ll := LimitListener(ln, l, nil).(*limitedListener)
 	done := make(chan struct{})
-	go func() { srv.Serve(ll); close(done) }()
+	go func() { _ = srv.Serve(ll); close(done) }()
 	return ln.Addr().String(), ll, func() { srv.Close(); <-done }
 }
 
@@ -69,11 +69,11 @@ func TestListenerCountsReturnToZero(t *testing.T) {
 				if c == nil {
 					return
 				}
-				c.SetDeadline(time.Now().Add(3 * time.Second))
+				_ = c.SetDeadline(time.Now().Add(3 * time.Second))
 				for range rand.IntN(3) {
 					io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 					buf := make([]byte, 512)
-					c.Read(buf)
+					_, _ = c.Read(buf)
 				}
 				if rand.IntN(4) == 0 {
 					time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
