@@ -72,6 +72,24 @@ func sendUnread(url, token, method, body, key string) {
 	}
 }
 
+// unansweredWrite sends method (a PATCH or a DELETE) of a new webhook with
+// body and a new key to a stalled instance, and returns once its write
+// committed: the webhook's path and the key, unanswered.
+func unansweredWrite(t *testing.T, b *bundle, method, body string) (path, key string) {
+	t.Helper()
+	h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
+	path = v1 + "/webhooks/" + h["id"].(string)
+	key = method + "-" + sqldbtest.Suffix()
+	stalled, store := stalledInstance(t, b)
+	go sendUnread(stalled.URL+path, b.token, method, body, key)
+	select {
+	case <-store.committed:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the %s never reached its write", method)
+	}
+	return path, key
+}
+
 // A PATCH with an Idempotency-Key whose write committed and whose answer
 // never came (its instance ended between the two) is not run again by its
 // retry: run again, it wrote its values over a PATCH another request made
@@ -81,16 +99,7 @@ func sendUnread(url, token, method, body, key string) {
 func TestIdempotentPatchCommittedUnansweredIsNotAppliedAgain(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
-		path := v1 + "/webhooks/" + h["id"].(string)
-		key := "patch-" + sqldbtest.Suffix()
-		stalled, store := stalledInstance(t, b)
-		go sendUnread(stalled.URL+path, b.token, "PATCH", `{"name": "first"}`, key)
-		select {
-		case <-store.committed:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the PATCH never reached its write")
-		}
+		path, key := unansweredWrite(t, b, "PATCH", `{"name": "first"}`)
 
 		if r := b.send(b.sandbox.URL, b.token, "PATCH", path, `{"name": "first"}`, map[string]string{"Idempotency-Key": key}); r.Status != 409 {
 			t.Fatalf("a retry while the claim is fresh: %d %s", r.Status, r.Body)
@@ -122,16 +131,7 @@ func TestIdempotentPatchCommittedUnansweredIsNotAppliedAgain(t *testing.T) {
 func TestIdempotentDeleteCommittedUnansweredIsAnsweredNoContent(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
-		path := v1 + "/webhooks/" + h["id"].(string)
-		key := "delete-" + sqldbtest.Suffix()
-		stalled, store := stalledInstance(t, b)
-		go sendUnread(stalled.URL+path, b.token, "DELETE", "", key)
-		select {
-		case <-store.committed:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the DELETE never reached its write")
-		}
+		path, key := unansweredWrite(t, b, "DELETE", "")
 		b.clock.Advance(time.Minute)
 		if r := b.send(b.sandbox.URL, b.token, "DELETE", path, nil, map[string]string{"Idempotency-Key": key}); r.Status != 204 || len(r.Body) != 0 {
 			t.Fatalf("the retry of a committed, unanswered DELETE: %d %s", r.Status, r.Body)
@@ -148,16 +148,7 @@ func TestIdempotentDeleteCommittedUnansweredIsAnsweredNoContent(t *testing.T) {
 func TestIdempotentPatchUnansweredOfADeletedEntity(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
-		path := v1 + "/webhooks/" + h["id"].(string)
-		key := "patch-" + sqldbtest.Suffix()
-		stalled, store := stalledInstance(t, b)
-		go sendUnread(stalled.URL+path, b.token, "PATCH", `{"name": "first"}`, key)
-		select {
-		case <-store.committed:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the PATCH never reached its write")
-		}
+		path, key := unansweredWrite(t, b, "PATCH", `{"name": "first"}`)
 		b.clock.Advance(time.Minute)
 		b.call("DELETE", path, nil).want(t, 204)
 		retry := b.send(b.sandbox.URL, b.token, "PATCH", path, `{"name": "first"}`, map[string]string{"Idempotency-Key": key})
@@ -174,13 +165,8 @@ func TestIdempotentPatchUnansweredOfADeletedEntity(t *testing.T) {
 func TestIdempotentPatchUnansweredRetriedAtOnceOnTwoInstances(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		h := b.hook(t, "https://hooks.example.com/parcela", "order", "in_progress")
-		path := v1 + "/webhooks/" + h["id"].(string)
-		key := "patch-" + sqldbtest.Suffix()
-		stalled, store := stalledInstance(t, b)
+		path, key := unansweredWrite(t, b, "PATCH", `{"name": "first"}`)
 		other, _ := stalledInstance(t, b)
-		go sendUnread(stalled.URL+path, b.token, "PATCH", `{"name": "first"}`, key)
-		<-store.committed
 		b.clock.Advance(time.Minute)
 		hdr := map[string]string{"Idempotency-Key": key}
 		for range 5 {

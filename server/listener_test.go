@@ -16,22 +16,7 @@ import (
 // serveLimited serves a plain handler on 127.0.0.1 with limits l.
 func serveLimited(t *testing.T, l server.ListenerLimits) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok")
-	}), l, nil)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(server.LimitListener(ln, l, nil)) }()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := <-served; err != http.ErrServerClosed {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return ln.Addr().String()
+	return serveLimitedBehind(t, l, nil)
 }
 
 // closedWithin reads c until the server closes it, and fails unless that

@@ -1,30 +1,12 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"parcela"
 )
-
-// getIfNoneMatch is get with an If-None-Match, as app.js checks a page.
-func (b *bundle) getIfNoneMatch(t *testing.T, path, tag string) response {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("If-None-Match", tag)
-	res, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	all, _ := io.ReadAll(res.Body)
-	return response{status: res.StatusCode, header: res.Header, body: string(all)}
-}
 
 // A waiting page's check, sent with its state as the tag, is answered 304
 // without the page while the state is the same, and with the whole page
@@ -41,19 +23,19 @@ func TestWaitingPageCheckIsNotModifiedUntilItsStateChanges(t *testing.T) {
 	if !strings.Contains(before.body, `data-refresh="1"`) || before.header.Get("ETag") != tag {
 		t.Fatalf("a waiting page's tag: %q, want %q", before.header.Get("ETag"), tag)
 	}
-	same := b.getIfNoneMatch(t, orderPath, tag)
+	same := b.getWith(t, orderPath, ifNoneMatch(tag))
 	if same.status != http.StatusNotModified || same.body != "" || same.header.Get("ETag") != tag || same.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("a check of an unchanged page: %d, %d bytes, %v", same.status, len(same.body), same.header)
 	}
-	if listed := b.getIfNoneMatch(t, orderPath, `W/"other", `+tag); listed.status != http.StatusNotModified {
+	if listed := b.getWith(t, orderPath, ifNoneMatch(`W/"other", `+tag)); listed.status != http.StatusNotModified {
 		t.Fatalf("a check whose list holds the tag: %d", listed.status)
 	}
-	if other := b.getIfNoneMatch(t, orderPath, `W/"other"`); other.status != http.StatusOK || !strings.Contains(other.body, *boleto.PixCode) {
+	if other := b.getWith(t, orderPath, ifNoneMatch(`W/"other"`)); other.status != http.StatusOK || !strings.Contains(other.body, *boleto.PixCode) {
 		t.Fatalf("a check with another tag: %d", other.status)
 	}
 
 	b.pay(t, boleto.ID)
-	after := b.getIfNoneMatch(t, orderPath, tag)
+	after := b.getWith(t, orderPath, ifNoneMatch(tag))
 	if after.status != http.StatusOK || stateOf(after.body) == stateOf(before.body) || strings.Contains(after.body, *boleto.PixCode) {
 		t.Fatalf("a check once the installment is paid: %d, state %q", after.status, stateOf(after.body))
 	}
@@ -78,3 +60,5 @@ func TestStateTag(t *testing.T) {
 		}
 	}
 }
+
+func ifNoneMatch(tag string) map[string]string { return map[string]string{"If-None-Match": tag} }

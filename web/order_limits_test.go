@@ -1,7 +1,6 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,13 +18,7 @@ func (b *bundle) postFrom(t testing.TB, path, client string, form url.Values) re
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", b.server.URL)
 	req.Header.Set("X-Forwarded-For", client)
-	res, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	all, _ := io.ReadAll(res.Body)
-	return response{status: res.StatusCode, header: res.Header, body: string(all)}
+	return b.roundTrip(t, req)
 }
 
 // One address creates at most OrdersPerHour orders from the offer pages

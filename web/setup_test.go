@@ -172,13 +172,7 @@ func (b *bundle) do(t testing.TB, method, path string, form url.Values) response
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", b.server.URL)
 	}
-	res, err := b.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	all, _ := io.ReadAll(res.Body)
-	return response{status: res.StatusCode, header: res.Header, body: string(all)}
+	return b.roundTrip(t, req)
 }
 
 var (
@@ -282,11 +276,25 @@ func netipPrefix(t *testing.T, s string) []netip.Prefix {
 // getFrom is get as a trusted proxy forwarding client's request.
 func (b *bundle) getFrom(t testing.TB, path, client string) response {
 	t.Helper()
+	return b.getWith(t, path, map[string]string{"X-Forwarded-For": client})
+}
+
+// getWith is get with the headers given.
+func (b *bundle) getWith(t testing.TB, path string, header map[string]string) response {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("X-Forwarded-For", client)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return b.roundTrip(t, req)
+}
+
+// roundTrip sends req with the bundle's client and reads the response.
+func (b *bundle) roundTrip(t testing.TB, req *http.Request) response {
+	t.Helper()
 	res, err := b.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
