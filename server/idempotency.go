@@ -160,6 +160,12 @@ func (s *Server) storeAnswer(ctx context.Context, w http.ResponseWriter, r *http
 		return
 	case err != nil:
 		logger(r).Error("store idempotent response", "error", err.Error())
+	case first != nil && first.Unanswered && first.RequestHash == hash:
+		// Still unanswered after this answer's store, which replaces an
+		// unanswered record of its own request: another request's store
+		// is under way. Not read back again here, which could go round.
+		writeError(w, r, inFlightErr(key))
+		return
 	case first != nil:
 		s.answerStored(w, r, get, key, hash, first)
 		return
