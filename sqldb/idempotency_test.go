@@ -209,23 +209,7 @@ func TestIdempotencyClaims(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			db, clock, a := hookStore(t, e)
-			app := sqldbtest.Services(db, clock)
-			deleted := func(key string) *parcela.IdempotentRequest {
-				t.Helper()
-				h, err := app.Webhooks.CreateWebhook(context.Background(), a, fromJSON[parcela.WebhookRequest](t,
-					`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: "h", AfterCommit: true}
-				if err := db.DeleteWebhook(parcela.WithIdempotentRequest(context.Background(), req), a, h.ID, clock.Now()); err != nil {
-					t.Fatal(err)
-				}
-				if req.Claim() == "" {
-					t.Fatal("the DELETE committed no claim")
-				}
-				return req
-			}
+			deleted := func(key string) *parcela.IdempotentRequest { return claimedDelete(t, db, clock, a, key) }
 			ctx := context.Background()
 			taken := func(key string) {
 				t.Helper()
@@ -290,17 +274,8 @@ func TestIdempotencyUnansweredKeyIsNotTakenByAnotherRequest(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			db, clock, a := hookStore(t, e)
-			app := sqldbtest.Services(db, clock)
 			ctx := context.Background()
-			h, err := app.Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
-				`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req := &parcela.IdempotentRequest{Auth: a, Key: "k", RequestHash: "h", AfterCommit: true}
-			if err := db.DeleteWebhook(parcela.WithIdempotentRequest(ctx, req), a, h.ID, clock.Now()); err != nil || req.Claim() == "" {
-				t.Fatalf("delete: %v, claim %q", err, req.Claim())
-			}
+			req := claimedDelete(t, db, clock, a, "k")
 			if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "k", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
 				t.Fatal(err)
 			}
@@ -314,4 +289,24 @@ func TestIdempotencyUnansweredKeyIsNotTakenByAnotherRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// claimedDelete deletes a new webhook as a DELETE sent with key (request
+// hash "h") does, its write committing a claim on the key, and returns the
+// request.
+func claimedDelete(t *testing.T, db *sqldb.DB, clock *parcela.TestClock, a parcela.Auth, key string) *parcela.IdempotentRequest {
+	t.Helper()
+	h, err := sqldbtest.Services(db, clock).Webhooks.CreateWebhook(context.Background(), a, fromJSON[parcela.WebhookRequest](t,
+		`{"name": "h", "url": "https://example.com/hook", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &parcela.IdempotentRequest{Auth: a, Key: key, RequestHash: "h", AfterCommit: true}
+	if err := db.DeleteWebhook(parcela.WithIdempotentRequest(context.Background(), req), a, h.ID, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if req.Claim() == "" {
+		t.Fatal("the DELETE committed no claim")
+	}
+	return req
 }
