@@ -258,10 +258,14 @@ type writerCounts struct{ samples, held int64 }
 // intervals, the fraction of samples that find the lock held estimates the
 // fraction of time it was held.
 type writerProbe struct {
-	f             *os.File
-	samples, held atomic.Int64
-	stopOnce      sync.Once
-	quit, done    chan struct{}
+	f *os.File
+	// packed holds both counts in one word, samples in the high half and
+	// those that found the lock held in the low, so that a reader sees
+	// them from the same moment: read apart, a sample between the two
+	// reads counted in one and not the other (21 held of 20 samples).
+	packed     atomic.Uint64
+	stopOnce   sync.Once
+	quit, done chan struct{}
 }
 
 // walWriteLock is the byte SQLite's unix VFS locks for WAL_WRITE_LOCK:
@@ -317,11 +321,11 @@ func (p *writerProbe) loop() {
 		if err != nil {
 			return
 		}
-		// held before samples: a reader never sees more held than samples.
+		sample := uint64(1) << 32
 		if held {
-			p.held.Add(1)
+			sample++
 		}
-		p.samples.Add(1)
+		p.packed.Add(sample)
 		t.Reset(time.Duration(rng.ExpFloat64() * float64(probeMeanInterval)))
 	}
 }
@@ -330,8 +334,8 @@ func (p *writerProbe) counts() writerCounts {
 	if p == nil {
 		return writerCounts{}
 	}
-	s := p.samples.Load()
-	return writerCounts{samples: s, held: min(p.held.Load(), s)}
+	c := p.packed.Load()
+	return writerCounts{samples: int64(c >> 32), held: int64(c & (1<<32 - 1))}
 }
 
 func (p *writerProbe) stop() {
