@@ -23,6 +23,10 @@ type IdempotentResponse struct {
 	// apply its values over any change made since: it is answered with
 	// the entity as it stands (a DELETE's 204).
 	Unanswered bool
+	// ReadBack marks, when stored, the answer read back for an unanswered
+	// key's retry: the only store that replaces the unanswered record. Any
+	// other, a second run of the same request included, is refused by it.
+	ReadBack bool
 }
 
 // IdempotentRequest is a request sent with an Idempotency-Key. The front

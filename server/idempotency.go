@@ -144,13 +144,14 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, h, get apiFu
 		writeRaw(w, status, out)
 		return
 	}
-	s.storeAnswer(ctx, w, r, get, key, hash, status, out)
+	s.storeAnswer(ctx, w, r, get, key, hash, status, out, false)
 }
 
 // storeAnswer stores a request's answer under its key and writes it, or
-// the answer another request stored first.
-func (s *Server) storeAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string, status int, out []byte) {
-	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, authOf(r), key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out})
+// the answer another request stored first; readBack marks the answer read
+// back for an unanswered key, the only one that replaces it.
+func (s *Server) storeAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, get apiFunc, key, hash string, status int, out []byte, readBack bool) {
+	first, err := s.svc.Idempotency.StoreIdempotentResponse(ctx, authOf(r), key, parcela.IdempotentResponse{RequestHash: hash, Status: status, Body: out, ReadBack: readBack})
 	switch {
 	case keyTaken(err):
 		// Another request (on another instance) claimed the key with its
@@ -160,10 +161,9 @@ func (s *Server) storeAnswer(ctx context.Context, w http.ResponseWriter, r *http
 		return
 	case err != nil:
 		logger(r).Error("store idempotent response", "error", err.Error())
-	case first != nil && first.Unanswered && first.RequestHash == hash:
-		// Still unanswered after this answer's store, which replaces an
-		// unanswered record of its own request: another request's store
-		// is under way. Not read back again here, which could go round.
+	case first != nil && first.Unanswered && first.RequestHash == hash && readBack:
+		// Still unanswered after the read back's store, which replaces
+		// it: not read back again here, which could go round.
 		writeError(w, r, inFlightErr(key))
 		return
 	case first != nil:
@@ -211,7 +211,7 @@ func (s *Server) answerUnanswered(w http.ResponseWriter, r *http.Request, get ap
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	s.storeAnswer(ctx, w, r, get, key, hash, status, out)
+	s.storeAnswer(ctx, w, r, get, key, hash, status, out, true)
 }
 
 // heldResponse keeps a response's status and body until send; headers go

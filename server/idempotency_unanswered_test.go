@@ -180,3 +180,40 @@ func TestIdempotentPatchUnansweredRetriedAtOnceOnTwoInstances(t *testing.T) {
 		}
 	})
 }
+
+// earlyReader is an instance's idempotency store whose read of a key came
+// before another instance's write committed its claim on it: it finds
+// nothing. Its stores are the database's.
+type earlyReader struct{ server.IdempotencyStore }
+
+func (earlyReader) IdempotentResponse(context.Context, parcela.Auth, string) (*parcela.IdempotentResponse, error) {
+	return nil, nil
+}
+
+// A DELETE committed unanswered, and its duplicate (same key and body) on
+// an instance that read the key before that commit runs afterwards: it
+// finds the webhook gone, and its 404 was stored over the unanswered
+// record, so every retry of the DELETE that did delete was replayed 404.
+// Only the answer read back replaces an unanswered record now.
+func TestIdempotentDeleteUnansweredIsNotReplacedByARerun(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		path, key := unansweredWrite(t, b, "DELETE", "")
+		b.clock.Advance(time.Minute) // the first instance ended: its claim is spent, unanswered
+
+		svc := server.ServicesOf(b.app, b.db)
+		svc.Idempotency = earlyReader{b.db}
+		early := httptest.NewServer(server.New(svc, server.Config{Environment: parcela.Sandbox, Clock: b.clock,
+			PublicURL: sqldbtest.Links[parcela.Sandbox].PublicURL, OpenAPI: api.Spec}))
+		t.Cleanup(early.Close)
+		if dup := b.send(early.URL, b.token, "DELETE", path, "", map[string]string{"Idempotency-Key": key}); dup.Status != 204 {
+			t.Fatalf("the duplicate that read the key early: %d %s, want the 204 read back", dup.Status, dup.Body)
+		}
+
+		retry := b.send(b.sandbox.URL, b.token, "DELETE", path, "", map[string]string{"Idempotency-Key": key})
+		if retry.Status != 204 {
+			t.Fatalf("the retry of a DELETE that committed: %d %s (replayed %q), want 204",
+				retry.Status, retry.Body, retry.Header.Get("Idempotent-Replayed"))
+		}
+	})
+}

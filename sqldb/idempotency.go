@@ -29,32 +29,44 @@ const IdempotencyTTL = 24 * time.Hour
 // between the write's commit and the answer's) holds its key.
 const claimTimeout = time.Minute
 
-// spentKey is the condition that drops a key's record when a request
-// stores under the key: past its 24 hours, or unanswered, for its own
-// request (the answer read back for its retry replaces it): another
-// request with the key is refused as ever, not stored over a write that
+// expiredKey is the condition that drops a key's record when a request
+// stores under the key or claims it: past its 24 hours. Its argument: now.
+const expiredKey = `expires_at <= ?`
+
+// answeredKey is the condition under which the answer read back for an
+// unanswered key's retry drops the key's record: expired, or unanswered
+// for the same request. Nothing else replaces an unanswered record: a
+// second run of the same request (one whose read of the key came before
+// the first's claim committed) applied its write again over changes made
+// since, and another request's answer was stored over a write that
 // committed. Its arguments: now, the request's hash, now less
 // claimTimeout.
-const spentKey = `(expires_at <= ? OR (request_hash = ? AND (state = 'unanswered' OR (state = 'claimed' AND created_at <= ?))))`
+const answeredKey = `(expires_at <= ? OR (request_hash = ? AND (state = 'unanswered' OR (state = 'claimed' AND created_at <= ?))))`
 
 // storeResponse inserts resp under key in tx, first dropping the key's
 // record if it is spent. It reports false when a live record exists:
 // another request with the key committed first (or claimed the key).
 func storeResponse(ctx context.Context, tx *Tx, a parcela.Auth, key string, resp parcela.IdempotentResponse, at time.Time) (bool, error) {
-	return insertKey(ctx, tx, a, key, resp.RequestHash, "done", &resp.Status, string(resp.Body), at)
+	return insertKey(ctx, tx, a, key, resp.RequestHash, "done", &resp.Status, string(resp.Body), resp.ReadBack, at)
 }
 
 // claimKey inserts a claim on key in tx, to commit with the write of an
 // AfterCommit request, token naming it. It reports false when a live
 // record exists.
 func claimKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, token string, at time.Time) (bool, error) {
-	return insertKey(ctx, tx, a, key, hash, "claimed", nil, token, at)
+	return insertKey(ctx, tx, a, key, hash, "claimed", nil, token, false, at)
 }
 
-func insertKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, state string, status *int, body string, at time.Time) (bool, error) {
+// insertKey inserts key's record, first dropping the one there if it is
+// expired or, for an answer read back (readBack), unanswered for the same
+// request.
+func insertKey(ctx context.Context, tx *Tx, a parcela.Auth, key, hash, state string, status *int, body string, readBack bool, at time.Time) (bool, error) {
 	now := ms64(at)
-	if _, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND `+spentKey,
-		a.CompanyID, string(a.Environment), key, now, hash, ms64(at.Add(-claimTimeout))); err != nil {
+	drop, args := expiredKey, []any{a.CompanyID, string(a.Environment), key, now}
+	if readBack {
+		drop, args = answeredKey, append(args, hash, ms64(at.Add(-claimTimeout)))
+	}
+	if _, err := tx.r.exec(ctx, `DELETE FROM idempotency_keys WHERE company_id = ? AND environment = ? AND idempotency_key = ? AND `+drop, args...); err != nil {
 		return false, err
 	}
 	res, err := tx.r.exec(ctx, `INSERT INTO idempotency_keys (company_id, environment, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)

@@ -241,7 +241,10 @@ func TestIdempotencyClaims(t *testing.T) {
 				}
 			}
 			unanswered("failed")
-			if r, err := db.StoreIdempotentResponse(ctx, a, "failed", parcela.IdempotentResponse{RequestHash: "h", Status: 204}); r != nil || err != nil {
+			if r, err := db.StoreIdempotentResponse(ctx, a, "failed", parcela.IdempotentResponse{RequestHash: "h", Status: 404}); err != nil || r == nil || !r.Unanswered {
+				t.Fatalf("an answer not read back, over an unanswered key (a second run's): %+v, %v", r, err)
+			}
+			if r, err := db.StoreIdempotentResponse(ctx, a, "failed", parcela.IdempotentResponse{RequestHash: "h", Status: 204, ReadBack: true}); r != nil || err != nil {
 				t.Fatalf("the answer read back over an unanswered key: %v, %v", r, err)
 			}
 			if r, err := db.IdempotentResponse(ctx, a, "failed"); err != nil || r == nil || r.Unanswered || r.Status != 204 {
@@ -253,7 +256,7 @@ func TestIdempotencyClaims(t *testing.T) {
 			taken("crashed")
 			clock.Advance(time.Second)
 			unanswered("crashed")
-			if r, err := db.StoreIdempotentResponse(ctx, a, "crashed", parcela.IdempotentResponse{RequestHash: "h", Status: 204}); r != nil || err != nil {
+			if r, err := db.StoreIdempotentResponse(ctx, a, "crashed", parcela.IdempotentResponse{RequestHash: "h", Status: 204, ReadBack: true}); r != nil || err != nil {
 				t.Fatalf("an answer over a spent claim: %v, %v", r, err)
 			}
 			if r, err := db.IdempotentResponse(ctx, a, "crashed"); err != nil || r == nil || r.Unanswered || r.Status != 204 {
@@ -279,13 +282,15 @@ func TestIdempotencyUnansweredKeyIsNotTakenByAnotherRequest(t *testing.T) {
 			if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "k", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
 				t.Fatal(err)
 			}
-			first, err := db.StoreIdempotentResponse(ctx, a, "k", parcela.IdempotentResponse{RequestHash: "other", Status: 400, Body: []byte(`{}`)})
-			if err != nil || first == nil || first.RequestHash != "h" || !first.Unanswered {
-				t.Fatalf("another request's answer over an unanswered key: first %+v, %v", first, err)
+			for _, readBack := range []bool{false, true} {
+				first, err := db.StoreIdempotentResponse(ctx, a, "k", parcela.IdempotentResponse{RequestHash: "other", Status: 400, Body: []byte(`{}`), ReadBack: readBack})
+				if err != nil || first == nil || first.RequestHash != "h" || !first.Unanswered {
+					t.Fatalf("another request's answer (read back: %v) over an unanswered key: first %+v, %v", readBack, first, err)
+				}
 			}
 			r, err := db.IdempotentResponse(ctx, a, "k")
 			if err != nil || r == nil || r.RequestHash != "h" || !r.Unanswered {
-				t.Fatalf("another request's answer replaced the unanswered claim of a committed write: first %+v, now %+v, %v", first, r, err)
+				t.Fatalf("another request's answer replaced the unanswered claim of a committed write: now %+v, %v", r, err)
 			}
 		})
 	}
@@ -309,4 +314,34 @@ func claimedDelete(t *testing.T, db *sqldb.DB, clock *parcela.TestClock, a parce
 		t.Fatal("the DELETE committed no claim")
 	}
 	return req
+}
+
+// An unanswered key says its write committed: a second run of the same
+// request's write (a duplicate on another instance whose read of the key
+// came before the first's claim committed) is refused its claim, and its
+// write rolls back. It claimed over the unanswered record and applied the
+// write again, over any change made since.
+func TestIdempotencyUnansweredKeyIsNotClaimedAgain(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			db, clock, a := hookStore(t, e)
+			ctx := context.Background()
+			req := claimedDelete(t, db, clock, a, "k")
+			if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "k", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
+				t.Fatal(err)
+			}
+			h, err := sqldbtest.Services(db, clock).Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
+				`{"name": "h2", "url": "https://example.com/hook2", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again := &parcela.IdempotentRequest{Auth: a, Key: "k", RequestHash: "h", AfterCommit: true}
+			err = db.DeleteWebhook(parcela.WithIdempotentRequest(ctx, again), a, h.ID, clock.Now())
+			if !errors.Is(err, parcela.ErrIdempotencyKeyTaken) {
+				t.Fatalf("a second run of the write over an unanswered key: %v (claim %q), want ErrIdempotencyKeyTaken", err, again.Claim())
+			}
+		})
+	}
 }

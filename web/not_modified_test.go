@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -62,3 +63,21 @@ func TestStateTag(t *testing.T) {
 }
 
 func ifNoneMatch(tag string) map[string]string { return map[string]string{"If-None-Match": tag} }
+
+// A waiting page whose rendering fails is answered with the error page,
+// without the page's tag: it was set before the page rendered, and the
+// 500 carried a tag for a page never sent.
+func TestFailedWaitingPageCarriesNoTag(t *testing.T) {
+	t.Parallel()
+	h := New(Deps{})
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/order/x", nil)
+	// Content the order template cannot execute on: a rendering failure.
+	h.render(w, r, http.StatusOK, "order", page{Refresh: 5, State: "pending", Content: 42})
+	if w.Code != http.StatusInternalServerError {
+		t.Fatalf("status %d, want the 500 of a failed rendering", w.Code)
+	}
+	if tag := w.Header().Get("ETag"); tag != "" {
+		t.Fatalf("a 500 error page carries the waiting page's tag %q", tag)
+	}
+}

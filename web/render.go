@@ -101,7 +101,8 @@ func parsePages() (map[string]*template.Template, *fragments) {
 // becomes a clean 500 rather than half a page. The layout around the
 // page's content is written in Go (layout.go).
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
-	if notModified(w, r, status, p) {
+	tag := waitingTag(status, p)
+	if notModified(w, r, tag) {
 		return
 	}
 	p.Sandbox = h.d.Environment == parcela.Sandbox
@@ -122,6 +123,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	*kept = m.b
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
+	if tag != "" {
+		hd.Set("ETag", tag) // only on the page rendered, never on an error page in its place
+	}
 	// Pages carry personal data and one-time form tokens: never cached.
 	hd.Set("Cache-Control", "no-store")
 	// Its length spares the chunked encoding's extra write.
@@ -252,23 +256,28 @@ func (h *Handler) handleAsset(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
+// waitingTag is the entity tag of a page that checks for a payment: its
+// state as a weak tag; "" for any other page, or a state no tag can hold.
+func waitingTag(status int, p page) string {
+	if p.Refresh <= 0 || status != http.StatusOK {
+		return ""
+	}
+	return stateTag(p.State)
+}
+
 // notModified answers 304 to a waiting page's check (app.js) when the page
 // still shows what the script has, its state as a weak entity tag: the
 // script reloads only when the state changed, so the page it fetched every
 // few seconds to compare one attribute (2 to 30 KB over a payer's phone
 // plan, and its rendering) went unread. The tag goes on the full page too.
 // A page without a tag (a state no tag can hold) is always sent whole.
-func notModified(w http.ResponseWriter, r *http.Request, status int, p page) bool {
-	if p.Refresh <= 0 || status != http.StatusOK {
-		return false
-	}
-	tag := stateTag(p.State)
+func notModified(w http.ResponseWriter, r *http.Request, tag string) bool {
 	if tag == "" {
 		return false
 	}
-	w.Header().Set("ETag", tag)
 	for _, t := range strings.Split(r.Header.Get("If-None-Match"), ",") {
 		if strings.TrimSpace(t) == tag {
+			w.Header().Set("ETag", tag)
 			w.Header().Set("Cache-Control", "no-store")
 			w.WriteHeader(http.StatusNotModified)
 			return true
