@@ -278,10 +278,7 @@ func TestIdempotencyUnansweredKeyIsNotTakenByAnotherRequest(t *testing.T) {
 			t.Parallel()
 			db, clock, a := hookStore(t, e)
 			ctx := context.Background()
-			req := claimedDelete(t, db, clock, a, "k")
-			if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "k", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
-				t.Fatal(err)
-			}
+			unansweredDelete(t, db, clock, a, "k")
 			for _, readBack := range []bool{false, true} {
 				first, err := db.StoreIdempotentResponse(ctx, a, "k", parcela.IdempotentResponse{RequestHash: "other", Status: 400, Body: []byte(`{}`), ReadBack: readBack})
 				if err != nil || first == nil || first.RequestHash != "h" || !first.Unanswered {
@@ -316,6 +313,17 @@ func claimedDelete(t *testing.T, db *sqldb.DB, clock *parcela.TestClock, a parce
 	return req
 }
 
+// unansweredDelete is claimedDelete whose answer then failed (a 5xx over
+// the claim): the key is unanswered at once.
+func unansweredDelete(t *testing.T, db *sqldb.DB, clock *parcela.TestClock, a parcela.Auth, key string) {
+	t.Helper()
+	req := claimedDelete(t, db, clock, a, key)
+	if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(context.Background(), req), a, key,
+		parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // An unanswered key says its write committed: a second run of the same
 // request's write (a duplicate on another instance whose read of the key
 // came before the first's claim committed) is refused its claim, and its
@@ -328,10 +336,7 @@ func TestIdempotencyUnansweredKeyIsNotClaimedAgain(t *testing.T) {
 			t.Parallel()
 			db, clock, a := hookStore(t, e)
 			ctx := context.Background()
-			req := claimedDelete(t, db, clock, a, "k")
-			if _, err := db.StoreIdempotentResponse(parcela.WithIdempotentRequest(ctx, req), a, "k", parcela.IdempotentResponse{RequestHash: "h", Status: 500}); err != nil {
-				t.Fatal(err)
-			}
+			unansweredDelete(t, db, clock, a, "k")
 			h, err := sqldbtest.Services(db, clock).Webhooks.CreateWebhook(ctx, a, fromJSON[parcela.WebhookRequest](t,
 				`{"name": "h2", "url": "https://example.com/hook2", "verb": "POST", "entity": "bill", "events": ["pending"]}`))
 			if err != nil {
