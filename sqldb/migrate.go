@@ -159,13 +159,28 @@ func (db *DB) migrateRiver(ctx context.Context) error {
 }
 
 // migrateRiverUp applies River's migrations and returns the latest it has.
+// Like parcela's (migrateUp), each runs in a transaction of its own, and on
+// SQLite two processes migrating one file can both apply the first one
+// missing: the second's fails on its own SQL and rolls back. A failure
+// after which more of River's versions are applied than before is taken
+// up from there; one that made no progress is returned.
 func migrateRiverUp[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) (int, error) {
 	m, err := rivermigrate.New(driver, nil)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return 0, err
+	for {
+		before, err := m.ExistingVersions(ctx)
+		if err != nil {
+			return 0, err
+		}
+		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		if err == nil {
+			break
+		}
+		if after, verr := m.ExistingVersions(ctx); verr != nil || len(after) <= len(before) {
+			return 0, err
+		}
 	}
 	all := m.AllVersions()
 	return all[len(all)-1].Version, nil

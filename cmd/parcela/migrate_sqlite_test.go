@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
 	"parcela/sqldb"
 )
 
@@ -42,12 +45,78 @@ func TestConcurrentMigrationsOnSQLite(t *testing.T) {
 	if _, err := db.SQLDB().ExecContext(ctx, "DROP INDEX orders_offer; DELETE FROM goose_db_version WHERE version_id = 24"); err != nil {
 		t.Fatal(err)
 	}
-	// Held writing, the file lets every process read its versions and
-	// makes them wait to apply what they found missing, together.
+	migrateAtOnce(t, db, dsn)
+	var applied int
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 24").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	var index string
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE name = 'orders_offer'").Scan(&index); err != nil || !strings.Contains(index, "offer_id") {
+		t.Errorf("orders_offer: %q, %v", index, err)
+	}
+	if applied != 1 {
+		t.Errorf("00024 recorded %d times, want once", applied)
+	}
+}
+
+// The same for River's migrations, which take no lock of their own either:
+// a release that brings a River with a new migration, migrated by its
+// migrate and its serve at once, had the second fail on the migration the
+// first applied ("duplicate column", or the version's row already there).
+func TestConcurrentQueueMigrationsOnSQLite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dsn := tempDSN(t)
+	cli(t, dsn, "migrate")
+	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The file as a release with the River before its latest migration
+	// left it.
+	m, err := rivermigrate.New(riversqlite.New(db.SQLDB()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := m.AllVersions()
+	latest := all[len(all)-1].Version
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{MaxSteps: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := riverVersion(t, db); got != latest-1 {
+		t.Fatalf("River at %d after one step down from %d", got, latest)
+	}
+	migrateAtOnce(t, db, dsn)
+	if got := riverVersion(t, db); got != latest {
+		t.Errorf("River at %d, want %d", got, latest)
+	}
+	var rows int
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM river_migration WHERE line = 'main' AND version = ?", latest).Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("River's %d recorded %d times (%v), want once", latest, rows, err)
+	}
+}
+
+func riverVersion(t *testing.T, db *sqldb.DB) int {
+	t.Helper()
+	var v int
+	if err := db.SQLDB().QueryRowContext(context.Background(), "SELECT COALESCE(MAX(version), 0) FROM river_migration WHERE line = 'main'").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// migrateAtOnce runs three migrates of dsn together: held writing, the
+// file lets each read the versions applied and makes them wait to apply
+// what they found missing, together. Each must succeed.
+func migrateAtOnce(t *testing.T, db *sqldb.DB, dsn string) {
+	t.Helper()
+	ctx := context.Background()
 	conn, err := db.SQLDB().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer conn.Close()
 	tx, err := conn.BeginTx(ctx, &sql.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -67,22 +136,10 @@ func TestConcurrentMigrationsOnSQLite(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	conn.Close()
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("process %d: %v", i, err)
 		}
-	}
-	var applied int
-	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 24").Scan(&applied); err != nil {
-		t.Fatal(err)
-	}
-	var index string
-	if err := db.SQLDB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE name = 'orders_offer'").Scan(&index); err != nil || !strings.Contains(index, "offer_id") {
-		t.Errorf("orders_offer: %q, %v", index, err)
-	}
-	if applied != 1 {
-		t.Errorf("00024 recorded %d times, want once", applied)
 	}
 }
