@@ -66,11 +66,13 @@ func (b *Bill) lateDue() time.Time {
 
 // LateSince is the instant the bill's interest counts from (its days late
 // are São Paulo dates after it): the later of its lateDue and the end of
-// a waiver.
+// a waiver (its last instant waived, waivedThrough).
 func (b *Bill) LateSince() time.Time {
 	t := b.lateDue()
-	if b.DisablePenaltiesUntil != nil && b.DisablePenaltiesUntil.After(t) {
-		t = *b.DisablePenaltiesUntil
+	if b.DisablePenaltiesUntil != nil {
+		if last := waivedThrough(*b.DisablePenaltiesUntil); last.After(t) {
+			t = last
+		}
 	}
 	return t
 }

@@ -28,14 +28,20 @@ func (p Penalty) Total(originalCents int64) int64 {
 // owes the Sunday, the Monday and the Tuesday, as a bank charges it. Fine
 // and interest are each rounded half-up to the cent on their own, so each
 // matches what the bill shows.
+//
+// A waiver's end is the first instant penalties accrue ("none before this
+// moment"), so the bill is late from it and its days count from the
+// millisecond before (waivedThrough), as a late-issued payment's from
+// the millisecond before its expiry (Bill.lateFrom).
 func LatePenalty(originalCents int64, due, lateAfter time.Time, disablePenaltiesUntil *time.Time, now time.Time, fineRate, monthlyInterestRate Rate) Penalty {
 	from := due
 	if disablePenaltiesUntil != nil {
-		if disablePenaltiesUntil.After(lateAfter) {
-			lateAfter = *disablePenaltiesUntil
+		last := waivedThrough(*disablePenaltiesUntil)
+		if last.After(lateAfter) {
+			lateAfter = last
 		}
-		if disablePenaltiesUntil.After(from) {
-			from = *disablePenaltiesUntil
+		if last.After(from) {
+			from = last
 		}
 	}
 	if !now.After(lateAfter) {
@@ -52,3 +58,10 @@ func LatePenalty(originalCents int64, due, lateAfter time.Time, disablePenalties
 		DaysLate:      days,
 	}
 }
+
+// waivedThrough is the last instant a waiver ending at until waives, the
+// millisecond before it. Counted from until itself, a waiver to 00:00:00.000
+// of a day, which waives none of it, made that day no day late: a day's
+// interest short on every day after, against the same waiver written as
+// 23:59:59.999 of the day before.
+func waivedThrough(until time.Time) time.Time { return until.Add(-time.Millisecond) }

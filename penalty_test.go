@@ -71,7 +71,9 @@ func TestLatePenaltyDisabledUntil(t *testing.T) {
 		want Penalty
 	}{
 		{"after due, inside waiver", calSP(2026, time.March, 15, 10, 0, 0, 0), Penalty{}},
-		{"waiver end instant", until, Penalty{}},
+		{"the waiver's last instant", until.Add(-time.Millisecond), Penalty{}},
+		// "None before this moment": from the waiver's end, the bill is late.
+		{"waiver end instant", until, Penalty{FineCents: 200, InterestCents: 0, DaysLate: 0}},
 		// Late the same calendar day the waiver ends: fine at once, no interest yet.
 		{"hours after waiver", calSP(2026, time.March, 20, 13, 0, 0, 0), Penalty{FineCents: 200, InterestCents: 0, DaysLate: 0}},
 		{"days counted from waiver", calSP(2026, time.March, 25, 13, 0, 0, 0), Penalty{FineCents: 200, InterestCents: 17, DaysLate: 5}},

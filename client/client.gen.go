@@ -777,6 +777,9 @@ type BillEndpoint struct {
 	CurrentAmountCents int64 `json:"current_amount_cents"`
 
 	// DisablePenaltiesUntil No penalties accrue before this moment; `null` when not waived.
+	// From it the bill is late (the fine at once), and its interest
+	// counts the calendar days after the last instant waived: a waiver
+	// to `00:00:00.000` of a day waives none of that day.
 	DisablePenaltiesUntil *time.Time `json:"disable_penalties_until"`
 	DueDate               time.Time  `json:"due_date"`
 
@@ -3086,6 +3089,9 @@ type ClientInterface interface {
 	// Issues a new signing secret. For 24 hours deliveries are signed with
 	// both the new and the old secret (two signatures in
 	// `webhook-signature`), so receivers can switch without losing events.
+	// The old secret is the one this rotation replaces: a secret replaced
+	// by an earlier rotation stops signing now, even within its own
+	// 24 hours.
 	//
 	// Corresponds with POST /external_api/v1/webhooks/{id}/rotate_secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, id WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4239,6 +4245,9 @@ func (c *RawClient) UpdateWebhook(ctx context.Context, id WebhookId, params *Upd
 // Issues a new signing secret. For 24 hours deliveries are signed with
 // both the new and the old secret (two signatures in
 // `webhook-signature`), so receivers can switch without losing events.
+// The old secret is the one this rotation replaces: a secret replaced
+// by an earlier rotation stops signing now, even within its own
+// 24 hours.
 //
 // Corresponds with POST /external_api/v1/webhooks/{id}/rotate_secret (the `RotateWebhookSecret` operationId).
 func (c *RawClient) RotateWebhookSecret(ctx context.Context, id WebhookId, params *RotateWebhookSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6815,6 +6824,9 @@ type ClientWithResponsesInterface interface {
 	// Issues a new signing secret. For 24 hours deliveries are signed with
 	// both the new and the old secret (two signatures in
 	// `webhook-signature`), so receivers can switch without losing events.
+	// The old secret is the one this rotation replaces: a secret replaced
+	// by an earlier rotation stops signing now, even within its own
+	// 24 hours.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13125,6 +13137,9 @@ func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, id 
 // Issues a new signing secret. For 24 hours deliveries are signed with
 // both the new and the old secret (two signatures in
 // `webhook-signature`), so receivers can switch without losing events.
+// The old secret is the one this rotation replaces: a secret replaced
+// by an earlier rotation stops signing now, even within its own
+// 24 hours.
 //
 // Returns a wrapper object for the known response body format(s).
 //
