@@ -201,7 +201,8 @@ func (s *Webhooks) DeleteWebhook(ctx context.Context, a Auth, id string) error {
 // RotateWebhookSecret issues a new secret; the old one signs alongside it
 // for SecretOverlap. The rotation is guarded by the secret it replaces, so
 // of two at once the later rotates the earlier's secret: each secret
-// answered still signs.
+// answered still signs. It is answered as stored (the store reads it back
+// in the rotation's transaction): a rename since the read stands.
 func (s *Webhooks) RotateWebhookSecret(ctx context.Context, a Auth, id string) (*Webhook, error) {
 	secret, err := webhook.NewSecret()
 	if err != nil {

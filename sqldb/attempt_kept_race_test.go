@@ -14,7 +14,10 @@ import (
 // is when the retry commits, not as it was read: an attempt of the
 // generation before recorded between the read and the retry (its job's
 // record racing the company's request) took a log read at the bound past
-// it, and the retry, deciding by the read, kept one more.
+// it, and the retry, deciding by the read, kept one more. The store now
+// refuses a retry decided on a log that changed since (a conflict, which
+// the use case meets by reading again), and the retry read again keeps
+// the latest.
 func TestRetryKeepsTheLatestAttemptsRecordedSinceItsRead(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
@@ -29,7 +32,10 @@ func TestRetryKeepsTheLatestAttemptsRecordedSinceItsRead(t *testing.T) {
 			// An attempt of the delivery's generation is recorded after the read.
 			l.log(t, parcela.KeptAttempts, parcela.KeptAttempts+1)
 			l.clock.Advance(time.Hour * 3)
-			if err := l.db.RetryDelivery(ctx, read, l.clock.Now()); err != nil {
+			if err := l.db.RetryDelivery(ctx, read, l.clock.Now()); !parcela.IsConflict(err) {
+				t.Fatalf("a retry decided on the log before an attempt: %v, want a conflict", err)
+			}
+			if _, err := l.app.Webhooks.RetryDelivery(ctx, l.a, l.id); err != nil {
 				t.Fatal(err)
 			}
 			var n int

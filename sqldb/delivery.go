@@ -336,10 +336,18 @@ func (db *DB) Delivery(ctx context.Context, a parcela.Auth, id string) (*parcela
 // attempt's record locks them, so a DELETE or a PATCH disabling it either
 // waits for the retry or is seen by it. The use case checked only what it
 // had read, and a retry committed after the DELETE had answered.
+//
+// It is guarded by the log read, too (its attempt count, which each
+// attempt's record raises in the attempt's transaction, and the attempts
+// the log holds): the retry is answered with the log it keeps, computed
+// from the one read, and an attempt recorded since made it answer an
+// attempt it deleted and miss the one it kept.
 func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Time) error {
 	return failed("retry delivery", db.inTx(ctx, func(tx *Tx) error {
 		if err := tx.r.guarded(ctx, "delivery", d.ID, `UPDATE webhook_deliveries SET status = ?, generation = ?, attempt_count = 0, next_attempt_at = NULL,
-			updated_at = ? WHERE id = ? AND generation = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation); err != nil {
+			updated_at = ? WHERE id = ? AND generation = ? AND attempt_count = ?
+			AND (SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?) = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation,
+			d.AttemptCount, d.ID, max(d.AttemptsTotal, len(d.Attempts))); err != nil {
 			return err
 		}
 		var live bool

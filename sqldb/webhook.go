@@ -100,11 +100,22 @@ func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, were parcel
 
 // RotateWebhookSecret writes a webhook's secrets if its secret is still
 // from; otherwise (rotated meanwhile, or deleted) it is a conflict, and the
-// rotation reads again.
+// rotation reads again. w is then the webhook as stored, read back in the
+// same transaction: a rename, or the delivery worker's failure record,
+// since the rotation's read stands (only the secrets are written), and the
+// answer, stored under an Idempotency-Key, showed the webhook as read.
 func (db *DB) RotateWebhookSecret(ctx context.Context, w *parcela.Webhook, from string) error {
 	return failed("rotate webhook secret", db.inTx(ctx, func(tx *Tx) error {
-		return tx.r.guarded(ctx, "webhook", w.ID, `UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?
-			WHERE id = ? AND secret = ? AND deleted_at IS NULL`, w.Secret, w.PreviousSecret, msPtr(w.PreviousSecretUntil), ms64(w.UpdatedAt), w.ID, from)
+		if err := tx.r.guarded(ctx, "webhook", w.ID, `UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?
+			WHERE id = ? AND secret = ? AND deleted_at IS NULL`, w.Secret, w.PreviousSecret, msPtr(w.PreviousSecretUntil), ms64(w.UpdatedAt), w.ID, from); err != nil {
+			return err
+		}
+		stored, err := scanWebhook(tx.r.queryRow(ctx, webhookSelect+` WHERE id = ?`, w.ID))
+		if err != nil {
+			return err
+		}
+		*w = *stored
+		return nil
 	}))
 }
 
