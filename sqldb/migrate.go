@@ -140,9 +140,9 @@ func (db *DB) migrateRiver(ctx context.Context) error {
 	var latest int
 	var err error
 	if db.dialect == Postgres {
-		latest, err = migrateRiverUp(ctx, riverpgxv5.New(db.pool))
+		latest, err = migrateRiverUp(ctx, riverpgxv5.New(db.pool), db.riverApplied)
 	} else {
-		latest, err = migrateRiverUp(ctx, riversqlite.New(db.write))
+		latest, err = migrateRiverUp(ctx, riversqlite.New(db.write), db.riverApplied)
 	}
 	if err != nil {
 		return err
@@ -162,28 +162,37 @@ func (db *DB) migrateRiver(ctx context.Context) error {
 // Like parcela's (migrateUp), each runs in a transaction of its own, and on
 // SQLite two processes migrating one file can both apply the first one
 // missing: the second's fails on its own SQL and rolls back. A failure
-// after which more of River's versions are applied than before is taken
-// up from there; one that made no progress is returned.
-func migrateRiverUp[TTx any](ctx context.Context, driver riverdriver.Driver[TTx]) (int, error) {
+// after which more of River's versions are applied (applied) than before
+// is taken up from there; one that made no progress is returned.
+func migrateRiverUp[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], applied func(context.Context) int) (int, error) {
 	m, err := rivermigrate.New(driver, nil)
 	if err != nil {
 		return 0, err
 	}
 	for {
-		before, err := m.ExistingVersions(ctx)
-		if err != nil {
-			return 0, err
-		}
-		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		before := applied(ctx)
+		_, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 		if err == nil {
 			break
 		}
-		if after, verr := m.ExistingVersions(ctx); verr != nil || len(after) <= len(before) {
+		if applied(ctx) <= before {
 			return 0, err
 		}
 	}
 	all := m.AllVersions()
 	return all[len(all)-1].Version, nil
+}
+
+// riverApplied counts River's migrations applied, 0 before its table
+// exists. Counted here, not by River's migrator, which refuses to list a
+// version it does not know (a database migrated by a newer parcela, which
+// Migrate then refuses with its own message).
+func (db *DB) riverApplied(ctx context.Context) int {
+	var n int
+	if err := db.write.QueryRowContext(ctx, "SELECT COUNT(*) FROM river_migration WHERE line = 'main'").Scan(&n); err != nil {
+		return 0
+	}
+	return n
 }
 
 // migrationLockKey is the PostgreSQL advisory lock that Migrate holds.
