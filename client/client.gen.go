@@ -1667,7 +1667,7 @@ type Problem struct {
 	// Example: offer.amount_cents must be at least 500
 	Detail string `json:"detail"`
 
-	// Errors Every field that broke a rule, for `validation_failed` and some other 400s and 422s; absent otherwise.
+	// Errors Every field that broke a rule, for `validation_failed` and some other 400s and 422s; absent otherwise. Always present on `validation_failed`, and empty when the rule broken is the request's as a whole, not one field's (a company's 26th webhook, a plan whose cost is out of bounds); `detail` then says which.
 	Errors *[]ProblemFieldError `json:"errors,omitempty"`
 
 	// RequestId The request's id, the same as the `X-Request-Id` header; in an answer replayed for an `Idempotency-Key` (`Idempotent-Replayed: true`), the first request's, the one that did the work.

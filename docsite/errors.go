@@ -41,7 +41,7 @@ var Problems = []Problem{
 		"A body was sent without `Content-Type: application/json`.",
 		"Send bodies as JSON with `Content-Type: application/json`."},
 	{"validation_failed", "Validation failed", 422,
-		"The request is well formed but breaks a rule. `errors[]` lists every broken field at once, each with its path (`payment_configurations[1].interest_rate`, `installments`, `Idempotency-Key`), a field code (below) and a message.",
+		"The request is well formed but breaks a rule. `errors[]` lists every broken field at once, each with its path (`payment_configurations[1].interest_rate`, `installments`, `Idempotency-Key`), a field code (below) and a message. It is empty when the rule is the request's as a whole, not one field's (a company's 26th webhook): `detail` says which.",
 		"Correct every field listed in `errors[]`; the message says what the rule is. Rules that depend on the company (maximum interest rate, maximum installments, minimum down payment) are set by the operator."},
 	{"credit_card_not_supported", "Credit card not supported", 422,
 		"A charge asked for `payment_method: credit_card`. Card payments are not made through the API.",

@@ -57,7 +57,7 @@ type Problem struct {
 	Detail    string               `json:"detail"`
 	Code      string               `json:"code"`
 	RequestID string               `json:"request_id"`
-	Errors    []parcela.FieldError `json:"errors,omitempty"`
+	Errors    []parcela.FieldError `json:"errors,omitzero"` // nil: absent; empty: present, a validation_failed no one field broke
 }
 
 // StatusOf returns the HTTP status for an error.
@@ -111,6 +111,12 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *parcela.Error
 	if errors.As(err, &e) {
 		p.Errors = e.Fields
+	}
+	if code == parcela.EINVALID && p.Errors == nil {
+		// A rule of the request as a whole (the company's webhooks, a
+		// plan's cost): errors[] is there, as on every validation_failed,
+		// and empty; detail says which rule.
+		p.Errors = []parcela.FieldError{}
 	}
 	if status == http.StatusInternalServerError {
 		p.Detail = "An internal error occurred; quote request id " + p.RequestID + " to support."

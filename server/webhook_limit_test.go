@@ -43,6 +43,9 @@ func TestWebhookLimitPerCompanyAndEnvironment(t *testing.T) {
 		r := b.call("POST", "/external_api/v1/webhooks", webhookBody(99)).want(t, 422)
 		if p := r.JSON(t); p["code"] != parcela.EINVALID || !strings.Contains(p["detail"].(string), "at most 25 webhooks") {
 			t.Fatalf("26th: %s", r.Body)
+		} else if errs, ok := p["errors"].([]any); !ok || len(errs) != 0 {
+			// Every validation_failed carries errors[]; no one field broke this rule (an audit found it absent).
+			t.Fatalf("26th: errors %#v, want present and empty: %s", p["errors"], r.Body)
 		}
 		var list []map[string]any
 		if err := json.Unmarshal(b.call("GET", "/external_api/v1/webhooks", nil).want(t, 200).Body, &list); err != nil || len(list) != parcela.MaxWebhooks {
