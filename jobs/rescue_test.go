@@ -61,9 +61,9 @@ func chargeWithHook(t *testing.T, app *parcela.Services, a parcela.Auth, url str
 
 // A delivery taken by an instance that then died (its job left running,
 // as River's own fetch leaves it) goes out again from a live instance 25 s
-// after the dead one began it, within 30 s: not sooner, since a live
-// attempt may last that long, and not at River's default of an hour (or
-// its rescuer's 30 s rounds).
+// after the dead one began it, within 27 s on an idle machine: not
+// sooner, since a live attempt may last that long, and not at River's
+// default of an hour (or its rescuer's 30 s rounds).
 func TestDeliveryOfADeadInstanceIsRescued(t *testing.T) {
 	t.Parallel()
 	for _, e := range sqldbtest.Engines() {
@@ -133,8 +133,12 @@ func TestDeliveryOfADeadInstanceIsRescued(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if after := got[0].Sub(began); after < 25*time.Second || after > 30*time.Second {
-				t.Fatalf("delivered %v after the dead instance began it, want 25 to 30 s", after.Round(time.Millisecond))
+			// 27 s at most on an idle machine (rescueAfter + rescueInterval);
+			// 35 s leaves room for a loaded one (31 s in a CI run beside
+			// other tests) and still tells it from River's rescuer, whose
+			// rounds of 30 s would take it to 55 s.
+			if after := got[0].Sub(began); after < 25*time.Second || after > 35*time.Second {
+				t.Fatalf("delivered %v after the dead instance began it, want 25 to 35 s", after.Round(time.Millisecond))
 			}
 			if len(got) != 1 {
 				t.Fatalf("delivered %d times", len(got))
