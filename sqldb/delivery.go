@@ -341,9 +341,21 @@ func (db *DB) Delivery(ctx context.Context, a parcela.Auth, id string) (*parcela
 // attempt's record raises in the attempt's transaction, and the attempts
 // the log holds): the retry is answered with the log it keeps, computed
 // from the one read, and an attempt recorded since made it answer an
-// attempt it deleted and miss the one it kept.
+// attempt it deleted and miss the one it kept. On PostgreSQL the
+// delivery's row is locked FOR UPDATE first: an attempt's record takes a
+// key-share lock on it (its foreign key), which that waits for and which
+// then waits for the retry, so no attempt commits between the guard's
+// count and the trim (each statement of READ COMMITTED sees what
+// committed before it: a superseded attempt, which moves no delivery,
+// landed between them, a review found).
 func (db *DB) RetryDelivery(ctx context.Context, d *parcela.Delivery, at time.Time) error {
 	return failed("retry delivery", db.inTx(ctx, func(tx *Tx) error {
+		if db.dialect == Postgres {
+			var id string
+			if err := tx.r.queryRow(ctx, `SELECT id FROM webhook_deliveries WHERE id = ? FOR UPDATE`, d.ID).Scan(&id); err != nil {
+				return notFound(err, "delivery")
+			}
+		}
 		if err := tx.r.guarded(ctx, "delivery", d.ID, `UPDATE webhook_deliveries SET status = ?, generation = ?, attempt_count = 0, next_attempt_at = NULL,
 			updated_at = ? WHERE id = ? AND generation = ? AND attempt_count = ?
 			AND (SELECT COUNT(*) FROM webhook_attempts WHERE delivery_id = ?) = ?`, parcela.DeliveryPending, d.Generation+1, ms64(at), d.ID, d.Generation,
