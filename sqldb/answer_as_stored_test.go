@@ -5,26 +5,8 @@ import (
 	"testing"
 
 	"parcela"
-	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
-
-// lateAttemptStore is the store, except that right after the retry's read
-// of the delivery, one more attempt of its generation is recorded (its
-// job's record racing the company's POST /retry).
-type lateAttemptStore struct {
-	*sqldb.DB
-	after func()
-}
-
-func (s *lateAttemptStore) Delivery(ctx context.Context, a parcela.Auth, id string) (*parcela.Delivery, error) {
-	d, err := s.DB.Delivery(ctx, a, id)
-	if s.after != nil {
-		s.after()
-		s.after = nil
-	}
-	return d, err
-}
 
 // A manual retry answers the delivery as the store left it: the log it
 // answers is the log the retry kept, which a GET then shows. An attempt
@@ -37,7 +19,8 @@ func TestRetryAnswersTheLogItKept(t *testing.T) {
 			ctx := context.Background()
 			l := newLoggedDelivery(t, e)
 			l.log(t, 0, parcela.KeptAttempts)
-			store := &lateAttemptStore{DB: l.db, after: func() { l.log(t, parcela.KeptAttempts, parcela.KeptAttempts+1) }}
+			// The retry reads the delivery, then its webhook: the attempt is recorded after both.
+			store := &interleaved{DB: l.db, between: func() { l.log(t, parcela.KeptAttempts, parcela.KeptAttempts+1) }}
 			hooks := parcela.NewWebhooks(store, l.clock)
 			answered, err := hooks.RetryDelivery(ctx, l.a, l.id)
 			if err != nil {
@@ -60,23 +43,6 @@ func TestRetryAnswersTheLogItKept(t *testing.T) {
 	}
 }
 
-// renamingStore is the store, except that right after a use case's first
-// read of a webhook, another request renames it (a PATCH racing it).
-type renamingStore struct {
-	*sqldb.DB
-	after func()
-}
-
-func (s *renamingStore) Webhook(ctx context.Context, a parcela.Auth, id string) (*parcela.Webhook, error) {
-	w, err := s.DB.Webhook(ctx, a, id)
-	if s.after != nil {
-		f := s.after
-		s.after = nil
-		f()
-	}
-	return w, err
-}
-
 // A secret rotation racing a rename: both stand, and the rotation answers
 // the webhook as it is stored (the answer, stored under an
 // Idempotency-Key, is replayed for 24 hours). It answered the name read
@@ -93,7 +59,7 @@ func TestRotateAnswersTheWebhookAsStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store := &renamingStore{DB: db, after: func() {
+			store := &interleaved{DB: db, between: func() {
 				if _, err := app.Webhooks.UpdateWebhook(ctx, a, hook.ID, fromJSON[parcela.WebhookRequest](t, `{"name": "after"}`)); err != nil {
 					t.Fatal(err)
 				}
