@@ -27,13 +27,7 @@ import (
 func TestConcurrentMigrationsOnSQLite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := tempDSN(t)
-	cli(t, dsn, "migrate")
-	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	dsn, db := migratedFile(t)
 	// The file as the release before 00024 left it.
 	var latest int64
 	if err := db.SQLDB().QueryRowContext(ctx, "SELECT MAX(version_id) FROM goose_db_version").Scan(&latest); err != nil {
@@ -66,13 +60,7 @@ func TestConcurrentMigrationsOnSQLite(t *testing.T) {
 func TestConcurrentQueueMigrationsOnSQLite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dsn := tempDSN(t)
-	cli(t, dsn, "migrate")
-	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	dsn, db := migratedFile(t)
 	// The file as a release with the River before its latest migration
 	// left it.
 	m, err := rivermigrate.New(riversqlite.New(db.SQLDB()), nil)
@@ -142,4 +130,18 @@ func migrateAtOnce(t *testing.T, db *sqldb.DB, dsn string) {
 			t.Errorf("process %d: %v", i, err)
 		}
 	}
+}
+
+// migratedFile is a SQLite file migrated by the CLI, and the store open on
+// it until the test ends.
+func migratedFile(t *testing.T) (string, *sqldb.DB) {
+	t.Helper()
+	dsn := tempDSN(t)
+	cli(t, dsn, "migrate")
+	db, err := sqldb.Open(context.Background(), dsn, sqldb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return dsn, db
 }
