@@ -128,8 +128,12 @@ func (s *Catalog) Product(ctx context.Context, a Auth, id string) (*Product, err
 	return s.store.Product(ctx, a, id)
 }
 
-// Products lists the caller's products, newest first.
+// Products lists the caller's products, newest first, up to
+// MaxPerPageOfLargeItems a page.
 func (s *Catalog) Products(ctx context.Context, a Auth, p Page) ([]*Product, int, error) {
+	if err := p.ValidateUpTo(MaxPerPageOfLargeItems); err != nil {
+		return nil, 0, err
+	}
 	return s.store.Products(ctx, a, p)
 }
 
@@ -238,8 +242,12 @@ func (s *Catalog) Offer(ctx context.Context, a Auth, id string) (*Offer, error) 
 	return s.store.Offer(ctx, a, id)
 }
 
-// Offers lists the caller's offers, newest first.
+// Offers lists the caller's offers, newest first, up to
+// MaxPerPageOfLargeItems a page.
 func (s *Catalog) Offers(ctx context.Context, a Auth, p Page) ([]*Offer, int, error) {
+	if err := p.ValidateUpTo(MaxPerPageOfLargeItems); err != nil {
+		return nil, 0, err
+	}
 	os, total, err := s.store.Offers(ctx, a, p)
 	if err != nil {
 		return nil, 0, err

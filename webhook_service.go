@@ -228,8 +228,11 @@ func (s *Webhooks) RotateWebhookSecret(ctx context.Context, a Auth, id string) (
 
 // Deliveries lists the caller's deliveries, newest first, optionally of one
 // of its webhooks, a deleted one too: its log is kept, and listed under its
-// id in the whole log.
+// id in the whole log. A page holds up to MaxPerPageOfLargeItems.
 func (s *Webhooks) Deliveries(ctx context.Context, a Auth, webhookID string, p Page) ([]*Delivery, int, error) {
+	if err := p.ValidateUpTo(MaxPerPageOfLargeItems); err != nil {
+		return nil, 0, err
+	}
 	if webhookID != "" && !IsUUID(webhookID) {
 		return nil, 0, NotFound("webhook")
 	}

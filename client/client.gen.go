@@ -2040,6 +2040,9 @@ type PaymentId = string
 // PerPage defines model for PerPage.
 type PerPage = int
 
+// PerPageOfLargeItems defines model for PerPageOfLargeItems.
+type PerPageOfLargeItems = int
+
 // ProductId defines model for ProductId.
 type ProductId = string
 
@@ -2141,8 +2144,8 @@ type ListOffersParams struct {
 	// Page Page number, 1…100000. A page past the end has empty `results`.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
-	// PerPage Items per page, 1…1000 (above 1000 is 422 `validation_failed` on `per_page`).
-	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+	// PerPage Items per page, 1…100 (above 100 is 422 `validation_failed` on `per_page`): an item of this list weighs up to about 160 KB.
+	PerPage *PerPageOfLargeItems `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
 // CreateOfferParams defines parameters for CreateOffer.
@@ -2192,8 +2195,8 @@ type ListProductsParams struct {
 	// Page Page number, 1…100000. A page past the end has empty `results`.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
-	// PerPage Items per page, 1…1000 (above 1000 is 422 `validation_failed` on `per_page`).
-	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+	// PerPage Items per page, 1…100 (above 100 is 422 `validation_failed` on `per_page`): an item of this list weighs up to about 160 KB.
+	PerPage *PerPageOfLargeItems `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
 // CreateProductParams defines parameters for CreateProduct.
@@ -2228,8 +2231,8 @@ type ListWebhookDeliveriesParams struct {
 	// Page Page number, 1…100000. A page past the end has empty `results`.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
-	// PerPage Items per page, 1…1000 (above 1000 is 422 `validation_failed` on `per_page`).
-	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+	// PerPage Items per page, 1…100 (above 100 is 422 `validation_failed` on `per_page`): an item of this list weighs up to about 160 KB.
+	PerPage *PerPageOfLargeItems `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
 // RetryWebhookDeliveryParams defines parameters for RetryWebhookDelivery.

@@ -111,7 +111,8 @@ func (q query) date(name string, end bool) (*time.Time, error) {
 }
 
 // page reads page and per_page (default 1 and DefaultPerPage) without
-// bounding them: the bills' filter validates its page with the rest.
+// bounding them: each listing's use case bounds its own page (the bills'
+// filter with the rest, the others by the weight of their items).
 func (q query) page() (parcela.Page, error) {
 	page, err := q.integer("page", 1)
 	if err != nil {
@@ -121,15 +122,6 @@ func (q query) page() (parcela.Page, error) {
 	return parcela.Page{Page: page, PerPage: perPage}, err
 }
 
-// boundedPage reads a listing's page within Page.Validate's bounds.
-func (q query) boundedPage() (parcela.Page, error) {
-	p, err := q.page()
-	if err != nil {
-		return p, err
-	}
-	return p, p.Validate()
-}
-
 // pageParams reads the page of a listing that reads nothing else from its
 // query.
 func pageParams(r *http.Request) (parcela.Page, error) {
@@ -137,5 +129,5 @@ func pageParams(r *http.Request) (parcela.Page, error) {
 	if err != nil {
 		return parcela.Page{}, err
 	}
-	return q.boundedPage()
+	return q.page()
 }

@@ -79,7 +79,7 @@ func (s *Server) handleListDeliveries(r *http.Request, _ []byte) (int, any, erro
 	if err != nil {
 		return 0, nil, err
 	}
-	page, err := q.boundedPage()
+	page, err := q.page()
 	if err != nil {
 		return 0, nil, err
 	}
