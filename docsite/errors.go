@@ -69,7 +69,7 @@ type FieldCode struct{ Code, Meaning string }
 var FieldCodes = []FieldCode{
 	{"required", "The field is missing (or empty) and the request needs it."},
 	{"too_small", "A number below its minimum, or a list with too few items."},
-	{"too_large", "A number above its maximum (an amount over the product's, more installments than allowed, `per_page` over 1000), or a list or object over its size."},
+	{"too_large", "A number above its maximum (an amount over the product's, more installments than allowed, `per_page` over 1000 for bills or 100 for products, offers and deliveries), or a list or object over its size."},
 	{"too_long", "A string over its maximum length (names 255 characters, `Idempotency-Key` 255, webhook `url` 2048)."},
 	{"invalid", "A value of the right type but the wrong form or outside the allowed set: a date not in `YYYY-MM-DD`, a CPF with wrong check digits, an unknown enum value, an address that is not absolute http(s)."},
 	{"invalid_type", "A JSON value of the wrong type: a string where a number belongs, an object where a list does."},
