@@ -26,6 +26,10 @@ var moves = map[string]map[string][]string{
 	},
 	"payment": {
 		PaymentUnpaid: {PaymentPaid, PaymentExpired, PaymentCanceled},
+		// A bank's notice of money it took on a boleto or Pix code before
+		// the code was voided or expired (Payments.PayPayment).
+		PaymentCanceled: {PaymentPaid},
+		PaymentExpired:  {PaymentPaid},
 	},
 }
 
@@ -120,14 +124,16 @@ func (m *mover) movePayment(p *Payment, to string) error {
 	if !CanMove("payment", p.Status, to) {
 		return m.refuse("payment", p.ID, p.Status, to)
 	}
+	from := p.Status
 	m.touchPayment(p)
 	p.Status = to
-	if p.Method != MethodCreditCard && (to == PaymentCanceled || to == PaymentPaid && p.PaidAmountCents < p.AmountCents) {
+	if p.Method != MethodCreditCard && from == PaymentUnpaid && (to == PaymentCanceled || to == PaymentPaid && p.PaidAmountCents < p.AmountCents) {
 		// A boleto or Pix was issued at the provider before the mover saw
 		// it (even one this change inserts), and stays payable there until
 		// voided; so does one paid below its amount (its bill paid with
 		// another's money) for its rest. A card attempt is stored paid or
-		// refused, never unpaid.
+		// refused, never unpaid. A canceled code was voided when canceled,
+		// and an expired one takes nothing.
 		m.c.Voids = append(m.c.Voids, CancelRequest{PaymentID: p.ID, Environment: p.Environment})
 	}
 	return nil

@@ -25,6 +25,8 @@ func TestCanMove(t *testing.T) {
 		"billing active→finished": nil, "billing active→canceled": nil,
 		"bill pending→paid": nil, "bill pending→overdue": nil, "bill pending→canceled": nil, "bill overdue→paid": nil, "bill overdue→canceled": nil,
 		"payment unpaid→paid": nil, "payment unpaid→expired": nil, "payment unpaid→canceled": nil,
+		// A bank's notice of money taken on a code before it closed.
+		"payment expired→paid": nil, "payment canceled→paid": nil,
 	}
 	for entity, ss := range statuses {
 		for _, from := range ss {
@@ -498,8 +500,8 @@ func TestMoverRefusesIllegalMoves(t *testing.T) {
 	}
 	p := o.Billings[0].Bills[0].Payments[0]
 	p.Status = PaymentExpired
-	if err := m.movePayment(p, PaymentPaid); err == nil {
-		t.Error("expired → paid")
+	if err := m.movePayment(p, PaymentCanceled); err == nil {
+		t.Error("expired → canceled")
 	}
 	if m.change() != nil {
 		t.Error("refused moves left a change")

@@ -67,6 +67,16 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 			}
 			return nil
 		case PaymentUnpaid:
+		case PaymentCanceled, PaymentExpired:
+			// The bank took money on the code before it was voided, or
+			// before it expired, and notifies it after: a waiver canceled
+			// the late boleto its payer had just paid, or an installment's
+			// boleto paid on its grace's last day was expired by the sweep
+			// before the notice came. The money reaches the bill while it
+			// is open (below); dated before expires_at (checkSettlement).
+			if p.Method == MethodCreditCard || settle.PaidAt == nil {
+				return Errorf(EINVALIDSTATE, "payment is %s; only an unpaid payment can be paid, or a canceled or expired boleto or Pix by a bank's notice with its paid_at", p.Status)
+			}
 		default:
 			return Errorf(EINVALIDSTATE, "payment is %s; only an unpaid payment can be paid", p.Status)
 		}

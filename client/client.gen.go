@@ -2892,11 +2892,21 @@ type ClientInterface interface {
 	//
 	// Paying a payment that is already `paid` without a `notice_id`
 	// answers 200 with its bill and changes nothing (no second
-	// settlement, no event), so a retry is harmless. An `expired`,
-	// `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`; so is one past its
-	// `expires_at` paid without a `paid_at`, even before the expiry job
-	// has moved it to `expired`.
+	// settlement, no event), so a retry is harmless. A `refused`
+	// payment, or one whose bill is no longer open, is 409
+	// `invalid_state`; so is one past its `expires_at` paid without a
+	// `paid_at`, even before the expiry job has moved it to `expired`.
+	//
+	// An `expired` or `canceled` boleto or Pix whose bill is still open
+	// takes a notice with its `paid_at` (before its `expires_at`): the
+	// bank took the money before the code expired or was voided, and
+	// tells it after (a penalty waiver canceled the late boleto the
+	// payer had just paid; the expiry job expired a boleto paid on its
+	// grace's last day). The money reaches the bill as any settlement
+	// does: the payment is `paid` when it received its amount or paid
+	// the bill (part of it leaves it as it was, with its
+	// `paid_amount_cents`), and a bill paid has its other payments
+	// canceled. Without `paid_at` it is 409 `invalid_state`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2947,11 +2957,21 @@ type ClientInterface interface {
 	//
 	// Paying a payment that is already `paid` without a `notice_id`
 	// answers 200 with its bill and changes nothing (no second
-	// settlement, no event), so a retry is harmless. An `expired`,
-	// `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`; so is one past its
-	// `expires_at` paid without a `paid_at`, even before the expiry job
-	// has moved it to `expired`.
+	// settlement, no event), so a retry is harmless. A `refused`
+	// payment, or one whose bill is no longer open, is 409
+	// `invalid_state`; so is one past its `expires_at` paid without a
+	// `paid_at`, even before the expiry job has moved it to `expired`.
+	//
+	// An `expired` or `canceled` boleto or Pix whose bill is still open
+	// takes a notice with its `paid_at` (before its `expires_at`): the
+	// bank took the money before the code expired or was voided, and
+	// tells it after (a penalty waiver canceled the late boleto the
+	// payer had just paid; the expiry job expired a boleto paid on its
+	// grace's last day). The money reaches the bill as any settlement
+	// does: the payment is `paid` when it received its amount or paid
+	// the bill (part of it leaves it as it was, with its
+	// `paid_amount_cents`), and a bill paid has its other payments
+	// canceled. Without `paid_at` it is 409 `invalid_state`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3928,11 +3948,21 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 //
 // Paying a payment that is already `paid` without a `notice_id`
 // answers 200 with its bill and changes nothing (no second
-// settlement, no event), so a retry is harmless. An `expired`,
-// `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`; so is one past its
-// `expires_at` paid without a `paid_at`, even before the expiry job
-// has moved it to `expired`.
+// settlement, no event), so a retry is harmless. A `refused`
+// payment, or one whose bill is no longer open, is 409
+// `invalid_state`; so is one past its `expires_at` paid without a
+// `paid_at`, even before the expiry job has moved it to `expired`.
+//
+// An `expired` or `canceled` boleto or Pix whose bill is still open
+// takes a notice with its `paid_at` (before its `expires_at`): the
+// bank took the money before the code expired or was voided, and
+// tells it after (a penalty waiver canceled the late boleto the
+// payer had just paid; the expiry job expired a boleto paid on its
+// grace's last day). The money reaches the bill as any settlement
+// does: the payment is `paid` when it received its amount or paid
+// the bill (part of it leaves it as it was, with its
+// `paid_amount_cents`), and a bill paid has its other payments
+// canceled. Without `paid_at` it is 409 `invalid_state`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3993,11 +4023,21 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 //
 // Paying a payment that is already `paid` without a `notice_id`
 // answers 200 with its bill and changes nothing (no second
-// settlement, no event), so a retry is harmless. An `expired`,
-// `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`; so is one past its
-// `expires_at` paid without a `paid_at`, even before the expiry job
-// has moved it to `expired`.
+// settlement, no event), so a retry is harmless. A `refused`
+// payment, or one whose bill is no longer open, is 409
+// `invalid_state`; so is one past its `expires_at` paid without a
+// `paid_at`, even before the expiry job has moved it to `expired`.
+//
+// An `expired` or `canceled` boleto or Pix whose bill is still open
+// takes a notice with its `paid_at` (before its `expires_at`): the
+// bank took the money before the code expired or was voided, and
+// tells it after (a penalty waiver canceled the late boleto the
+// payer had just paid; the expiry job expired a boleto paid on its
+// grace's last day). The money reaches the bill as any settlement
+// does: the payment is `paid` when it received its amount or paid
+// the bill (part of it leaves it as it was, with its
+// `paid_amount_cents`), and a bill paid has its other payments
+// canceled. Without `paid_at` it is 409 `invalid_state`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6615,11 +6655,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Paying a payment that is already `paid` without a `notice_id`
 	// answers 200 with its bill and changes nothing (no second
-	// settlement, no event), so a retry is harmless. An `expired`,
-	// `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`; so is one past its
-	// `expires_at` paid without a `paid_at`, even before the expiry job
-	// has moved it to `expired`.
+	// settlement, no event), so a retry is harmless. A `refused`
+	// payment, or one whose bill is no longer open, is 409
+	// `invalid_state`; so is one past its `expires_at` paid without a
+	// `paid_at`, even before the expiry job has moved it to `expired`.
+	//
+	// An `expired` or `canceled` boleto or Pix whose bill is still open
+	// takes a notice with its `paid_at` (before its `expires_at`): the
+	// bank took the money before the code expired or was voided, and
+	// tells it after (a penalty waiver canceled the late boleto the
+	// payer had just paid; the expiry job expired a boleto paid on its
+	// grace's last day). The money reaches the bill as any settlement
+	// does: the payment is `paid` when it received its amount or paid
+	// the bill (part of it leaves it as it was, with its
+	// `paid_amount_cents`), and a bill paid has its other payments
+	// canceled. Without `paid_at` it is 409 `invalid_state`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6670,11 +6720,21 @@ type ClientWithResponsesInterface interface {
 	//
 	// Paying a payment that is already `paid` without a `notice_id`
 	// answers 200 with its bill and changes nothing (no second
-	// settlement, no event), so a retry is harmless. An `expired`,
-	// `canceled` or `refused` payment, or one whose
-	// bill is no longer open, is 409 `invalid_state`; so is one past its
-	// `expires_at` paid without a `paid_at`, even before the expiry job
-	// has moved it to `expired`.
+	// settlement, no event), so a retry is harmless. A `refused`
+	// payment, or one whose bill is no longer open, is 409
+	// `invalid_state`; so is one past its `expires_at` paid without a
+	// `paid_at`, even before the expiry job has moved it to `expired`.
+	//
+	// An `expired` or `canceled` boleto or Pix whose bill is still open
+	// takes a notice with its `paid_at` (before its `expires_at`): the
+	// bank took the money before the code expired or was voided, and
+	// tells it after (a penalty waiver canceled the late boleto the
+	// payer had just paid; the expiry job expired a boleto paid on its
+	// grace's last day). The money reaches the bill as any settlement
+	// does: the payment is `paid` when it received its amount or paid
+	// the bill (part of it leaves it as it was, with its
+	// `paid_amount_cents`), and a bill paid has its other payments
+	// canceled. Without `paid_at` it is 409 `invalid_state`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12856,11 +12916,21 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 //
 // Paying a payment that is already `paid` without a `notice_id`
 // answers 200 with its bill and changes nothing (no second
-// settlement, no event), so a retry is harmless. An `expired`,
-// `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`; so is one past its
-// `expires_at` paid without a `paid_at`, even before the expiry job
-// has moved it to `expired`.
+// settlement, no event), so a retry is harmless. A `refused`
+// payment, or one whose bill is no longer open, is 409
+// `invalid_state`; so is one past its `expires_at` paid without a
+// `paid_at`, even before the expiry job has moved it to `expired`.
+//
+// An `expired` or `canceled` boleto or Pix whose bill is still open
+// takes a notice with its `paid_at` (before its `expires_at`): the
+// bank took the money before the code expired or was voided, and
+// tells it after (a penalty waiver canceled the late boleto the
+// payer had just paid; the expiry job expired a boleto paid on its
+// grace's last day). The money reaches the bill as any settlement
+// does: the payment is `paid` when it received its amount or paid
+// the bill (part of it leaves it as it was, with its
+// `paid_amount_cents`), and a bill paid has its other payments
+// canceled. Without `paid_at` it is 409 `invalid_state`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -12917,11 +12987,21 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 //
 // Paying a payment that is already `paid` without a `notice_id`
 // answers 200 with its bill and changes nothing (no second
-// settlement, no event), so a retry is harmless. An `expired`,
-// `canceled` or `refused` payment, or one whose
-// bill is no longer open, is 409 `invalid_state`; so is one past its
-// `expires_at` paid without a `paid_at`, even before the expiry job
-// has moved it to `expired`.
+// settlement, no event), so a retry is harmless. A `refused`
+// payment, or one whose bill is no longer open, is 409
+// `invalid_state`; so is one past its `expires_at` paid without a
+// `paid_at`, even before the expiry job has moved it to `expired`.
+//
+// An `expired` or `canceled` boleto or Pix whose bill is still open
+// takes a notice with its `paid_at` (before its `expires_at`): the
+// bank took the money before the code expired or was voided, and
+// tells it after (a penalty waiver canceled the late boleto the
+// payer had just paid; the expiry job expired a boleto paid on its
+// grace's last day). The money reaches the bill as any settlement
+// does: the payment is `paid` when it received its amount or paid
+// the bill (part of it leaves it as it was, with its
+// `paid_amount_cents`), and a bill paid has its other payments
+// canceled. Without `paid_at` it is 409 `invalid_state`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
