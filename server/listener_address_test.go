@@ -127,8 +127,18 @@ func TestListenerAddressIdleConnectionMakesRoom(t *testing.T) {
 	if res, _ := getOn(t, first); res.StatusCode != 200 {
 		t.Fatalf("first: %d", res.StatusCode)
 	}
-	if res, _ := getOn(t, dialFrom(t, "127.0.0.1", addr)); res.StatusCode != 200 {
-		t.Fatalf("a second connection beside an idle one of its address: %d", res.StatusCode)
+	// net/http marks a connection idle once it has sent the response, and
+	// the client may read the response before that (it did, once, on a
+	// loaded machine): the first connection is idle soon, not at once.
+	status := 0
+	for deadline := time.Now().Add(3 * time.Second); status != 200 && time.Now().Before(deadline); {
+		res, _ := getOn(t, dialFrom(t, "127.0.0.1", addr))
+		if status = res.StatusCode; status != 200 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if status != 200 {
+		t.Fatalf("a second connection beside an idle one of its address: %d", status)
 	}
 	closedWithin(t, first, 3*time.Second, "the address's idle connection")
 	if res, _ := getOn(t, other); res.StatusCode != 200 {
