@@ -373,11 +373,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			// the amount alone.
 			v.NotPayable = noMethodHere
 		}
-		for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
-			if p := b.LivePayment(m, now); p != nil && slices.Contains(v.Methods, m) {
-				v.Pay = append(v.Pay, newPayView(b, p, c, now))
-			}
-		}
+		v.Pay = livePayViews(b, c, now, func(m string) bool { return slices.Contains(v.Methods, m) })
 		v.Card = newCardForm(form, v.Current, parcela.CardInstallmentLimit(b, pc, c, v.Current), now)
 		v.Token = h.csrf.issue(w, r, h.secureCookies(r))
 	}

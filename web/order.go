@@ -184,15 +184,12 @@ func newDueBill(b *parcela.Bill, c *parcela.Company, row billRow, now time.Time)
 		d.AmountCents = b.Outstanding(now, c)
 		d.Penalized = d.AmountCents > owed
 	}
-	for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
-		if p := b.LivePayment(m, now); p != nil {
-			pv := newPayView(b, p, c, now)
-			// The page says the amount below carries the penalty only
-			// when each box's does: a bolepix in its grace shows its Pix's
-			// amount, and its note the boleto's late one.
-			d.Penalized = d.Penalized && pv.ShownCents() >= d.AmountCents
-			d.Pay = append(d.Pay, pv)
-		}
+	for _, pv := range livePayViews(b, c, now, nil) {
+		// The page says the amount below carries the penalty only when
+		// each box's does: a bolepix in its grace shows its Pix's amount,
+		// and its note the boleto's late one.
+		d.Penalized = d.Penalized && pv.ShownCents() >= d.AmountCents
+		d.Pay = append(d.Pay, pv)
 	}
 	return d
 }

@@ -90,6 +90,34 @@ func newPayView(b *parcela.Bill, p *parcela.Payment, c *parcela.Company, now tim
 	return v
 }
 
+// livePayViews are the boxes of bill b's live Pix and boleto codes, of the
+// methods offered (nil: both), with one Pix code a bill: a bolepix live
+// beside a Pix shows its boleto alone, its Pix being the same money as the
+// Pix shown. Two boxes headed "Pix", each with its own code and nothing
+// saying to pay one, had a payer pay a bill twice (an audit); the pages
+// say to pay one when they show two boxes (payOne).
+func livePayViews(b *parcela.Bill, c *parcela.Company, now time.Time, offered func(method string) bool) []payView {
+	var out []payView
+	for _, m := range []string{parcela.MethodPix, parcela.MethodBoleto} {
+		if offered != nil && !offered(m) {
+			continue
+		}
+		p := b.LivePayment(m, now)
+		if p == nil {
+			continue
+		}
+		v := newPayView(b, p, c, now)
+		if len(out) > 0 && out[0].PixCode != "" && v.Linha != "" {
+			v.PixCode, v.PixImage = "", ""
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// payOne is what a page says above two live codes of one bill.
+const payOne = "Pague só um destes códigos: cada um quita esta cobrança."
+
 // billLabel names a bill for the customer: the down payment, installment
 // k of n, or the single upfront payment.
 func billLabel(b *parcela.Bill, billing *parcela.Billing) string {

@@ -77,6 +77,7 @@ func parsePages() (map[string]*template.Template, *fragments) {
 		"paymentStatus": func(s string) string { return paymentStatus[s] },
 		"orderStatus":   func(s string) string { return orderStatus[s] },
 		"payBox":        payBox,
+		"payOne":        func() string { return payOne },
 		"billCard":      billCard,
 		"payWays":       payWays,
 		"billRows":      billRows,
