@@ -335,11 +335,12 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 	}
 	if !r.Delivered && !r.Gone {
 		delay, ok := webhook.RetryDelay(d.AttemptCount+1, w.jitter)
-		if !ok && res.StatusCode == 0 && errors.Is(ctx.Err(), context.Canceled) {
-			// parcela stopping cut the schedule's last attempt short before
-			// any answer: not the receiver's failure, and its error says
-			// the delivery is retried. Marked failed, the event was never
-			// sent again.
+		if res.StatusCode == 0 && errors.Is(ctx.Err(), context.Canceled) {
+			// parcela stopping cut the attempt short before any answer:
+			// not the receiver's failure, and its error says the delivery
+			// is retried. It is, as soon as a first failure is: its step of
+			// the schedule put the event off up to 10 h (the sixth), and
+			// the last one's marked it failed, never sent again (audits).
 			delay, ok = webhook.RetryDelay(1, w.jitter)
 		}
 		if ok {
