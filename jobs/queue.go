@@ -147,11 +147,15 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 		FetchCooldown: min(cfg.PollInterval, 10*time.Millisecond),
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.Workers},
-			// Each environment's attempts have DeliveryWorkers slots
-			// (environmentSlots): twice as many workers, so the sandbox's
-			// running attempts never hold every worker production needs.
-			enq.DeliveryQueue(): {MaxWorkers: 2 * cfg.DeliveryWorkers},
-			enq.VoidQueue():     {MaxWorkers: cfg.VoidWorkers},
+			// Each environment has its queue, its workers and its
+			// DeliveryWorkers attempt slots (environmentSlots): the
+			// sandbox's jobs never hold a worker production needs. Twice
+			// as many workers as slots, so that jobs waiting for a slot
+			// leave workers for the jobs that need none (a superseded or
+			// settled delivery, a company's deferral).
+			enq.DeliveryQueue():        {MaxWorkers: 2 * cfg.DeliveryWorkers},
+			enq.SandboxDeliveryQueue(): {MaxWorkers: 2 * cfg.DeliveryWorkers},
+			enq.VoidQueue():            {MaxWorkers: cfg.VoidWorkers},
 		},
 		Workers: workers,
 		// The default of kinds that set none; deliveries and sweeps set

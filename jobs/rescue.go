@@ -77,7 +77,8 @@ func (s *stuckDeliveries) stop() {
 	}
 }
 
-// rescue makes available every delivery job of the queue running since
+// rescue makes available every delivery job of the queues (both
+// environments') running since
 // before rescueAfter ago, and returns how many.
 func (s *stuckDeliveries) rescue(ctx context.Context) (int, error) {
 	now := time.Now().UTC()
@@ -94,7 +95,7 @@ func (s *stuckDeliveries) rescue(ctx context.Context) (int, error) {
 		for _, j := range stuck {
 			after = j.ID
 			// A job out of attempts is River's to discard.
-			if j.Queue != s.queue || j.Kind != (DeliveryArgs{}).Kind() || j.Attempt >= j.MaxAttempts {
+			if j.Queue != s.queue && j.Queue != sandboxQueue(s.queue) || j.Kind != (DeliveryArgs{}).Kind() || j.Attempt >= j.MaxAttempts {
 				continue
 			}
 			e, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: j.Attempt, Error: "its process died mid-attempt; made available again"})

@@ -96,7 +96,7 @@ func TestDeliveryOfADeadInstanceIsRescued(t *testing.T) {
 				exec = riversqlite.New(db.SQLDB()).GetExecutor()
 			}
 			taken, err := exec.JobGetAvailable(ctx, &riverdriver.JobGetAvailableParams{ClientID: "dead-instance", MaxAttemptedBy: 100,
-				MaxToLock: 10, Queue: enq.DeliveryQueue()})
+				MaxToLock: 10, Queue: enq.SandboxDeliveryQueue()})
 			if err != nil || len(taken) != 1 || taken[0].State != "running" {
 				t.Fatalf("the dead instance took %v: %v", taken, err)
 			}
