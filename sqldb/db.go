@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -110,6 +111,13 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = parcela.SystemClock{}
 	}
+	if strings.TrimSpace(dsn) != dsn || strings.IndexFunc(dsn, unicode.IsControl) >= 0 {
+		// A secret stored with its newline (echo), an env file's stray
+		// space: taken as a path, it named a new, empty database beside the
+		// real one, served under its own lock (an audit). Not repeated: it
+		// may hold a password.
+		return nil, errors.New("the database address has white space at an end, or a control character (a secret stored with its newline?): give it without, as postgres://user@host/dbname or a SQLite file as a path or sqlite:PATH")
+	}
 	var db *DB
 	var err error
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
@@ -160,14 +168,26 @@ func sqliteFile(dsn string) (string, error) {
 	return path, nil
 }
 
-// notAPath refuses a bare address that reads as another kind of address.
-// Its text is not repeated: it may hold a password.
+// notAPath refuses a bare address that reads as another kind of address,
+// or that no one meant as a file. Its text is not repeated: it may hold a
+// password.
 func notAPath(dsn string) error {
 	if s := urlScheme.FindString(dsn); s != "" {
 		return fmt.Errorf("the database address starts with %q, which is not postgres:// or postgresql://; a SQLite file is a path without a scheme, or sqlite:PATH", s)
 	}
 	if keywordValue.MatchString(dsn) {
 		return errors.New("the database address reads as a PostgreSQL keyword/value string (name=value ...): give it as postgres://user@host/dbname, or a SQLite file as sqlite:PATH")
+	}
+	if strings.HasPrefix(dsn, `"`) || strings.HasPrefix(dsn, "'") {
+		return errors.New("the database address is in quotes (as docker --env-file keeps them): give it without, as postgres://user@host/dbname or a SQLite file as a path or sqlite:PATH")
+	}
+	if lower := strings.ToLower(dsn); strings.HasPrefix(lower, "postgres") && strings.Contains(dsn, "@") {
+		// postgres//user:password@host: a PostgreSQL URL missing its colon,
+		// whose path's directory the next error would have named.
+		return errors.New("the database address reads as a PostgreSQL URL that is not one: give it as postgres://user@host/dbname (a SQLite file is a path or sqlite:PATH)")
+	}
+	if strings.Contains(dsn, "@") && strings.Contains(dsn, ":") {
+		return errors.New("the database address holds user:password@host as a URL does, but no postgres:// scheme: give it as postgres://user@host/dbname, or a SQLite file as a path or sqlite:PATH")
 	}
 	return nil
 }

@@ -106,6 +106,14 @@ func databaseAddress(flagValue string, getenv func(string) string) (string, erro
 		return "", usageError{"PARCELA_DATABASE_URL is set but empty: give the database, or unset it for parcela.db"}
 	}
 	if dsn == "" {
+		for _, u := range unknownVariables(environ()) {
+			if u[1] == "PARCELA_DATABASE_URL" {
+				// A misspelt address: the default would serve, or take the
+				// company or token being made, in a new ./parcela.db that
+				// nobody meant, without a word (an audit).
+				return "", usageError{u[0] + " is set, and parcela reads PARCELA_DATABASE_URL: did you mean it? Set it, or --database (unset " + u[0] + " for parcela.db)"}
+			}
+		}
 		dsn = "parcela.db"
 	}
 	return dsn, nil
