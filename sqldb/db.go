@@ -10,6 +10,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -297,6 +298,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
 		pool.Close()
+		if ctx.Err() == nil && pingCtx.Err() != nil {
+			// pgx names the server on a refusal, not on a server that takes
+			// the connection and never answers: its error was "context
+			// deadline exceeded" alone (an audit).
+			c := cfg.ConnConfig
+			return nil, fmt.Errorf("connect to postgres: user=%s database=%s host=%s: no answer within 10s",
+				c.User, c.Database, net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port))))
+		}
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,48 @@ func TestMisspeltDatabaseVariableIsRefused(t *testing.T) {
 	}
 	if _, statErr := os.Stat(filepath.Join(dir, "parcela.db")); statErr == nil {
 		t.Error("a new ./parcela.db was made")
+	}
+}
+
+// A PostgreSQL that takes the connection and never answers (a stalled
+// server, a proxy or firewall that swallows the packets) stops the start
+// after 10 s with the user, database and address, as the README says; it
+// said "connect to postgres: context deadline exceeded" alone (an audit).
+func TestStalledPostgresStartNamesTheServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	held := make(chan net.Conn, 100)
+	defer func() {
+		ln.Close()
+		for {
+			select {
+			case c := <-held:
+				c.Close()
+			default:
+				return
+			}
+		}
+	}()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held <- c // never answered
+		}
+	}()
+	dsn := "postgres://parcela:pw@" + ln.Addr().String() + "/parcela?sslmode=disable"
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"migrate"}, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &out, &errb)
+	if err == nil {
+		t.Fatal("migrate succeeded")
+	}
+	line := errorLine(err)
+	if !strings.Contains(line, ln.Addr().String()) || !strings.Contains(line, "user=parcela") || strings.Contains(line, "pw") {
+		t.Errorf("the error names neither the address nor the user and database: %q", line)
 	}
 }
