@@ -132,7 +132,14 @@ func (c *Company) Validate() error {
 		}
 	}
 	if c.Logo != "" {
-		checkImageURL(&v, "logo", c.Logo)
+		// https only: the pages show no image from an http address (a
+		// browser blocks it on an https page), and a logo the operator was
+		// told was taken showed the company's initial instead (an audit).
+		if strings.HasPrefix(strings.ToLower(c.Logo), "http://") {
+			v.Add("logo", "invalid", "must be an https:// URL: the pages show no image from an http address")
+		} else {
+			checkImageURL(&v, "logo", c.Logo)
+		}
 	}
 	checkRate(&v, "max_interest_rate", c.MaxInterestRate, rateOne)
 	checkRate(&v, "min_down_payment_rate", c.MinDownPaymentRate, rateOne)

@@ -47,6 +47,11 @@ func TestCompanyValidate(t *testing.T) {
 		{"email without a TLD", func(c *Company) { c.Email = str("financeiro@escola") }, []string{"email"}},
 		{"phone", func(c *Company) { c.Phone = str("+55 (11) 3234-5678") }, nil},
 		{"phone without an area code", func(c *Company) { c.Phone = str("32345678") }, []string{"phone"}},
+		{"https logo", func(c *Company) { c.Logo = "https://escola.example/logo.png" }, nil},
+		// The pages show no image from an http address: a logo the CLI took
+		// showed the company's initial instead (an audit).
+		{"http logo", func(c *Company) { c.Logo = "http://escola.example/logo.png" }, []string{"logo"}},
+		{"logo with a password", func(c *Company) { c.Logo = "https://u:secret@escola.example/logo.png" }, []string{"logo"}},
 	}
 	for _, tt := range tests {
 		c := NewCompany("Escola X", "11222333000181", "escola-x")

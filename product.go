@@ -310,10 +310,13 @@ func checkCount(v *Validation, field string, n *int, min, max int) {
 
 // checkImageURL checks s, the address of an image shown to payers (a
 // product's banner, a company's logo): an absolute http(s) URL of
-// single-line text, at most 2048 characters.
+// single-line text, at most 2048 characters, without a user or password,
+// which the pages would publish to every payer.
 func checkImageURL(v *Validation, field, s string) {
 	if u, err := url.Parse(s); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" || !ValidText(s, SingleLine) {
 		v.Add(field, "invalid", "must be an absolute http(s) URL")
+	} else if u.User != nil {
+		v.Add(field, "invalid", "must not hold a user or password")
 	} else if TooLong(s, 2048) {
 		v.Add(field, "too_long", "must be at most 2048 characters")
 	}

@@ -161,6 +161,8 @@ func TestProductApplyRules(t *testing.T) {
 
 		{"https banner", func(in *ProductInput) { in.BannerURL = pointerTo("https://cdn.example.com/b.png") }, nil},
 		{"http banner", func(in *ProductInput) { in.BannerURL = pointerTo("http://cdn.example.com/b.png") }, nil},
+		// Published to every payer on the offer page.
+		{"banner with a password", func(in *ProductInput) { in.BannerURL = pointerTo("https://u:secret@cdn.example.com/b.png") }, []fault{{"product.banner_url", "invalid", "user or password"}}},
 		{"banner of 2048", func(in *ProductInput) { in.BannerURL = pointerTo(bannerOf(2048)) }, nil},
 		{"banner of 2049", func(in *ProductInput) { in.BannerURL = pointerTo(bannerOf(2049)) }, []fault{{"product.banner_url", "too_long", "at most 2048"}}},
 		{"ftp banner", func(in *ProductInput) { in.BannerURL = pointerTo("ftp://cdn.example.com/b.png") }, []fault{{"product.banner_url", "invalid", "absolute http(s) URL"}}},

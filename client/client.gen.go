@@ -1768,7 +1768,7 @@ type ProductCreateInput struct {
 	// Availability Whether the product is on sale. While `disabled`, none of its offers sells (new orders and charges of them are 422 `not_sellable`, `the product is disabled`), though offers of it can still be created and changed; enabled again, they sell. Default `enabled`.
 	Availability *Availability `json:"availability,omitempty"`
 
-	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
+	// BannerUrl Absolute http(s) address of a banner image, without a user or password; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
 	BannerUrl      nullable.Nullable[string] `json:"banner_url,omitempty"`
 	Description    *string                   `json:"description,omitempty"`
 	DurationInDays *int64                    `json:"duration_in_days,omitempty"`
@@ -1808,7 +1808,7 @@ type ProductInput struct {
 	// Availability Whether the product is on sale. While `disabled`, none of its offers sells (new orders and charges of them are 422 `not_sellable`, `the product is disabled`), though offers of it can still be created and changed; enabled again, they sell. Default `enabled`.
 	Availability *Availability `json:"availability,omitempty"`
 
-	// BannerUrl Absolute http(s) address of a banner image; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
+	// BannerUrl Absolute http(s) address of a banner image, without a user or password; the offer page shows it only when it is `https://` (a browser blocks an `http://` image on an `https://` page). On a PATCH, `null` removes it.
 	BannerUrl      nullable.Nullable[string] `json:"banner_url,omitempty"`
 	Description    *string                   `json:"description,omitempty"`
 	DurationInDays *int64                    `json:"duration_in_days,omitempty"`

@@ -54,7 +54,7 @@ func companyCreate(ctx context.Context, args []string, getenv func(string) strin
 	// company shows an email, a phone, a logo and an address.
 	email := fs.String("email", "", "contact email shown to payers")
 	phone := fs.String("phone", "", "contact phone shown to payers (Brazilian, with its area code)")
-	fs.StringVar(&c.Logo, "logo", "", "the address (http or https URL) of the company's logo image")
+	fs.StringVar(&c.Logo, "logo", "", "the address (an https URL) of the company's logo image")
 	var addr parcela.AddressInput
 	for _, f := range []struct {
 		name, usage string
