@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,6 +50,9 @@ type Config struct {
 	// WebhookAllowedCIDRs opens private ranges to webhook delivery
 	// (PARCELA_WEBHOOK_ALLOWED_CIDRS; development and tests only).
 	WebhookAllowedCIDRs string
+	// OwnListeners are the process's listeners, which no webhook reaches
+	// whatever WebhookAllowedCIDRs opens (webhook.AddressPolicy.RefuseOwn).
+	OwnListeners []netip.AddrPort
 	// WebhookTimeout bounds one delivery attempt (default 15 s).
 	WebhookTimeout time.Duration
 	// Metrics, when set, receives the delivery metrics.
@@ -121,6 +126,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PARCELA_WEBHOOK_ALLOWED_CIDRS: %w", err)
 	}
+	policy.RefuseOwn(cfg.OwnListeners, localAddrs())
 	if cfg.WebhookTimeout == 0 {
 		cfg.WebhookTimeout = webhook.DefaultTimeout
 	}
@@ -238,4 +244,20 @@ type deps struct {
 	app           App
 	log           *slog.Logger
 	sweepFailures *prometheus.CounterVec
+}
+
+// localAddrs are the addresses of the machine's interfaces, which a
+// listener on an unspecified address answers on.
+func localAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr().Unmap())
+		}
+	}
+	return out
 }

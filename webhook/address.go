@@ -24,6 +24,44 @@ func (e *BlockedAddressError) Error() string {
 // The zero value (and nil) refuse every special-purpose address.
 type AddressPolicy struct {
 	allowed []netip.Prefix
+	// own are the process's own listeners, refused whatever allowed says
+	// (RefuseOwn).
+	own []netip.AddrPort
+}
+
+// RefuseOwn makes p refuse the process's own listeners, whatever the
+// allowed ranges: with loopback allowed (the README's setting for local
+// development), a webhook pointed at the operations listener was delivered,
+// and its log showed the goroutine dump of /debug/pprof, which can show
+// tokens and payers' data, to the company that made it (an audit). A
+// listener on an unspecified address (0.0.0.0, ::) is refused on every
+// address with its port that the machine may answer on: loopback, and the
+// addresses of its interfaces (local, read at start).
+func (p *AddressPolicy) RefuseOwn(listeners []netip.AddrPort, local []netip.Addr) {
+	for _, l := range listeners {
+		a := l.Addr().Unmap()
+		if !a.IsUnspecified() {
+			p.own = append(p.own, netip.AddrPortFrom(a, l.Port()))
+			continue
+		}
+		for _, lo := range append([]netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.IPv6Loopback(), a}, local...) {
+			p.own = append(p.own, netip.AddrPortFrom(lo.Unmap(), l.Port()))
+		}
+	}
+}
+
+// ownListener tells whether ap is one of the process's own listeners.
+func (p *AddressPolicy) ownListener(ap netip.AddrPort) bool {
+	if p == nil {
+		return false
+	}
+	a := ap.Addr().WithZone("").Unmap()
+	for _, o := range p.own {
+		if o.Port() == ap.Port() && (o.Addr() == a || o.Addr().IsLoopback() && a.IsLoopback()) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewAddressPolicy returns a policy that additionally allows the
@@ -85,6 +123,9 @@ func (p *AddressPolicy) Control(network, address string, _ syscall.RawConn) erro
 	if err != nil {
 		// Fail closed: an address we cannot read is an address we cannot vouch for.
 		return fmt.Errorf("webhook: cannot check dial address %q: %w", address, err)
+	}
+	if p.ownListener(ap) {
+		return &BlockedAddressError{Addr: ap.Addr(), Reason: "one of parcela's own listeners"}
 	}
 	return p.Check(ap.Addr())
 }

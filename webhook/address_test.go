@@ -123,3 +123,26 @@ func TestControl(t *testing.T) {
 		t.Errorf("Control with 127.0.0.0/8 allowed = %v", err)
 	}
 }
+
+// The process's own listeners are refused whatever the allowed ranges
+// open: with loopback allowed, a webhook at the operations listener read
+// its goroutine dump into the delivery log (an audit).
+func TestAddressPolicyRefusesTheOwnListeners(t *testing.T) {
+	p, err := NewAddressPolicy("127.0.0.0/8,10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.RefuseOwn([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:9090"), netip.MustParseAddrPort("[::]:8080")},
+		[]netip.Addr{netip.MustParseAddr("10.1.2.3")})
+	for addr, refused := range map[string]bool{
+		"127.0.0.1:9090": true, "127.0.0.2:9090": true, "[::ffff:127.0.0.1]:9090": true,
+		"127.0.0.1:8080": true, "[::1]:8080": true, "10.1.2.3:8080": true,
+		"127.0.0.1:9091": false, "10.1.2.4:8080": false, "10.1.2.3:9090": false,
+	} {
+		err := p.Control("tcp", addr, nil)
+		var blocked *BlockedAddressError
+		if got := errors.As(err, &blocked) && strings.Contains(blocked.Reason, "own"); got != refused {
+			t.Errorf("%s: %v, want refused %v", addr, err, refused)
+		}
+	}
+}

@@ -292,6 +292,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("listen PARCELA_OPS_ADDR: %w", err)
 	}
 	defer lnOps.Close()
+	for _, w := range allowedCIDRsWarnings(cfg.allowedCIDRs) {
+		log.Warn(w, "variable", "PARCELA_WEBHOOK_ALLOWED_CIDRS")
+	}
 	if w := opsExposed(lnOps.Addr()); w != "" {
 		log.Warn(w, "operations", lnOps.Addr().String())
 	}
@@ -357,7 +360,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	registerCheckpointMetrics(reg, db)
 	registerReadGateMetrics(reg, db)
 	queue, err := jobs.New(db, enq, jobs.App{Sweeps: app.Sweeps, Deliveries: app.Deliveries, Upkeep: db, Provider: app.Provider},
-		jobs.Config{Logger: slog.New(newThrottledHandler(log.Handler(), 10*time.Second)).With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg})
+		jobs.Config{Logger: slog.New(newThrottledHandler(log.Handler(), 10*time.Second)).With("component", "jobs"), Clock: clock, WebhookAllowedCIDRs: cfg.allowedCIDRs, Metrics: reg,
+			OwnListeners: listenerAddrs(lnProd, lnSandbox, lnOps)})
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -547,4 +551,36 @@ func trustsEveryAddress(proxies []netip.Prefix) string {
 		}
 	}
 	return ""
+}
+
+// listenerAddrs are the addresses lns listen on.
+func listenerAddrs(lns ...net.Listener) []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, ln := range lns {
+		if a, ok := ln.Addr().(*net.TCPAddr); ok {
+			out = append(out, a.AddrPort())
+		}
+	}
+	return out
+}
+
+// allowedCIDRsWarnings names the ranges PARCELA_WEBHOOK_ALLOWED_CIDRS opens
+// that no deployment means to: every address (a /0), or the cloud's
+// metadata endpoint, which any company's webhook would then reach. Such a
+// setting started without a word, where PARCELA_TRUSTED_PROXIES of a /0
+// is warned of (an audit).
+func allowedCIDRsWarnings(cidrs string) []string {
+	metadata := netip.MustParseAddr("169.254.169.254")
+	var out []string
+	for _, field := range strings.Split(cidrs, ",") {
+		p, err := netip.ParsePrefix(strings.TrimSpace(field))
+		switch {
+		case err != nil:
+		case p.Bits() == 0:
+			out = append(out, "PARCELA_WEBHOOK_ALLOWED_CIDRS opens every address ("+p.String()+") to webhooks: any company's webhook reaches this machine's and its network's private services")
+		case p.Contains(metadata) || p.Contains(netip.AddrFrom16(metadata.As16())):
+			out = append(out, "PARCELA_WEBHOOK_ALLOWED_CIDRS opens the cloud metadata endpoint (169.254.169.254) to webhooks: any company's webhook can read it")
+		}
+	}
+	return out
 }

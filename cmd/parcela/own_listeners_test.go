@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// With the README's own development setting, PARCELA_WEBHOOK_ALLOWED_CIDRS=
+// 127.0.0.0/8, a sandbox token read the operations listener (which asks no
+// token) through its webhook's delivery log: a webhook whose URL was the
+// ops listener's /debug/pprof/goroutine?debug=2 was "delivered", and the
+// attempt kept the first 4 KiB of the goroutine dump, which can show
+// tokens and payers' data (an audit). The process's own listeners are no
+// webhook's target, whatever range is opened.
+func TestWebhookNeverReachesTheOwnListeners(t *testing.T) {
+	ts := startServer(t, tempDSN(t), nil, "--demo") // PARCELA_WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8
+	var token, offer, financed string
+	for _, line := range strings.Split(ts.stdout.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, "sandbox token (shown once): "); ok {
+			token = v
+		}
+		if f := strings.Fields(line); len(f) >= 8 && f[0] == "offer" && f[2] == "(upfront" {
+			offer, financed = f[1], strings.TrimSuffix(f[7], ")")
+		}
+	}
+	api := ts.sandbox + "/external_api/v1"
+	r := do(t, "POST", api+"/webhooks", token, strings.NewReader(`{"name":"x","verb":"POST","entity":"billing",
+		"events":["waiting_payment","active"],"url":"`+ts.ops+`/debug/pprof/goroutine?debug=2"}`), nil)
+	if r.status != 201 {
+		t.Fatalf("webhook: %d %s", r.status, r.body)
+	}
+	var w struct{ ID string }
+	json.Unmarshal(r.body, &w)
+	r = do(t, "POST", api+"/orders", token, strings.NewReader(`{"order": {"offer_id": "`+offer+`", "customer_name": "Maria da Silva",
+		"customer_birthdate": "1990-05-17", "customer_document": "52998224725", "email": "maria@example.com", "phone": "11987654321",
+		"address": {"zipcode": "01310100", "street": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`), nil)
+	var o struct{ ID string }
+	json.Unmarshal(r.body, &o)
+	r = do(t, "POST", api+"/orders/"+o.ID+"/charge", token, strings.NewReader(`{"payment_configuration_id": "`+financed+`", "due_day": 10,
+		"installments": 4, "payment": {"payment_method": "pix"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "curl"}}`), nil)
+	if r.status != 200 {
+		t.Fatalf("charge: %d %s", r.status, r.body)
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		r = do(t, "GET", api+"/webhook_deliveries?webhook_id="+w.ID, token, nil, nil)
+		if strings.Contains(string(r.body), "goroutine") || strings.Contains(string(r.body), "pprof.") {
+			t.Fatalf("a sandbox token read the operations listener through its delivery log: %.300s", r.body)
+		}
+		if strings.Contains(string(r.body), "own listeners") {
+			return
+		}
+	}
+	t.Fatalf("no attempt refused as one of parcela's own listeners: %.500s", r.body)
+}
+
+// A range no deployment means to open to webhooks is warned of at start.
+func TestAllowedCIDRsWarnings(t *testing.T) {
+	for cidrs, warned := range map[string]int{
+		"": 0, "127.0.0.0/8": 0, "127.0.0.0/8,::1/128": 0, "0.0.0.0/0": 1, "::/0": 1,
+		"169.254.0.0/16": 1, "169.254.169.254/32": 1, "10.0.0.0/8, 0.0.0.0/0": 1,
+	} {
+		if got := allowedCIDRsWarnings(cidrs); len(got) != warned {
+			t.Errorf("%q: %q", cidrs, got)
+		}
+	}
+}
