@@ -306,7 +306,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	var closeBy time.Time // set when the shutdown begins
+	defer func() { closeWithin(db, closeBy, log) }()
 	if cfg.sqliteSynchronous == "normal" {
 		if db.Dialect() == sqldb.SQLite {
 			log.Warn("PARCELA_SQLITE_SYNCHRONOUS=normal: SQLite syncs its log at checkpoints only, so writes answered 2xx in the last moments " +
@@ -441,6 +442,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	case serveErr = <-errc:
 	}
 	log.Info("shutting down: draining requests")
+	// The stop's bound: the grace period, and 10 s for canceled jobs to
+	// return (README), the database's connections closed within it.
+	closeBy = time.Now().Add(cfg.shutdownTimeout + 10*time.Second)
 	// Drain in-flight requests, then let running jobs finish.
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.shutdownTimeout)
 	defer cancel()
@@ -583,4 +587,29 @@ func allowedCIDRsWarnings(cidrs string) []string {
 		}
 	}
 	return out
+}
+
+// closeWithin closes db, waiting for it until by (at least a second; with
+// no bound, 10 s): a PostgreSQL that stopped answering held the pool's
+// close on connections canceled jobs still held, 15 s each in pgx, and a
+// stop at PARCELA_SHUTDOWN_TIMEOUT=1s took 25 s, past an orchestrator's
+// grace period (an audit). Left open, they end with the process; SQLite's
+// log keeps every commit either way.
+func closeWithin(db *sqldb.DB, by time.Time, log *slog.Logger) {
+	wait := 10 * time.Second
+	if !by.IsZero() {
+		wait = max(time.Until(by), time.Second)
+	}
+	done := make(chan error, 1)
+	go func() { done <- db.Close() }()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			log.Error("close the database", "error", err.Error())
+		}
+	case <-t.C:
+		log.Warn("the database's connections did not close in time; stopping without them", "waited", wait.String())
+	}
 }
