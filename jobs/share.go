@@ -125,11 +125,7 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	s := c.byKey[key]
 	if s == nil {
 		if len(c.byKey) >= maxRemembered {
-			for k, idle := range c.byKey {
-				if idle.running == 0 && idle.waiting == 0 {
-					delete(c.byKey, k)
-				}
-			}
+			c.forgetIdle()
 		}
 		s = &companyShare{}
 		c.byKey[key] = s
@@ -164,6 +160,28 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	s.running++
 	s.started = append(s.started, now)
 	return true, 0, nil
+}
+
+// forgetIdle forgets the idle companies whose attempts are fast, which
+// forgotten are what they were (fast); the slow ones only when that
+// leaves the memory full. Forgetting every idle one, a company whose
+// receivers hang was taken for fast once 10,000 others had delivered, and
+// its next backlog took half the workers, each place for its attempts'
+// 15 s (an audit).
+func (c *companyShares) forgetIdle() {
+	for k, s := range c.byKey {
+		if s.running == 0 && s.waiting == 0 && s.typical < fastAttempt {
+			delete(c.byKey, k)
+		}
+	}
+	if len(c.byKey) < maxRemembered {
+		return
+	}
+	for k, s := range c.byKey {
+		if s.running == 0 && s.waiting == 0 {
+			delete(c.byKey, k)
+		}
+	}
 }
 
 // environmentOf is the environment of a key ("company/environment").
