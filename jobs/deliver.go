@@ -294,12 +294,12 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 	// done: recording it is the database's work, not the receiver's.
 	share := d.CompanyID + "/" + string(d.Environment)
 	slots := w.slots.of(d.Environment)
-	// A company already past its share does not wait for a slot: its
-	// attempt is deferred at once, so that its surplus does not hold the
-	// job (and River's worker) for a second per attempt while other
-	// companies' jobs wait behind it in the queue
+	// A company already past its share, or whose attempts are slow, does
+	// not wait for a slot: its attempt is deferred at once, so that its
+	// surplus does not hold the job (and River's worker) for a second per
+	// attempt while other companies' jobs wait behind it in the queue
 	// (TestBusyCompanyBacklogDoesNotDelayOthers).
-	if !slots.tryTake() && (w.shares.pastShare(share) || !slots.take(ctx)) {
+	if !slots.tryTake() && (w.shares.pastShare(share) || w.shares.slow(share) || !slots.take(ctx)) {
 		w.metrics.outcomes.WithLabelValues("deferred").Inc()
 		return minShareSnooze, nil
 	}

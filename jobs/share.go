@@ -43,6 +43,15 @@ type companyShares struct {
 	jitter bool
 	mu     sync.Mutex
 	byKey  map[string]*companyShare
+	// slowCap bounds the places held by the companies whose attempts are
+	// slow, all together, in each environment (half the workers), and
+	// active lists each environment's companies holding places, by which
+	// they are counted (slowHeld). Held to their shares alone, ten
+	// companies whose receivers hang held every worker, their attempts
+	// taken again as each timed out, and every other company's events
+	// waited an attempt's timeout (an audit).
+	slowCap int
+	active  map[string]map[*companyShare]struct{}
 	// extra counts the places taken past their company's share, by every
 	// company, in each environment (the part of a key after its last
 	// '/'): at most burst - limit. Each environment has its own workers,
@@ -81,7 +90,8 @@ const (
 const maxRemembered = 10_000
 
 func newCompanyShares(limit, workers int, jitter bool) *companyShares {
-	return &companyShares{limit: limit, burst: max(limit, workers/2), jitter: jitter, byKey: map[string]*companyShare{}, extra: map[string]int{}}
+	return &companyShares{limit: limit, burst: max(limit, workers/2), jitter: jitter, byKey: map[string]*companyShare{}, extra: map[string]int{},
+		slowCap: max(1, workers/2), active: map[string]map[*companyShare]struct{}{}}
 }
 
 // await takes one of key's places, waiting for one while its company's
@@ -130,13 +140,12 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 		s = &companyShare{}
 		c.byKey[key] = s
 	}
-	// Fast: its attempts have been quick and none running has outlasted
-	// fastAttempt. Its oldest running attempt alone would call a company
-	// whose attempts hang fast again whenever they have all ended, and let
-	// its next batch take half the workers until they hung too.
-	fast := s.typical < fastAttempt && (len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt)
+	// A slow company takes no place past its share, nor past the slow
+	// companies' half of the workers (slowCap).
+	fast := s.fastAt(now)
 	env := environmentOf(key)
-	if s.running >= c.limit && (!fast || s.running >= c.burst || c.extra[env] >= c.burst-c.limit) {
+	if s.running >= c.limit && (!fast || s.running >= c.burst || c.extra[env] >= c.burst-c.limit) ||
+		!fast && c.slowHeld(env, now) >= c.slowCap {
 		wait := min(max(s.typical, minShareSnooze), maxShareSnooze)
 		if !mayWait || !fast || s.waiting >= c.burst {
 			wait = c.backlogSnooze(s, now, wait)
@@ -157,9 +166,46 @@ func (c *companyShares) take(key string, now time.Time, mayWait bool) (bool, tim
 	if s.running >= c.limit {
 		c.extra[env]++
 	}
+	if s.running == 0 {
+		if c.active[env] == nil {
+			c.active[env] = map[*companyShare]struct{}{}
+		}
+		c.active[env][s] = struct{}{}
+	}
 	s.running++
 	s.started = append(s.started, now)
 	return true, 0, nil
+}
+
+// fastAt tells whether s's attempts are fast at now: quick on average, and
+// none running has outlasted fastAttempt. Its oldest running attempt alone
+// would call a company whose attempts hang fast again whenever they have
+// all ended, and let its next batch take half the workers until they hung
+// too.
+func (s *companyShare) fastAt(now time.Time) bool {
+	return s.typical < fastAttempt && (len(s.started) == 0 || now.Sub(s.started[0]) < fastAttempt)
+}
+
+// slowHeld counts the places env's slow companies hold at now (at most the
+// workers, so the walk is short).
+func (c *companyShares) slowHeld(env string, now time.Time) int {
+	n := 0
+	for s := range c.active[env] {
+		if !s.fastAt(now) {
+			n += s.running
+		}
+	}
+	return n
+}
+
+// slow tells whether key's company's attempts are slow: such an attempt
+// finding no slot free is deferred at once, not held in its worker
+// waiting for one.
+func (c *companyShares) slow(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.byKey[key]
+	return s != nil && !s.fastAt(time.Now())
 }
 
 // forgetIdle forgets the idle companies whose attempts are fast, which
@@ -224,6 +270,9 @@ func (c *companyShares) release(key string, started time.Time, d time.Duration) 
 	}
 	if s.running--; s.running >= c.limit {
 		c.extra[environmentOf(key)]--
+	}
+	if s.running == 0 {
+		delete(c.active[environmentOf(key)], s)
 	}
 	if s.freed != nil {
 		close(s.freed)

@@ -34,6 +34,9 @@ func TestCompanyShares(t *testing.T) {
 	}
 	c.release("a/sandbox", now, 2*time.Second)
 	c.release("a/sandbox", now, 2*time.Second)
+	// b's place, held a minute, would count among the slow companies'
+	// (slowCap), which this part does not measure.
+	c.release("b/sandbox", now, 10*time.Millisecond)
 	later := now.Add(time.Minute) // the snoozes booked above have come back
 	for range 2 {
 		c.acquire("a/sandbox", later)
