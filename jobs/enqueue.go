@@ -63,6 +63,10 @@ func (e *Enqueuer) DeliveryQueue() string { return e.queue }
 // SandboxDeliveryQueue names the queue the sandbox's deliveries go to.
 func (e *Enqueuer) SandboxDeliveryQueue() string { return sandboxQueue(e.queue) }
 
+// DeliveryQueues are the queues of both environments' deliveries beside
+// the delivery queue q (production's, then the sandbox's).
+func DeliveryQueues(q string) []string { return []string{q, sandboxQueue(q)} }
+
 // sandboxQueue is the sandbox's queue beside the delivery queue q. Each
 // environment has River workers of its own: in one queue, the sandbox's
 // jobs fetched while production had none queued waited in the workers for

@@ -28,9 +28,10 @@ import (
 // run, so the harness checks that the pause took effect (awaitPaused) before
 // it charges.
 
-// queueHold pauses and resumes one River queue of a running server.
+// queueHold pauses and resumes the delivery queues (both environments')
+// of a running server.
 type queueHold struct {
-	queue         string
+	queue         string // for messages
 	pause, resume func(context.Context) error
 	paused        func(context.Context) (bool, error)
 	close         func()
@@ -74,17 +75,27 @@ func openQueueHold(ctx context.Context, dsn string) (*queueHold, error) {
 }
 
 func holdOf[TTx any](c *river.Client[TTx], close func()) *queueHold {
-	q := jobs.DeliveryQueue // the queue `parcela serve` delivers on
-	return &queueHold{
-		queue:  q,
-		pause:  func(ctx context.Context) error { return c.QueuePause(ctx, q, nil) },
-		resume: func(ctx context.Context) error { return c.QueueResume(ctx, q, nil) },
-		paused: func(ctx context.Context) (bool, error) {
-			row, err := c.QueueGet(ctx, q)
-			if err != nil {
-				return false, err
+	qs := jobs.DeliveryQueues(jobs.DeliveryQueue) // the queues `parcela serve` delivers on
+	each := func(ctx context.Context, f func(context.Context, string, *river.QueuePauseOpts) error) error {
+		for _, q := range qs {
+			if err := f(ctx, q, nil); err != nil {
+				return err
 			}
-			return row.PausedAt != nil, nil
+		}
+		return nil
+	}
+	return &queueHold{
+		queue:  strings.Join(qs, ", "),
+		pause:  func(ctx context.Context) error { return each(ctx, c.QueuePause) },
+		resume: func(ctx context.Context) error { return each(ctx, c.QueueResume) },
+		paused: func(ctx context.Context) (bool, error) {
+			for _, q := range qs {
+				row, err := c.QueueGet(ctx, q)
+				if err != nil || row.PausedAt == nil {
+					return false, err
+				}
+			}
+			return true, nil
 		},
 		close: close,
 	}
