@@ -6,12 +6,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"parcela"
-	"parcela/jobs"
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
@@ -27,18 +25,8 @@ func TestSandboxBacklogDoesNotDelayProduction(t *testing.T) {
 	const timeout, workers, share = 5 * time.Second, 4, 1
 	ctx := context.Background()
 	hang := hangingListener(t)
-	event := func(companyID string, env parcela.Environment) parcela.Event {
-		return parcela.Event{ID: parcela.NewID(), CompanyID: companyID, Environment: env, Entity: "order", EntityID: parcela.NewID(),
-			Event: "in_progress", Data: []byte(`{"status":"in_progress"}`), CreatedAt: b.clock.Now()}
-	}
-	hook := func(companyID string, env parcela.Environment, url string) {
-		name, entity, verb := "h", "order", "post"
-		events := []string{"in_progress"}
-		if _, err := b.app.Webhooks.CreateWebhook(ctx, parcela.Auth{CompanyID: companyID, Environment: env},
-			parcela.WebhookRequest{Name: &name, URL: &url, Entity: &entity, Events: &events, Verb: &verb}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	event := b.orderEvent
+	hook := func(companyID string, env parcela.Environment, url string) { b.orderHook(t, companyID, env, url) }
 	// Sandbox companies whose receivers hang, one per sandbox slot.
 	var hanging []string
 	for i := range workers {
@@ -83,20 +71,7 @@ func TestSandboxBacklogDoesNotDelayProduction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
-		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, NoJitter: true,
-		DeliveryWorkers: workers, DeliveriesPerCompany: share})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.StopAndCancel(ctx)
-	})
+	b.deliverWith(t, timeout, workers, share)
 	time.Sleep(300 * time.Millisecond) // the hanging attempts hold the sandbox slots
 	for _, id := range busy {
 		if err := b.db.WriteEvents(ctx, []parcela.Event{event(id, parcela.Sandbox)}); err != nil {
@@ -117,34 +92,4 @@ func TestSandboxBacklogDoesNotDelayProduction(t *testing.T) {
 	case <-time.After(3 * timeout):
 		t.Fatalf("no production attempt within %v", 3*timeout)
 	}
-}
-
-// hangingListener accepts connections and never answers them.
-func hangingListener(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return "http://" + ln.Addr().String()
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"parcela"
-	"parcela/jobs"
 	"parcela/sqldb"
 	"parcela/sqldb/sqldbtest"
 )
@@ -28,18 +27,8 @@ func TestSlowCompaniesHoldHalfTheWorkers(t *testing.T) {
 	const timeout, workers, share, bad = 2 * time.Second, 10, 1, 10
 	hang := hangingListener(t)
 	ctx := context.Background()
-	event := func(companyID string) parcela.Event {
-		return parcela.Event{ID: parcela.NewID(), CompanyID: companyID, Environment: parcela.Sandbox, Entity: "order", EntityID: parcela.NewID(),
-			Event: "in_progress", Data: []byte(`{"status":"in_progress"}`), CreatedAt: b.clock.Now()}
-	}
-	hook := func(companyID, url string) {
-		name, entity, verb := "h", "order", "post"
-		events := []string{"in_progress"}
-		if _, err := b.app.Webhooks.CreateWebhook(ctx, parcela.Auth{CompanyID: companyID, Environment: parcela.Sandbox},
-			parcela.WebhookRequest{Name: &name, URL: &url, Entity: &entity, Events: &events, Verb: &verb}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	event := func(companyID string) parcela.Event { return b.orderEvent(companyID, parcela.Sandbox) }
+	hook := func(companyID, url string) { b.orderHook(t, companyID, parcela.Sandbox, url) }
 	var badIDs []string
 	for i := range bad {
 		id := sqldbtest.Company(t, b.db).ID
@@ -64,20 +53,7 @@ func TestSlowCompaniesHoldHalfTheWorkers(t *testing.T) {
 			}
 		}
 	}
-	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
-		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, NoJitter: true,
-		DeliveryWorkers: workers, DeliveriesPerCompany: share})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.StopAndCancel(ctx)
-	})
+	b.deliverWith(t, timeout, workers, share)
 	// The first wave has timed out: each company's first attempt is recorded.
 	for _, id := range badIDs {
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {

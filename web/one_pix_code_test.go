@@ -22,20 +22,7 @@ func TestOneBillShowsOnePixCode(t *testing.T) {
 	for _, order := range [][]string{{"boleto", "pix"}, {"pix", "boleto"}} {
 		t.Run(strings.Join(order, " then "), func(t *testing.T) {
 			t.Parallel()
-			b := setup(t)
-			b.store.mu.Lock()
-			b.offer.PaymentConfigurations[1].PaymentMethods = []string{"boleto", "pix"}
-			b.store.mu.Unlock()
-			b.buy(t, testFinanced+":pix")
-			o := b.onlyOrder(t)
-			b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
-			inst := o.Billings[0].Bills[1]
-			checkout := parcela.Links{}.CheckoutURL(inst.ID, inst.AuthenticationCode)
-			for _, method := range order {
-				if res := b.postCheckout(t, checkout, method, url.Values{}); res.status != http.StatusSeeOther {
-					t.Fatalf("%s: %d\n%s", method, res.status, res.body)
-				}
-			}
+			b, o, checkout := installmentPaidBoth(t, order)
 			issued := b.onlyOrder(t).Billings[0].Bills[1].Payments
 			var boleto *parcela.Payment
 			for _, p := range issued {
@@ -72,20 +59,7 @@ func TestOneBillShowsOnePixCode(t *testing.T) {
 // bolepix live shows one Pix code, the boleto's linha and the word to pay
 // one of them.
 func TestBrowserOnePixCodeBesideABolepix(t *testing.T) {
-	b := setup(t)
-	b.store.mu.Lock()
-	b.offer.PaymentConfigurations[1].PaymentMethods = []string{"boleto", "pix"}
-	b.store.mu.Unlock()
-	b.buy(t, testFinanced+":pix")
-	o := b.onlyOrder(t)
-	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
-	inst := o.Billings[0].Bills[1]
-	checkout := parcela.Links{}.CheckoutURL(inst.ID, inst.AuthenticationCode)
-	for _, method := range []string{"pix", "boleto"} {
-		if res := b.postCheckout(t, checkout, method, url.Values{}); res.status != http.StatusSeeOther {
-			t.Fatalf("%s: %d\n%s", method, res.status, res.body)
-		}
-	}
+	b, _, checkout := installmentPaidBoth(t, []string{"pix", "boleto"})
 	tb := browsertest.Open(t, b.server.URL)
 	tb.Open(checkout)
 	tb.WaitFor(`document.querySelectorAll("img.qr").length > 0 && [...document.querySelectorAll("img.qr")].every(i => i.complete && i.naturalWidth > 0)`)
@@ -96,4 +70,26 @@ func TestBrowserOnePixCodeBesideABolepix(t *testing.T) {
 		t.Error("no visible word to pay one of the codes")
 	}
 	tb.Shots("checkout-pix-beside-bolepix")
+}
+
+// installmentPaidBoth buys a financed plan whose installments take boleto
+// (a bolepix) and Pix, pays its down payment, and asks the first
+// installment's checkout for each method in order.
+func installmentPaidBoth(t *testing.T, order []string) (*bundle, *parcela.Order, string) {
+	t.Helper()
+	b := setup(t)
+	b.store.mu.Lock()
+	b.offer.PaymentConfigurations[1].PaymentMethods = []string{"boleto", "pix"}
+	b.store.mu.Unlock()
+	b.buy(t, testFinanced+":pix")
+	o := b.onlyOrder(t)
+	b.pay(t, o.Billings[0].Bills[0].Payments[0].ID)
+	inst := o.Billings[0].Bills[1]
+	checkout := parcela.Links{}.CheckoutURL(inst.ID, inst.AuthenticationCode)
+	for _, method := range order {
+		if res := b.postCheckout(t, checkout, method, url.Values{}); res.status != http.StatusSeeOther {
+			t.Fatalf("%s: %d\n%s", method, res.status, res.body)
+		}
+	}
+	return b, o, checkout
 }
