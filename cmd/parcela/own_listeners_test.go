@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +67,29 @@ func TestAllowedCIDRsWarnings(t *testing.T) {
 	} {
 		if got := allowedCIDRsWarnings(cidrs); len(got) != warned {
 			t.Errorf("%q: %q", cidrs, got)
+		}
+	}
+}
+
+// A public URL naming the other environment's listener (set for one, the
+// other left to its listener's address) stops the start: every link of
+// one environment opened the other's 404 (an audit).
+func TestPublicURLOfTheOtherListenerIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for name, vars := range map[string]map[string]string{
+		"sandbox URL naming production": {"PARCELA_ADDR": addr, "PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_PUBLIC_URL": "http://" + addr},
+		"production URL naming sandbox": {"PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": addr, "PARCELA_PUBLIC_URL": "http://" + addr},
+	} {
+		vars["PARCELA_DATABASE_URL"], vars["PARCELA_OPS_ADDR"] = filepath.Join(t.TempDir(), "parcela.db"), "127.0.0.1:0"
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"serve"}, env(vars), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "other environment's listener") {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -292,6 +293,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("listen PARCELA_OPS_ADDR: %w", err)
 	}
 	defer lnOps.Close()
+	if sameAddress(cmp.Or(cfg.publicURL, "http://"+lnProd.Addr().String()), cmp.Or(cfg.sandboxURL, "http://"+lnSandbox.Addr().String())) {
+		// One set, the other left to its listener's address, and the set
+		// one naming that listener: every link of one environment opened
+		// the other's 404 (an audit); two set alike are refused above.
+		return usageError{"PARCELA_PUBLIC_URL or PARCELA_SANDBOX_PUBLIC_URL names the other environment's listener: each environment needs an address of its own"}
+	}
 	for _, w := range allowedCIDRsWarnings(cfg.allowedCIDRs) {
 		log.Warn(w, "variable", "PARCELA_WEBHOOK_ALLOWED_CIDRS")
 	}
