@@ -2906,7 +2906,9 @@ type ClientInterface interface {
 	// does: the payment is `paid` when it received its amount or paid
 	// the bill (part of it leaves it as it was, with its
 	// `paid_amount_cents`), and a bill paid has its other payments
-	// canceled. Without `paid_at` it is 409 `invalid_state`.
+	// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+	// notice of a down payment's payment that expired, whose expiry
+	// canceled its billing and order.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2971,7 +2973,9 @@ type ClientInterface interface {
 	// does: the payment is `paid` when it received its amount or paid
 	// the bill (part of it leaves it as it was, with its
 	// `paid_amount_cents`), and a bill paid has its other payments
-	// canceled. Without `paid_at` it is 409 `invalid_state`.
+	// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+	// notice of a down payment's payment that expired, whose expiry
+	// canceled its billing and order.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3962,7 +3966,9 @@ func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, para
 // does: the payment is `paid` when it received its amount or paid
 // the bill (part of it leaves it as it was, with its
 // `paid_amount_cents`), and a bill paid has its other payments
-// canceled. Without `paid_at` it is 409 `invalid_state`.
+// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+// notice of a down payment's payment that expired, whose expiry
+// canceled its billing and order.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4037,7 +4043,9 @@ func (c *RawClient) SandboxPayPaymentWithBody(ctx context.Context, id PaymentId,
 // does: the payment is `paid` when it received its amount or paid
 // the bill (part of it leaves it as it was, with its
 // `paid_amount_cents`), and a bill paid has its other payments
-// canceled. Without `paid_at` it is 409 `invalid_state`.
+// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+// notice of a down payment's payment that expired, whose expiry
+// canceled its billing and order.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6669,7 +6677,9 @@ type ClientWithResponsesInterface interface {
 	// does: the payment is `paid` when it received its amount or paid
 	// the bill (part of it leaves it as it was, with its
 	// `paid_amount_cents`), and a bill paid has its other payments
-	// canceled. Without `paid_at` it is 409 `invalid_state`.
+	// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+	// notice of a down payment's payment that expired, whose expiry
+	// canceled its billing and order.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6734,7 +6744,9 @@ type ClientWithResponsesInterface interface {
 	// does: the payment is `paid` when it received its amount or paid
 	// the bill (part of it leaves it as it was, with its
 	// `paid_amount_cents`), and a bill paid has its other payments
-	// canceled. Without `paid_at` it is 409 `invalid_state`.
+	// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+	// notice of a down payment's payment that expired, whose expiry
+	// canceled its billing and order.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12930,7 +12942,9 @@ func (c *ClientWithResponses) SandboxExpirePaymentWithResponse(ctx context.Conte
 // does: the payment is `paid` when it received its amount or paid
 // the bill (part of it leaves it as it was, with its
 // `paid_amount_cents`), and a bill paid has its other payments
-// canceled. Without `paid_at` it is 409 `invalid_state`.
+// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+// notice of a down payment's payment that expired, whose expiry
+// canceled its billing and order.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13001,7 +13015,9 @@ func (c *ClientWithResponses) SandboxPayPaymentWithBodyWithResponse(ctx context.
 // does: the payment is `paid` when it received its amount or paid
 // the bill (part of it leaves it as it was, with its
 // `paid_amount_cents`), and a bill paid has its other payments
-// canceled. Without `paid_at` it is 409 `invalid_state`.
+// canceled. Without `paid_at` it is 409 `invalid_state`; so is a
+// notice of a down payment's payment that expired, whose expiry
+// canceled its billing and order.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -209,8 +209,8 @@ func (c *companyShares) slow(key string) bool {
 }
 
 // forgetIdle forgets the idle companies whose attempts are fast, which
-// forgotten are what they were (fast); the slow ones only when that
-// leaves the memory full. Forgetting every idle one, a company whose
+// forgotten are what they were (fast); the slow ones too when that frees
+// less than a tenth of the memory. Forgetting every idle one, a company whose
 // receivers hang was taken for fast once 10,000 others had delivered, and
 // its next backlog took half the workers, each place for its attempts'
 // 15 s (an audit).
@@ -220,7 +220,10 @@ func (c *companyShares) forgetIdle() {
 			delete(c.byKey, k)
 		}
 	}
-	if len(c.byKey) < maxRemembered {
+	if len(c.byKey) < maxRemembered*9/10 {
+		// A tenth or more freed: the walk is paid for by the companies it
+		// makes room for. Freeing fewer (most remembered companies slow),
+		// every new company's first attempt would walk the whole map.
 		return
 	}
 	for k, s := range c.byKey {

@@ -459,6 +459,13 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 	v := paymentPage{Payment: p, Status: paymentStatus[p.Status]}
 	if p.Status == parcela.PaymentUnpaid && now.Before(p.ExpiresAt) && p.Method != parcela.MethodCreditCard {
 		pv := newPayView(b, p, c, now)
+		if b != nil && pv.Linha != "" && pv.PixCode != "" && b.LivePayment(parcela.MethodPix, now) != nil {
+			// A bolepix beside the bill's live Pix shows its boleto alone,
+			// as the checkout does (livePayViews): its own page showed its
+			// Pix code, a second one for the bill (a review).
+			pv.PixCode, pv.PixImage = "", ""
+			v.PayOne = payOneBeside
+		}
 		v.Pay = &pv
 	} else {
 		v.Message = paymentFate(p, b, now)
@@ -487,6 +494,7 @@ type paymentPage struct {
 	Status  string
 	Pay     *payView
 	Message string // what became of a payment that is not to be paid
+	PayOne  string // said when the bill has another live code
 }
 
 // paymentFate says what became of payment p of bill b, when it is not to

@@ -93,3 +93,24 @@ func installmentPaidBoth(t *testing.T, order []string) (*bundle, *parcela.Order,
 	}
 	return b, o, checkout
 }
+
+// The bolepix's own payment page, beside a live Pix of its bill, shows its
+// boleto alone and says to pay one: it showed its Pix code, a second one
+// for the bill (a review).
+func TestBolepixPageBesideALivePixShowsItsBoletoAlone(t *testing.T) {
+	t.Parallel()
+	b, _, _ := installmentPaidBoth(t, []string{"boleto", "pix"})
+	var boleto *parcela.Payment
+	for _, p := range b.onlyOrder(t).Billings[0].Bills[1].Payments {
+		if p.Method == parcela.MethodBoleto {
+			boleto = p
+		}
+	}
+	if boleto == nil || boleto.PixCode == nil {
+		t.Fatal("no bolepix")
+	}
+	body := html.UnescapeString(b.get(t, parcela.Links{}.PaymentURL(boleto.ID)).body)
+	if strings.Contains(body, *boleto.PixCode) || !strings.Contains(body, payOneBeside) || !strings.Contains(body, formatLinha(*boleto.Barcode)) {
+		t.Errorf("the bolepix's page beside a live Pix:\n%s", body)
+	}
+}

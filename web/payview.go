@@ -118,6 +118,10 @@ func livePayViews(b *parcela.Bill, c *parcela.Company, now time.Time, offered fu
 // payOne is what a page says above two live codes of one bill.
 const payOne = "Pague só um destes códigos: cada um quita esta cobrança."
 
+// payOneBeside is what a boleto's own page says when its bill has a live
+// Pix too.
+const payOneBeside = "Esta cobrança também tem um Pix gerado: pague só um dos dois, cada um a quita."
+
 // billLabel names a bill for the customer: the down payment, installment
 // k of n, or the single upfront payment.
 func billLabel(b *parcela.Bill, billing *parcela.Billing) string {
