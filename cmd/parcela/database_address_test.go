@@ -34,7 +34,7 @@ func TestDatabaseAddressWithWhiteSpaceIsRefused(t *testing.T) {
 	}
 	for _, name := range []string{" ", " .lock"} {
 		if _, err := os.Stat(name); err == nil {
-			os.Remove(name)
+			_ = os.Remove(name)
 			t.Errorf("a file named %q was made", name)
 		}
 	}

@@ -36,12 +36,16 @@ func TestWebhookNeverReachesTheOwnListeners(t *testing.T) {
 		t.Fatalf("webhook: %d %s", r.status, r.body)
 	}
 	var w struct{ ID string }
-	json.Unmarshal(r.body, &w)
+	if err := json.Unmarshal(r.body, &w); err != nil {
+		t.Fatal(err)
+	}
 	r = do(t, "POST", api+"/orders", token, strings.NewReader(`{"order": {"offer_id": "`+offer+`", "customer_name": "Maria da Silva",
 		"customer_birthdate": "1990-05-17", "customer_document": "52998224725", "email": "maria@example.com", "phone": "11987654321",
 		"address": {"zipcode": "01310100", "street": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista", "city_ibge_code": "3550308"}}}`), nil)
 	var o struct{ ID string }
-	json.Unmarshal(r.body, &o)
+	if err := json.Unmarshal(r.body, &o); err != nil {
+		t.Fatalf("order: %v: %s", err, r.body)
+	}
 	r = do(t, "POST", api+"/orders/"+o.ID+"/charge", token, strings.NewReader(`{"payment_configuration_id": "`+financed+`", "due_day": 10,
 		"installments": 4, "payment": {"payment_method": "pix"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "curl"}}`), nil)
 	if r.status != 200 {

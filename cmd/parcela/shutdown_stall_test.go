@@ -100,7 +100,10 @@ func TestShutdownIsBoundedWhenPostgresStalls(t *testing.T) {
 	start := time.Now()
 	cancel() // SIGTERM
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Logf("serve returned %v", err)
+		}
 		if d := time.Since(start); d > 14*time.Second {
 			t.Errorf("serve took %s to stop with PARCELA_SHUTDOWN_TIMEOUT=1s (the timeout, and 10 s more for jobs)", d.Round(time.Second))
 		}
