@@ -615,24 +615,8 @@ func TestAttemptCanceledByAStopIsRetried(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			r := newHookRig(t, e)
-			r.answer = failWith(500)
-			h := r.hook("/stopping", "post")
-			d := r.event(h)
-			for range webhook.MaxAttempts - 1 {
-				r.work(d.ID)
-			}
-			answered := make(chan struct{})
-			defer close(answered)
-			r.mu.Lock()
-			r.answer = func(int, http.ResponseWriter) { <-answered }
-			r.mu.Unlock()
-			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(200*time.Millisecond, cancel)
-			jobs := r.tape.of(d.ID)
-			if err := r.worker.Work(ctx, &river.Job[DeliveryArgs]{Args: jobs[len(jobs)-1]}); err != nil {
-				t.Fatal(err)
-			}
-			got := r.delivery(d.ID)
+			id := r.cutShortByAStop(t, webhook.MaxAttempts-1)
+			got := r.delivery(id)
 			last := got.Attempts[len(got.Attempts)-1]
 			if len(got.Attempts) != webhook.MaxAttempts || last.Error == nil || !strings.Contains(*last.Error, "canceled") {
 				t.Fatalf("%d attempts, the last %+v; want the canceled one recorded", len(got.Attempts), last)
@@ -644,8 +628,8 @@ func TestAttemptCanceledByAStopIsRetried(t *testing.T) {
 			r.mu.Lock()
 			r.answer = failWith(500)
 			r.mu.Unlock()
-			r.work(d.ID)
-			if got := r.delivery(d.ID); got.Status != parcela.DeliveryFailed || len(got.Attempts) != webhook.MaxAttempts+1 {
+			r.work(id)
+			if got := r.delivery(id); got.Status != parcela.DeliveryFailed || len(got.Attempts) != webhook.MaxAttempts+1 {
 				t.Fatalf("after the retry: status %s, %d attempts; want failed", got.Status, len(got.Attempts))
 			}
 		})
