@@ -59,21 +59,9 @@ func (b *bundle) orderHook(t *testing.T, companyID string, env parcela.Environme
 }
 
 // deliverWith starts the delivery workers over b's store: workers slots an
-// environment, share of them a company, attempts cut at timeout.
+// environment, share of them a company, attempts cut at timeout, and the
+// attempts still hanging canceled at the test's end.
 func (b *bundle) deliverWith(t *testing.T, timeout time.Duration, workers, share int) {
 	t.Helper()
-	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
-		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, NoJitter: true,
-		DeliveryWorkers: workers, DeliveriesPerCompany: share})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.StopAndCancel(ctx)
-	})
+	b.startQueue(t, jobs.Config{WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, DeliveryWorkers: workers, DeliveriesPerCompany: share}, true)
 }

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -68,22 +67,7 @@ func TestSlowCompanyDoesNotDelayOthers(t *testing.T) {
 		}
 		b.send(b.sandbox.URL, b.otherToken, "POST", "/external_api/v1/webhooks", map[string]any{"name": "healthy", "url": healthy.srv.URL + "/ok",
 			"entity": "order", "events": []string{"in_progress"}, "verb": "post"}, nil).want(t, 201)
-		q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
-			PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, NoJitter: true,
-			DeliveryWorkers: workers, DeliveriesPerCompany: share})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := q.Stop(ctx); err != nil {
-				t.Error(err)
-			}
-		})
+		b.startQueue(t, jobs.Config{WebhookAllowedCIDRs: "127.0.0.0/8", WebhookTimeout: timeout, DeliveryWorkers: workers, DeliveriesPerCompany: share}, false)
 
 		// The slow company's event fans out to 12 receivers, 6 rounds of
 		// its share; without a share they would take every worker for 3.

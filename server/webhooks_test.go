@@ -145,8 +145,17 @@ func (rc *receiver) receipts() []receipt {
 // startJobs runs the job queue against the bundle's database.
 func (b *bundle) startJobs(t *testing.T, cidrs string, timeout time.Duration) {
 	t.Helper()
-	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, jobs.Config{Clock: b.clock,
-		PollInterval: 20 * time.Millisecond, NoPeriodic: true, WebhookAllowedCIDRs: cidrs, WebhookTimeout: timeout, NoJitter: true})
+	b.startQueue(t, jobs.Config{WebhookAllowedCIDRs: cidrs, WebhookTimeout: timeout}, false)
+}
+
+// startQueue runs the job queue with cfg against the bundle's database, on
+// its clock, polling every 20 ms, without periodic jobs or jitter. At the
+// test's end it stops cleanly (a failure to stop fails the test), or, with
+// cancel, cancels the attempts still running (receivers that hang).
+func (b *bundle) startQueue(t *testing.T, cfg jobs.Config, cancel bool) {
+	t.Helper()
+	cfg.Clock, cfg.PollInterval, cfg.NoPeriodic, cfg.NoJitter = b.clock, 20*time.Millisecond, true, true
+	q, err := jobs.New(b.db, b.enq, jobs.App{Sweeps: b.sweeps, Deliveries: b.app.Deliveries, Upkeep: b.db, Provider: b.app.Provider}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +163,11 @@ func (b *bundle) startJobs(t *testing.T, cidrs string, timeout time.Duration) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := q.Stop(ctx); err != nil {
+		ctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+		defer done()
+		if cancel {
+			_ = q.StopAndCancel(ctx)
+		} else if err := q.Stop(ctx); err != nil {
 			t.Error(err)
 		}
 	})
