@@ -77,6 +77,9 @@ func TestDecode(t *testing.T) {
 		{"a timestamp without an offset", `{"offer": {"expires_at": "2030-01-01T00:00:00"}}`, parcela.EINVALID, "offer.expires_at"},
 		{"an impossible timestamp", `{"offer": {"expires_at": "2030-02-30T00:00:00Z"}}`, parcela.EINVALID, "offer.expires_at"},
 		{"a number for a timestamp", `{"offer": {"expires_at": 1893456000}}`, parcela.EMALFORMED, "offer.expires_at"},
+		// encoding/json takes a comma before the fraction; RFC 3339 does not.
+		{"a comma before a timestamp's fraction", `{"offer": {"expires_at": "2030-01-01T00:00:00,5-03:00"}}`, parcela.EINVALID, "offer.expires_at"},
+		{"a timestamp's fraction after a point", `{"offer": {"expires_at": "2030-01-01T00:00:00.5-03:00"}}`, "", ""},
 		{"null for a rate", `{"payment_configurations": [{"down_payment_value": null}]}`, "", ""},
 		{"an object for a rate", `{"payment_configurations": [{"registration_fee": {"value": 0.02}}]}`, parcela.EMALFORMED, "payment_configurations[0].registration_fee"},
 	}
@@ -228,4 +231,16 @@ func hasReplacement(x any) bool {
 		}
 	}
 	return false
+}
+
+// Timestamp, which a field taking a timestamp or null reads by itself,
+// refuses the comma too: "10:00:00,5" is ISO 8601, not RFC 3339.
+func TestTimestampRefusesACommaFraction(t *testing.T) {
+	if _, err := Timestamp([]byte(`"2026-03-01T10:00:00,5-03:00"`)); err == nil {
+		t.Error("a comma before the fraction was taken")
+	}
+	got, err := Timestamp([]byte(`"2026-03-01T10:00:00.5-03:00"`))
+	if err != nil || got.UnixMilli()%1000 != 500 {
+		t.Errorf("a point before the fraction: %v, %v", got, err)
+	}
 }

@@ -15,9 +15,20 @@ import (
 // checkKeys walks the (already decoded, so well-formed) body beside the
 // type of v and refuses what encoding/json would have let through
 // silently: a key twice in one object, and a key that names a field of the
-// target struct in other letter case.
+// target struct in other letter case, and a timestamp RFC 3339 does not
+// write (a comma before its fraction).
 func checkKeys(body []byte, v any) error {
-	return walker{}.walk(body, reflect.TypeOf(v))
+	return walker{refused: timestampRefusal}.walk(body, reflect.TypeOf(v))
+}
+
+// timestampRefusal refuses what encoding/json took as a timestamp and RFC
+// 3339 does not (Timestamp): a value of another type that decodes itself
+// has had its say.
+func timestampRefusal(t reflect.Type, raw []byte, at *fieldPath) error {
+	if t != timeType {
+		return nil
+	}
+	return refusal(t, raw, at)
 }
 
 // walker reads a body beside the Go type it decodes into, naming each

@@ -21,7 +21,9 @@ func Timestamp(raw []byte) (time.Time, error) {
 		msg := "must be a string: a timestamp such as " + timestampExample
 		return t, &parcela.Error{Code: parcela.EMALFORMED, Message: msg, Fields: []parcela.FieldError{{Code: "invalid_type", Message: msg}}}
 	}
-	if err := t.UnmarshalJSON(raw); err != nil {
+	// encoding/json takes a comma before the fraction (ISO 8601 does);
+	// RFC 3339, and so the contract, has only the point.
+	if err := t.UnmarshalJSON(raw); err != nil || len(raw) > 20 && raw[20] == ',' {
 		msg := "must be a timestamp with its UTC offset (RFC 3339), such as " + timestampExample
 		return t, &parcela.Error{Code: parcela.EINVALID, Message: msg, Fields: []parcela.FieldError{{Code: "invalid", Message: msg}}}
 	}
