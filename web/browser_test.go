@@ -283,6 +283,14 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		t.Fatal("the order page lacks its no-JavaScript refresh or the boleto")
 	}
 	tb.Shots("order-nojs")
+	// Its checkout shows the same boleto, and, reloading never by itself
+	// (a card being typed would be wiped), a link to look for its payment.
+	tb.Do(chromedp.Click(chromedp.CSS(`a[href^="/checkout/bills/"]`)))
+	tb.WaitFor(`location.pathname.startsWith("/checkout/bills/") && document.readyState === "complete"`)
+	if !tb.Is(`document.querySelector('meta[http-equiv="refresh"]') === null && getComputedStyle(document.querySelector("#pagamento .refresh-note")).display !== "none"`) {
+		t.Fatal("the checkout without JavaScript reloads by itself, or shows no link to look for the payment")
+	}
+	tb.Shots("checkout-nojs")
 }
 
 // A state's cities or a plan that cannot be fetched (the network, a

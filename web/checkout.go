@@ -56,6 +56,10 @@ type checkoutPage struct {
 	// was opened from its purchase (the offer page's card form): a card
 	// buyer has the link to their order a Pix or boleto buyer lands on.
 	OrderURL, OrderCode string
+	// Checks: the page, got by its address, checks for its Pix or boleto's
+	// payment (the script) and says how to look without the script, which
+	// no meta refresh does here: a reload would wipe the card form.
+	Checks bool
 	// Why the card form is not offered: the bill's cards rest after too
 	// many refusals (parcela.CardRefusalLimit); "" when it is.
 	CardsRest string
@@ -395,8 +399,9 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	if v.Outcome != nil && v.Outcome.Heading == refusedHeading && (v.Actions[parcela.MethodCreditCard] != "" || v.CardsRest != "") {
 		v.CardOutcome, v.Outcome = v.Outcome, nil
 	}
+	v.Checks = len(v.Pay) > 0 && r.Method == http.MethodGet
 	p := page{Title: v.Label + " — " + c.Name, Company: c, Content: v, State: b.Status}
-	if len(v.Pay) > 0 && r.Method == http.MethodGet {
+	if v.Checks {
 		// A Pix or boleto shown is paid elsewhere (the bank's app): the page
 		// says so when it is, lest the payer pay again. One shown by a post
 		// is at the post's address, which the script cannot fetch.

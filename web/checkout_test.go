@@ -702,7 +702,9 @@ func TestCheckoutExpiredBoletoOfAPayableBill(t *testing.T) {
 
 // A checkout with a Pix or boleto to pay has the script check for its
 // payment; without the script it does not reload, which would wipe a card
-// being typed on it.
+// being typed on it, and says how to look instead (a link to itself, which
+// the script hides): a payer back from the bank's app without the script
+// read the code still due, and nothing said how to see it paid.
 func TestCheckoutWaitingChecksByScriptOnly(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -715,11 +717,18 @@ func TestCheckoutWaitingChecksByScriptOnly(t *testing.T) {
 	if !strings.Contains(page.body, `data-refresh="1"`) || strings.Contains(page.body, `http-equiv="refresh"`) {
 		t.Fatalf("checkout with a live Pix:\n%s", page.body)
 	}
+	const look = `<p class="js-hide refresh-note"><a href="">Já pagou? Atualize a página</a>`
+	if !strings.Contains(page.body, look) {
+		t.Errorf("checkout with a live Pix says nothing of looking for its payment without the script:\n%s", page.body)
+	}
 	// Shown again by a post (a card refused for its form), its address
 	// is the post's, which the script could not fetch.
 	res := b.postCheckout(t, issued.header.Get("Location"), "card", card("4111", "123", 1))
 	if res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, "Pix copia e cola") || strings.Contains(res.body, "data-refresh") {
 		t.Fatalf("card refused for its form: %d, checks for the payment: %v", res.status, strings.Contains(res.body, "data-refresh"))
+	}
+	if strings.Contains(res.body, look) {
+		t.Error("a page at a post's address links to itself to look for the payment")
 	}
 }
 
