@@ -53,17 +53,46 @@ func CostOf(chargedAt time.Time, bills []ScheduledBill) (Cost, error) {
 // costOf is CostOf given days(i), the calendar days from the charge to
 // bill i's due date.
 func costOf(bills []ScheduledBill, days func(i int) int64) (Cost, error) {
-	var c Cost
-	var principal int64
-	var flows []cashFlow
+	c, principal, flows, err := costFlows(bills, days)
+	if err != nil || principal <= 0 {
+		return c, err
+	}
+	cet, ok := cetOf(principal, flows)
+	if !ok {
+		return Cost{}, errCETOverMax()
+	}
+	c.CETAnnualRate = &cet
+	return c, nil
+}
+
+// checkCost is costOf's error alone. Most plans' CET need not be found
+// for it: its bound decides (cetWithinMax).
+func checkCost(bills []ScheduledBill, days func(i int) int64) error {
+	_, principal, flows, err := costFlows(bills, days)
+	if err != nil || principal <= 0 {
+		return err
+	}
+	if !cetWithinMax(principal, flows) {
+		return errCETOverMax()
+	}
+	return nil
+}
+
+func errCETOverMax() error {
+	return Errorf(EINVALID, "the plan's effective annual cost (CET) would exceed %s; lower its registration fee or interest, or finance more of the price", MaxCETAnnualRate)
+}
+
+// costFlows is costOf's disclosure but the CET, and the credit's principal
+// and cash flows the CET is solved over.
+func costFlows(bills []ScheduledBill, days func(i int) int64) (c Cost, principal int64, flows []cashFlow, err error) {
 	for i, b := range bills {
 		total, err := sumCents(c.TotalPayableCents, b.AmountCents)
 		if err != nil {
-			return Cost{}, err
+			return Cost{}, 0, nil, err
 		}
 		interest, err := sumCents(c.TotalInterestCents, b.Details.InterestCents)
 		if err != nil {
-			return Cost{}, err
+			return Cost{}, 0, nil, err
 		}
 		c.TotalPayableCents, c.TotalInterestCents = total, interest
 		principal += b.Details.AmortizationCents
@@ -72,15 +101,7 @@ func costOf(bills []ScheduledBill, days func(i int) int64) (Cost, error) {
 			flows = append(flows, cashFlow{days: max(0, days(i)), cents: credit})
 		}
 	}
-	if principal <= 0 {
-		return c, nil
-	}
-	cet, ok := cetOf(principal, flows)
-	if !ok {
-		return Cost{}, Errorf(EINVALID, "the plan's effective annual cost (CET) would exceed %s; lower its registration fee or interest, or finance more of the price", MaxCETAnnualRate)
-	}
-	c.CETAnnualRate = &cet
-	return c, nil
+	return c, principal, flows, nil
 }
 
 // cetResult is the CET of a credit, or ok false when it has none within
@@ -99,22 +120,32 @@ var cets = newMemo[string, cetResult](4096)
 // cetOf is the CET of principal lent and repaid by flows: (1+x)^365 − 1,
 // x the daily rate solveDailyRate finds, rounded to CETPlaces.
 func cetOf(principal int64, flows []cashFlow) (Rate, bool) {
-	slices.SortFunc(flows, func(a, b cashFlow) int { return cmp.Or(cmp.Compare(a.days, b.days), cmp.Compare(a.cents, b.cents)) })
-	key := make([]byte, 0, 8+16*len(flows))
-	key = binary.AppendVarint(key, principal)
-	for _, f := range flows {
-		key = binary.AppendVarint(binary.AppendVarint(key, f.days), f.cents)
-	}
-	if r, hit := cets.get(string(key)); hit {
+	key := creditKey(principal, flows)
+	if r, hit := cets.get(key); hit {
 		return r.cet, r.ok
 	}
 	var r cetResult
 	if x, ok := solveDailyRate(principal, flows); ok {
 		r = cetResult{cet: RateFromDecimal(annualRate(x).Round(CETPlaces)), ok: true}
 	}
-	cets.put(string(key), r)
+	cets.put(key, r)
 	return r.cet, r.ok
 }
+
+// creditKey is a credit's key in cets and cetBounds, its flows sorted.
+func creditKey(principal int64, flows []cashFlow) string {
+	slices.SortFunc(flows, func(a, b cashFlow) int { return cmp.Or(cmp.Compare(a.days, b.days), cmp.Compare(a.cents, b.cents)) })
+	key := make([]byte, 0, 8+16*len(flows))
+	key = binary.AppendVarint(key, principal)
+	for _, f := range flows {
+		key = binary.AppendVarint(binary.AppendVarint(key, f.days), f.cents)
+	}
+	return string(key)
+}
+
+// cetBounds remembers cetWithinMax's answers, as cets does the CETs: the
+// offer page asks for every count's on every view.
+var cetBounds = newMemo[string, bool](16384)
 
 // MaxCETAnnualRate bounds the cost of credit a plan may have: 100000 is
 // 10,000,000% a year, above the 409,500% of the highest interest a company
@@ -127,6 +158,51 @@ var MaxCETAnnualRate = MustRate("100000")
 // = 0.0320450…, rounded up: a root beyond it is beyond the maximum, one
 // below it is checked by its annual rate (solveDailyRate).
 var maxDailyRate = decimal.RequireFromString("0.032046")
+
+// withinMaxDailyRate is a daily rate whose annual rate is below
+// MaxCETAnnualRate ((1.032045)^365 − 1 ≈ 99,950): a plan whose root is
+// at most it has a CET within the maximum.
+var withinMaxDailyRate = decimal.RequireFromString("0.032045")
+
+// cetWithinMax reports what cetOf's ok reports, for the most part without
+// its search (a dozen sums of the flows' powers; this is one or two):
+// flows worth more than principal discounted at maxDailyRate, or less
+// undiscounted, have no CET within the maximum (solveDailyRate's own first
+// tests), and flows worth at most principal at withinMaxDailyRate have
+// their root at or below it, where every rate Newton's climb from below
+// reaches is within the maximum. Only a root between the two is searched.
+func cetWithinMax(principal int64, flows []cashFlow) bool {
+	key := creditKey(principal, flows)
+	if r, hit := cets.get(key); hit {
+		return r.ok
+	}
+	if ok, hit := cetBounds.get(key); hit {
+		return ok
+	}
+	ok := boundCET(principal, flows)
+	cetBounds.put(key, ok)
+	return ok
+}
+
+// boundCET is cetWithinMax's answer, flows sorted.
+func boundCET(principal int64, flows []cashFlow) bool {
+	p := decimal.NewFromInt(principal)
+	if g, _ := discounted(flows, maxDailyRate); g.GreaterThan(p) {
+		return false
+	}
+	undiscounted := decimal.Zero
+	for _, f := range flows {
+		undiscounted = undiscounted.Add(decimal.NewFromInt(f.cents))
+	}
+	if undiscounted.LessThan(p) {
+		return false
+	}
+	if g, _ := discounted(flows, withinMaxDailyRate); g.LessThanOrEqual(p) {
+		return true
+	}
+	_, ok := cetOf(principal, flows)
+	return ok
+}
 
 // cashFlow is a payment of the customer, days after the credit.
 type cashFlow struct {

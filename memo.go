@@ -3,11 +3,14 @@ package parcela
 import "sync"
 
 // memo remembers the results of a pure function of its key. It is for the
-// plan's decimal arithmetic (the price table, the CET's search), which the
-// offer page runs for every count of installments on every view with the
-// same few inputs. Being pure, an entry can never be stale. Past max
-// entries the memo starts again empty: bounded without bookkeeping, and a
-// miss only costs the computation it would have cost anyway.
+// plan's decimal arithmetic (the price table, the CET's search and bound),
+// which the offer page runs for every count of installments on every view
+// with the same few inputs. Being pure, an entry can never be stale. Past
+// max entries an eighth of them, in the map's own random order, is
+// forgotten: bounded without bookkeeping, a miss costs only the
+// computation, and a working set past the bound keeps most of its hits.
+// (Starting again empty, as it did, lost them all at once: offers enough
+// of 120 installments kept it starting over, and every view missed.)
 type memo[K comparable, V any] struct {
 	mu  sync.Mutex
 	m   map[K]V
@@ -28,8 +31,14 @@ func (c *memo[K, V]) get(k K) (V, bool) {
 func (c *memo[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		clear(c.m)
+	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
+		forget := max(1, c.max/8)
+		for old := range c.m {
+			delete(c.m, old)
+			if forget--; forget == 0 {
+				break
+			}
+		}
 	}
 	c.m[k] = v
 }

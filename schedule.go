@@ -186,6 +186,12 @@ func (b *financedBasis) withCost(s Schedule) (Schedule, error) {
 	return s, nil
 }
 
+// checkCost is withCost's error alone (checkCost), for a schedule whose
+// disclosure nobody reads.
+func (b *financedBasis) checkCost(s Schedule) error {
+	return checkCost(s.Bills, func(i int) int64 { return b.daysTo[s.Bills[i].Number] })
+}
+
 // bills is the schedule of installments bills (the down payment's
 // included), without the cost disclosure.
 func (b *financedBasis) bills(installments int) (Schedule, error) {

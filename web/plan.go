@@ -192,7 +192,7 @@ func (g *optionGroup) financed(order *parcela.Order, c *parcela.Company, f offer
 	}
 	plans := map[int]*parcela.ChargePlan{}
 	byCard := method == parcela.MethodCreditCard
-	for i, p := range parcela.PlanCounts(chargeRequest(pc.ID, method, 0, g.DueDay, sig), order, c, now, counts, byCard) {
+	for i, p := range parcela.PlanCounts(chargeRequest(pc.ID, method, 0, g.DueDay, sig), order, c, now, counts, byCard, want) {
 		if p == nil {
 			continue
 		}
