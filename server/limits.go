@@ -28,8 +28,9 @@ type RateCounter interface {
 // through a RateCounter when there is one, and kept in this process
 // otherwise (or while the shared counter fails).
 //
-// A shared count is claimed a tenth of the limit at a time (claim): the
-// instance spends its claim without asking the database again, so a
+// A shared count is claimed a tenth of the limit at a time (claim), one
+// claim of a key in flight at a time (claiming): the instance spends its
+// claim without asking the database again, so a
 // limit of 100 a second costs ten statements a second, not a hundred. An
 // instance never lets through more than it was granted, so the instances
 // together never exceed the limit; a claim left unspent when its window
@@ -57,6 +58,13 @@ type limiter struct {
 	hits    map[string]int64    // local counts of the current window
 	granted map[string]int64    // claimed from the shared count and not yet spent
 	full    map[string]struct{} // keys refused in the current window
+	// claiming holds, for a key with a claim in flight in the current
+	// window, a channel closed when its answer is counted: one claim at a
+	// time, the others' requests waiting for it. Claims sent together
+	// were answered in any order, and one that came back over the limit
+	// marked the key full while the others' grants were on their way: at
+	// 100 a second, 11 concurrent requests let 10 through in the window.
+	claiming map[string]chan struct{}
 
 	swept    atomic.Int64 // when ended windows were last deleted (ms)
 	warnedAt atomic.Int64 // when a failing shared counter was last logged (ms)
@@ -69,7 +77,7 @@ func newLimiter(prefix string, perSecond float64, shared RateCounter) *limiter {
 		return nil
 	}
 	l := &limiter{prefix: prefix, window: time.Second, shared: shared, now: time.Now,
-		hits: map[string]int64{}, granted: map[string]int64{}, full: map[string]struct{}{}}
+		hits: map[string]int64{}, granted: map[string]int64{}, full: map[string]struct{}{}, claiming: map[string]chan struct{}{}}
 	if perSecond >= 1 {
 		l.max = int64(perSecond)
 	} else {
@@ -94,39 +102,54 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
 	}
 	l.mu.Lock()
-	l.roll(start)
-	if _, full := l.full[bucket]; full {
-		defer l.mu.Unlock()
-		return refuse()
-	}
-	if l.shared != nil && l.granted[bucket] > 0 {
-		l.granted[bucket]--
+	for {
+		l.roll(start)
+		if _, full := l.full[bucket]; full {
+			defer l.mu.Unlock()
+			return refuse()
+		}
+		if l.shared == nil {
+			break
+		}
+		if l.granted[bucket] > 0 {
+			l.granted[bucket]--
+			l.mu.Unlock()
+			return 0, true
+		}
+		answered, busy := l.claiming[bucket]
+		if !busy {
+			break
+		}
 		l.mu.Unlock()
-		return 0, true
+		select {
+		case <-answered:
+		case <-ctx.Done():
+			return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+		}
+		l.mu.Lock()
+	}
+	var answered chan struct{}
+	if l.shared != nil {
+		answered = make(chan struct{})
+		l.claiming[bucket] = answered
 	}
 	l.mu.Unlock()
 
 	if l.shared != nil {
 		total, err := l.shared.AddHits(ctx, bucket, time.UnixMilli(start), time.UnixMilli(end), l.claim)
+		l.mu.Lock()
+		if l.claiming[bucket] == answered {
+			delete(l.claiming, bucket)
+		}
+		close(answered)
 		if err == nil {
+			wait, ok := l.spendClaim(bucket, start, end, now, total)
+			l.mu.Unlock()
 			l.sweep(ctx, log, start)
-			grant := max(0, min(l.claim, l.max-(total-l.claim)))
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			if l.start != start { // the window ended meanwhile: the rest of its claim is lost
-				if grant > 0 {
-					return 0, true
-				}
-				return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
-			}
-			// Concurrent requests claim together: a claim that came too late
-			// for a grant of its own spends what the others were granted.
-			if l.granted[bucket] += grant; l.granted[bucket] == 0 {
-				return refuse()
-			}
-			l.granted[bucket]--
-			return 0, true
-		} else if ctx.Err() == nil {
+			return wait, ok
+		}
+		l.mu.Unlock()
+		if ctx.Err() == nil {
 			l.warn(log, start, err)
 		}
 	}
@@ -140,6 +163,27 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 	return 0, true
 }
 
+// spendClaim counts the answer of a claim of bucket's window [start, end),
+// total the shared count with it, and spends one hit of what it granted.
+// l.mu is held.
+func (l *limiter) spendClaim(bucket string, start, end int64, now time.Time, total int64) (time.Duration, bool) {
+	grant := max(0, min(l.claim, l.max-(total-l.claim)))
+	if l.start != start { // the window ended meanwhile: the rest of its claim is lost
+		if grant > 0 {
+			return 0, true
+		}
+		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+	}
+	// The only claim in flight came back empty: the window's allowance is
+	// spent, by this instance or the others.
+	if l.granted[bucket] += grant; l.granted[bucket] == 0 {
+		l.full[bucket] = struct{}{}
+		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+	}
+	l.granted[bucket]--
+	return 0, true
+}
+
 // roll starts the window beginning at start when it is later than the
 // current one. l.mu is held.
 func (l *limiter) roll(start int64) {
@@ -148,6 +192,7 @@ func (l *limiter) roll(start int64) {
 		clear(l.hits)
 		clear(l.granted)
 		clear(l.full)
+		clear(l.claiming) // a claim of the last window is answered for it alone
 	}
 }
 

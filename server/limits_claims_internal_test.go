@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// laggingCounter is a shared counter whose answers take a random while, so
+// that concurrent claims come back in any order, as round trips to
+// PostgreSQL do.
+type laggingCounter struct {
+	RateCounter
+	calls atomic.Int32
+}
+
+func (c *laggingCounter) AddHits(ctx context.Context, bucket string, start, end time.Time, n int64) (int64, error) {
+	c.calls.Add(1)
+	total, err := c.RateCounter.AddHits(ctx, bucket, start, end, n)
+	time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
+	return total, err
+}
+
+// A flood of concurrent requests within one window of a shared limit gets
+// exactly the limit through, on a counter in memory with answers out of
+// order and on each engine's own. Claims sent together came back in any
+// order, and one over the limit marked the key full while the grants of
+// the others were on their way: at 100 a second (production's default),
+// 11 requests at once let 10 through in the whole window, and on
+// PostgreSQL whole seconds let 22 to 88 through.
+func TestSharedLimiterFloodGetsTheWholeLimit(t *testing.T) {
+	t.Parallel()
+	counters := map[string]RateCounter{"memory": &memoryCounter{}}
+	for _, e := range sqldbtest.Engines() {
+		counters[string(e)] = sqldbtest.Open(t, e, sqldb.Config{})
+	}
+	for name, shared := range counters {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			counter := &laggingCounter{RateCounter: shared}
+			l := newLimiter("flood:", 100, counter)
+			at := time.UnixMilli(1_800_000_000_000).Add(250 * time.Millisecond)
+			l.now = func() time.Time { return at }
+			key := "token-" + sqldbtest.Suffix()
+			var passed atomic.Int32
+			var wg sync.WaitGroup
+			for range 300 {
+				wg.Go(func() {
+					if _, ok := l.allow(context.Background(), quiet, key); ok {
+						passed.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			if n := passed.Load(); n != 100 {
+				t.Fatalf("%d of 300 concurrent requests passed in a window of 100", n)
+			}
+			// A tenth at a time: ten claims grant the 100, and one more
+			// finds the window spent; the key then asks nothing more.
+			if calls := counter.calls.Load(); calls != 11 {
+				t.Fatalf("%d claims for a window of 100 claimed 10 at a time", calls)
+			}
+			if _, ok := l.allow(context.Background(), quiet, key); ok || counter.calls.Load() != 11 {
+				t.Fatal("a spent key passed, or asked the counter again")
+			}
+		})
+	}
+}
