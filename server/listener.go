@@ -55,6 +55,10 @@ func DefaultListenerLimits() ListenerLimits {
 // token, for the 5 s it has to send them. Beyond it: 431.
 const MaxHeaderBytes = 64 << 10
 
+// netHTTPHeaderSlop is what net/http reads past its MaxHeaderBytes (its
+// "bufio slop"): given 64 KiB, it served headers of 67.
+const netHTTPHeaderSlop = 4096
+
 // NewHTTPServer returns a server of h with l's timeouts; serve it on
 // LimitListener(ln, l, trusted proxies).
 func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.Server {
@@ -65,7 +69,7 @@ func NewHTTPServer(h http.Handler, l ListenerLimits, logger *slog.Logger) *http.
 		h = withRequestDeadline(h, l.WriteTimeout-l.WriteTimeout/10)
 	}
 	s := &http.Server{Handler: refuseOverShare(h, logger), ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
-		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes, ConnState: connState,
+		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes - netHTTPHeaderSlop, ConnState: connState,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if lc, ok := c.(*limitedConn); ok && lc.refused {
 				return context.WithValue(ctx, overShareKey{}, lc.l.perAddress)
