@@ -1131,7 +1131,8 @@ type HealthStatus string
 // `Idempotent-Replayed: true`; the same key with another body is 422
 // `idempotency_key_reused`; while the first request runs, 409
 // `idempotency_in_flight`. A key over 255 characters, or one that is
-// not UTF-8 text or holds a control character or a direction override
+// not UTF-8 text or holds a control character, a line or paragraph
+// separator (U+2028, U+2029) or a direction override
 // (U+202A to U+202E, U+2066 to U+2069), is 422
 // `validation_failed`; so is a key sent on more than one header line.
 type IdempotencyKey = string

@@ -68,7 +68,7 @@ func (s *Server) operation(h apiFunc, takesBody bool, get apiFunc) http.Handler 
 		// HTTP lets through) or control characters are no key, and its
 		// length counts characters, as the API documents it.
 		if !parcela.ValidText(key, parcela.SingleLine) {
-			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must be UTF-8 text without control characters"))
+			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must be UTF-8 text without control characters, line separators or direction overrides"))
 			return
 		}
 		if parcela.TooLong(key, 255) {

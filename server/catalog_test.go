@@ -427,10 +427,13 @@ func TestIdempotentPatchAndDelete(t *testing.T) {
 // it: a header of bytes that are not UTF-8 (HTTP lets a client send them)
 // is refused before it reaches the database, where PostgreSQL refused to
 // store it and the request answered 500; 255 accented letters are a key.
+// A line separator or a direction override is refused as in every other
+// line of text, and the reference says so (it said "control characters"
+// alone, which neither is).
 func TestIdempotencyKeyIsText(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		for _, key := range []string{"\xff\xfe", "a\tb", strings.Repeat("é", 256)} {
+		for _, key := range []string{"\xff\xfe", "a\tb", "a\u2028b", "a\u202eb", strings.Repeat("é", 256)} {
 			r := b.send(b.sandbox.URL, b.token, "POST", "/external_api/v1/products", productBody(), map[string]string{"Idempotency-Key": key})
 			if got := fieldCodes(t, r.want(t, 422)); got["Idempotency-Key"] == "" {
 				t.Fatalf("key %q: %s", key, r.Body)
