@@ -366,3 +366,36 @@ func TestUntrustedCertificateIsNotRetried(t *testing.T) {
 		t.Errorf("err %v after %d attempts", err, attempts.Load())
 	}
 }
+
+// A caller's Idempotency-Key that no HTTP header carries (a newline read
+// with it from a file) is refused before any attempt: net/http refuses it
+// at every one, and the client retried that as a lost connection, four
+// attempts and a second of backoff for an error no retry could mend.
+func TestCallersKeyWithANewlineIsRefusedAtOnce(t *testing.T) {
+	t.Parallel()
+	var attempts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { attempts.Add(1) }))
+	t.Cleanup(srv.Close)
+	sent := &countingTransport{}
+	c, err := client.New(srv.URL, "sandbox_token", client.WithHTTP(&http.Client{Transport: sent}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := client.IdempotencyKey("order-42\n")
+	_, err = c.CreateProductWithResponse(context.Background(), &client.CreateProductParams{IdempotencyKey: &key},
+		client.ProductCreateRequest{Product: client.ProductCreateInput{Name: "Curso", FullAmountCents: 50000}})
+	if err == nil || !strings.Contains(err.Error(), "Idempotency-Key") {
+		t.Fatalf("a key with a newline: %v", err)
+	}
+	if n := sent.n.Load(); n != 0 || attempts.Load() != 0 {
+		t.Fatalf("%d attempts sent, %d reached the server", n, attempts.Load())
+	}
+}
+
+// countingTransport counts the requests it sends.
+type countingTransport struct{ n atomic.Int32 }
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
+}

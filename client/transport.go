@@ -51,6 +51,11 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Header.Get("Idempotency-Key") == "" {
 		req.Header.Set("Idempotency-Key", newIdempotencyKey())
 	}
+	if strings.ContainsFunc(req.Header.Get("Idempotency-Key"), func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+		// net/http refuses such a header at every attempt, which read as
+		// a lost connection and was retried with backoff.
+		return nil, errors.New("client: the Idempotency-Key has a control character (a newline read with it from a file?)")
+	}
 	if err := replayable(req); err != nil {
 		return nil, err
 	}
