@@ -271,7 +271,7 @@ func TestCheckStrict(t *testing.T) {
 func eventBody(t *testing.T, entity, event string, data []byte) []byte {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{
-		"id": "08230fb5-f323-491c-af4e-ca3dbdd87886", "entity": entity, "event": event,
+		"id": "01a1efd2-ca78-791c-9f4e-ca3dbdd87886", "entity": entity, "event": event,
 		"api_version": "v1", "created_at": "2026-09-03T10:05:12.481-03:00", "data": json.RawMessage(data),
 	})
 	if err != nil {

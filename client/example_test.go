@@ -172,12 +172,12 @@ func ExampleVerifyWebhook() {
 	}
 
 	// What parcela sends, signed with the secret; then the same body altered.
-	body := `{"id": "08230fb5-f323-491c-af4e-ca3dbdd87886", "entity": "bill", "event": "paid", "api_version": "v1", "created_at": "2026-11-18T15:02:11.448-03:00", "data": {}}`
+	body := `{"id": "01a1efd2-ca78-791c-9f4e-ca3dbdd87886", "entity": "bill", "event": "paid", "api_version": "v1", "created_at": "2026-11-18T15:02:11.448-03:00", "data": {}}`
 	now := time.Now()
-	sig, _ := webhook.Sign(secret, "08230fb5-f323-491c-af4e-ca3dbdd87886", now, []byte(body))
+	sig, _ := webhook.Sign(secret, "01a1efd2-ca78-791c-9f4e-ca3dbdd87886", now, []byte(body))
 	for _, sent := range []string{body, strings.Replace(body, "paid", "canceled", 1)} {
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/parcela", strings.NewReader(sent))
-		req.Header.Set("webhook-id", "08230fb5-f323-491c-af4e-ca3dbdd87886")
+		req.Header.Set("webhook-id", "01a1efd2-ca78-791c-9f4e-ca3dbdd87886")
 		req.Header.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
 		req.Header.Set("webhook-signature", sig)
 		rec := httptest.NewRecorder()

@@ -15,12 +15,12 @@ import (
 // secret at moment at.
 func signed(t *testing.T, secrets []string, at time.Time, body []byte) http.Header {
 	t.Helper()
-	sig, err := webhook.SignatureHeader(secrets, "08230fb5-f323-491c-af4e-ca3dbdd87886", at, body)
+	sig, err := webhook.SignatureHeader(secrets, "01a1efd2-ca78-791c-9f4e-ca3dbdd87886", at, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return http.Header{
-		"Webhook-Id":        {"08230fb5-f323-491c-af4e-ca3dbdd87886"},
+		"Webhook-Id":        {"01a1efd2-ca78-791c-9f4e-ca3dbdd87886"},
 		"Webhook-Timestamp": {strconv.FormatInt(at.Unix(), 10)},
 		"Webhook-Signature": {sig},
 	}
@@ -33,7 +33,7 @@ func TestVerifyWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, _ := webhook.NewSecret()
-	body := []byte(`{"id": "08230fb5-f323-491c-af4e-ca3dbdd87886", "entity": "bill", "event": "paid"}`)
+	body := []byte(`{"id": "01a1efd2-ca78-791c-9f4e-ca3dbdd87886", "entity": "bill", "event": "paid"}`)
 	now := time.Now()
 	if err := client.VerifyWebhook(secret, signed(t, []string{secret}, now, body), body); err != nil {
 		t.Fatalf("a signed notification: %v", err)
