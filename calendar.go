@@ -177,6 +177,32 @@ func BoletoExpiry(due time.Time, graceBusinessDays int) time.Time {
 	return EndOfDay(AddBusinessDays(last, graceBusinessDays))
 }
 
+// BoletoNoticeDeadline is when the bank's notice of a payment of a boleto
+// expiring at expiresAt has surely come: the end of the business day after
+// its last payable day (that of the millisecond before expiresAt). A first
+// bill's boleto is expired, and its order lapsed, only then: a payment
+// made on its last day was noticed the next business day, after the expiry
+// had canceled the order, and refused, the payer's money on no record.
+func BoletoNoticeDeadline(expiresAt time.Time) time.Time {
+	return ExpiryAfter(EndOfDay(AddBusinessDays(expiresAt.Add(-time.Millisecond), 1)))
+}
+
+// BoletoNoticeCutoff is the latest expires_at whose BoletoNoticeDeadline
+// has come by now: 00:00 of the last business day before now's date. The
+// deadline rises with expires_at, so the expiry sweep selects the first
+// bills' boletos past it by comparing expires_at alone, which portable SQL
+// can, where it cannot count business days.
+func BoletoNoticeCutoff(now time.Time) time.Time {
+	y, m, d := now.In(SaoPaulo).Date()
+	day := time.Date(y, m, d, 12, 0, 0, 0, SaoPaulo) // noon: no midnight daylight saving skipped
+	for {
+		day = day.AddDate(0, 0, -1)
+		if IsBusinessDay(day) {
+			return StartOfDay(day.Year(), day.Month(), day.Day())
+		}
+	}
+}
+
 // ExpiryAfter is the expiry of a payment whose last payable instant is
 // last: the millisecond after it. A payment settles only before its
 // expires_at, and a bill due at the end of a day (23:59:59.999) is on

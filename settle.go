@@ -377,8 +377,10 @@ func (m *mover) expire(o *Order, b *Billing, bill *Bill, p *Payment, c *Company)
 }
 
 // otherLivePayment is an unpaid payment of the bill other than p that may
-// still settle it at now, or nil: one not expired, or a Pix within the
-// hour its expiry sweep leaves it for the bank's notice (PixNoticeGrace).
+// still settle it at now, or nil: one not expired, a Pix within the
+// hour its expiry sweep leaves it for the bank's notice (PixNoticeGrace),
+// or a first bill's boleto before its notice has surely come
+// (BoletoNoticeDeadline).
 // A boleto expiring in that hour lapsed the bill's order, or issued a
 // second payment beside the Pix, and the notice of a Pix paid on time
 // then found it canceled: the payer's money on no record.
@@ -388,8 +390,11 @@ func (b *Bill) otherLivePayment(p *Payment, now time.Time) *Payment {
 			continue
 		}
 		until := q.ExpiresAt
-		if q.Method == MethodPix {
+		switch {
+		case q.Method == MethodPix:
 			until = until.Add(PixNoticeGrace)
+		case q.Method == MethodBoleto && b.Type == BillTypeDownPayment:
+			until = BoletoNoticeDeadline(until)
 		}
 		if now.Before(until) {
 			return q

@@ -103,10 +103,16 @@ func TestBoletoDownPaymentPayableThroughItsDay(t *testing.T) {
 		if status(late) != "in_progress" {
 			t.Fatalf("expired within its grace: %s", status(late))
 		}
-		b.at(t, "2026-12-02 00:01")
+		// Wednesday, the day the bank notices a payment made on Tuesday,
+		// the order waits; it lapses after it.
+		b.at(t, "2026-12-02 23:59")
+		if status(late) != "in_progress" {
+			t.Fatalf("on the day of its grace's notice: %s", status(late))
+		}
+		b.at(t, "2026-12-03 00:01")
 		o := b.call("GET", "/external_api/v1/orders/"+late, nil).want(t, 200).JSON(t)
 		if o["status"] != "canceled" || o["cancelation_reason"] != "expired" {
-			t.Fatalf("after the grace: %v (%v)", o["status"], o["cancelation_reason"])
+			t.Fatalf("after the grace and its notice: %v (%v)", o["status"], o["cancelation_reason"])
 		}
 		if status(paid) != "finished" {
 			t.Fatalf("paid order %s", status(paid))

@@ -77,7 +77,9 @@ func scanDueRow(row rowScanner) (parcela.DueRow, error) {
 }
 
 // ExpiredPayments selects unpaid payments whose expiry has come: a Pix's
-// once the bank's notice grace has passed too (parcela.PixNoticeGrace).
+// once the bank's notice grace has passed too (parcela.PixNoticeGrace), a
+// first bill's boleto once its notice has surely come
+// (parcela.BoletoNoticeDeadline, by parcela.BoletoNoticeCutoff).
 func (db *DB) ExpiredPayments(ctx context.Context, d parcela.Due) ([]parcela.DueRow, error) {
 	q, args := expiredPayments(d)
 	out, err := collect(ctx, db.reader, scanDueRow, q, args...)
@@ -91,8 +93,10 @@ func expiredPayments(d parcela.Due) (string, []any) {
 	company, scoped := scope("p", d)
 	return inTurns(`SELECT p.id, p.company_id, p.environment, p.bill_id, COALESCE(f.failures, 0) AS failures, p.expires_at AS due_at
 		FROM payments p` + failuresOf("p.id") + `
-		WHERE p.status = 'unpaid'` + company + ` AND p.expires_at <= ? AND (p.payment_method <> 'pix' OR p.expires_at <= ?)` + retryDue),
-		args(parcela.SweepExpirePayments, scoped, now, ms64(d.Now.Add(-parcela.PixNoticeGrace)), now, d.Limit)
+		WHERE p.status = 'unpaid'` + company + ` AND p.expires_at <= ? AND (p.payment_method <> 'pix' OR p.expires_at <= ?)
+		AND (p.payment_method <> 'boleto' OR p.expires_at <= ?
+			OR NOT EXISTS (SELECT 1 FROM bills b WHERE b.id = p.bill_id AND b.bill_type = 'down_payment'))` + retryDue),
+		args(parcela.SweepExpirePayments, scoped, now, ms64(d.Now.Add(-parcela.PixNoticeGrace)), ms64(parcela.BoletoNoticeCutoff(d.Now)), now, d.Limit)
 }
 
 // LateInstallments selects pending installments of active billings past

@@ -1,0 +1,76 @@
+package server_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// A first bill's boleto is payable through its settlement grace, and a
+// payment made on its last day is noticed the next business day. Its
+// expiry canceled the order at the grace's end, and that notice was then
+// refused: the payer's money at the bank on no record. The boleto now
+// expires, and its order lapses, only once the business day after its
+// last day has passed. Meanwhile the pages say its time to pay is over
+// and offer nothing.
+//
+// Charged on Thursday 26 November 2026 at 15:30, due in 48 hours
+// (Saturday), payable through Monday 30 and the grace, Tuesday 1 December.
+func TestFirstBillBoletoWaitsForTheNoticeOfItsLastDay(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		charge := func() (order, bill map[string]any) {
+			b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
+			offer := b.offer()
+			up, _ := configs(offer)
+			order = b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+			charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
+			bill = b.bill(t, billIDs(charged)[0])
+			if got := openPayment(t, bill)["expires_at"]; got != "2026-12-01T23:59:59.999-03:00" {
+				t.Fatalf("the boleto expires at %v: the scenario is wrong", got)
+			}
+			return order, bill
+		}
+		status := func(order map[string]any) string {
+			return b.call("GET", "/external_api/v1/orders/"+order["id"].(string), nil).want(t, 200).JSON(t)["status"].(string)
+		}
+		noticed, noticedBill := charge()
+		silent, silentBill := charge()
+		boleto := openPayment(t, noticedBill)["id"].(string)
+
+		// Wednesday: the boleto is past its expires_at, its notice not yet
+		// surely come. Both orders wait; the pages offer nothing.
+		b.at(t, "2026-12-02 10:00")
+		for _, o := range []map[string]any{noticed, silent} {
+			if got := status(o); got != "in_progress" {
+				t.Fatalf("Wednesday, the day of the notice of a payment made on Tuesday: order %s", got)
+			}
+		}
+		page := b.payerPage(t, "/checkout/bills/"+silentBill["id"].(string)+"?code="+silentBill["authentication_code"].(string))
+		if !strings.Contains(page, "Prazo encerrado") || strings.Contains(page, "Pague agora") || strings.Contains(page, "Linha digitável") {
+			t.Errorf("checkout in the notice's day offers the expired boleto, or does not say its time is over:\n%s", page)
+		}
+
+		// The bank's notice of Tuesday's payment pays the bill.
+		b.call("POST", "/external_api/v1/sandbox/payments/"+boleto+"/pay", map[string]any{"paid_at": "2026-12-01T16:00:00-03:00"}).want(t, 200)
+		if got := b.bill(t, noticedBill["id"].(string))["status"]; got != "paid" {
+			t.Fatalf("the bill noticed paid on Tuesday is %v", got)
+		}
+
+		// At the end of Wednesday the silent order's boleto expires and the
+		// order lapses; the noticed one stays paid.
+		b.at(t, "2026-12-02 23:59")
+		if got := status(silent); got != "in_progress" {
+			t.Fatalf("the last minute of the notice's day: order %s", got)
+		}
+		b.at(t, "2026-12-03 00:00")
+		if got := status(silent); got != "canceled" {
+			t.Fatalf("after the notice's day: order %s, want canceled", got)
+		}
+		if got := status(noticed); got == "canceled" {
+			t.Fatal("the paid order was canceled")
+		}
+	})
+}
