@@ -48,6 +48,14 @@ func TestProductionNeedsAProvider(t *testing.T) {
 			if got := b.send(l.url, l.token, "GET", path, nil, nil).want(t, 200).JSON(t); got["status"] != "pending" {
 				t.Fatalf("order %v after a refused charge", got["status"])
 			}
+			// A mistaken charge is told its mistake first: answered 503, a
+			// client retried what no retry mends.
+			if prob := b.send(l.url, l.token, "POST", path+"/charge", chargeBody(up, "credit_card", 1), nil).want(t, 422).JSON(t); prob["code"] != "credit_card_not_supported" {
+				t.Fatalf("a card charge in production without a provider: %v", prob)
+			}
+			bad := chargeBody(up, "pix", 1)
+			bad["due_day"] = 99
+			b.send(l.url, l.token, "POST", path+"/charge", bad, nil).want(t, 422)
 		}
 	})
 }
