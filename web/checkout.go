@@ -33,8 +33,9 @@ type checkoutPage struct {
 	// payment or upfront bill) owes no fine and lapses after it, its order
 	// canceled, so "sem multa" promised a late payment it does not take.
 	PayableLabel string
-	Received     int64 // what the bill's payments received short of paying it
-	Current      int64 // what paying it now takes: what a card is charged
+	PayableNote  string // why that day: "próximo dia útil", or "prazo do boleto" in its grace
+	Received     int64  // what the bill's payments received short of paying it
+	Current      int64  // what paying it now takes: what a card is charged
 	// Why nothing is offered, when the bill cannot be paid.
 	NotPayable string
 	Methods    []string
@@ -340,10 +341,16 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		}
 	} else {
 		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
-			v.PayableUntil, v.PayableLabel = b.EffectiveDueDate, "Pagável até"
+			v.PayableUntil, v.PayableLabel, v.PayableNote = b.EffectiveDueDate, "Pagável até", "próximo dia útil"
 			if b.Type == parcela.BillTypeInstallment {
 				v.PayableLabel = "Pagável sem multa até"
 			}
+		}
+		if p := b.LivePayment(parcela.MethodBoleto, now); p != nil && b.Type == parcela.BillTypeDownPayment && now.After(b.EffectiveDueDate) {
+			// Past its day, a first bill's boleto is still taken through
+			// the settlement grace (its order waits for the notice): the
+			// page said "Pagável até" the day before beside "A vencer".
+			v.PayableUntil, v.PayableLabel, v.PayableNote = p.ExpiresAt.Add(-time.Millisecond), "Pagável até", "prazo do boleto"
 		}
 		v.Methods = []string{parcela.MethodPix, parcela.MethodBoleto, parcela.MethodCreditCard}
 		var pc *parcela.PaymentConfiguration

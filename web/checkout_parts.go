@@ -27,7 +27,7 @@ func billCard(v checkoutPage) template.HTML {
 	if !v.PayableUntil.IsZero() {
 		m.textIn("\n    <div><dt>", v.PayableLabel, "</dt><dd>")
 		m.text(date(v.PayableUntil))
-		m.raw(" (próximo dia útil)</dd></div>")
+		m.textIn(" (", v.PayableNote, ")</dd></div>")
 	}
 	m.textIn("\n    <div><dt>Situação</dt><dd><span class=\"badge ", v.Class, "\">")
 	m.text(v.Status)

@@ -867,3 +867,23 @@ func TestCheckoutCardOnlyBillWithoutACardDoorSaysWhy(t *testing.T) {
 		t.Fatalf("status %d, the checkout of a card-only bill without an acquirer:\n%s", page.status, body)
 	}
 }
+
+// Past its effective due date a boleto first bill is still payable through
+// its settlement grace, and its order waits for the bank's notice: the
+// checkout names the boleto's last day. It said "Pagável até" the day
+// before, beside "A vencer", and offered the boleto.
+func TestCheckoutFirstBillInItsBoletosGrace(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.buy(t, testUpfront+":boleto") // due Sunday 8 March 2026, payable through Monday 9, the grace Tuesday 10
+	first := b.onlyOrder(t).Billings[0].Bills[0]
+	b.store.mu.Lock() // as the charge stores them
+	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
+	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
+	b.store.mu.Unlock()
+	b.clock.Set(time.Date(2026, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
+	body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)).body)
+	if want := "<dt>Pagável até</dt><dd>10/03/2026 (prazo do boleto)</dd>"; !strings.Contains(body, want) || strings.Contains(body, "09/03/2026 (próximo dia útil)") {
+		t.Errorf("checkout in the boleto's grace lacks %q:\n%s", want, body)
+	}
+}

@@ -149,7 +149,7 @@ func TestCheckoutPartsWriteWhatTheirTemplatesWrote(t *testing.T) {
 			Label: texts[pick(len(texts))], Status: texts[pick(len(texts))], Class: texts[pick(len(texts))],
 			Penalty:      parcela.Penalty{FineCents: cents[pick(len(cents))], InterestCents: cents[pick(len(cents))], DaysLate: days[pick(len(days))]},
 			LateSince:    times[pick(len(times))],
-			PayableUntil: times[pick(len(times))], PayableLabel: texts[pick(len(texts))],
+			PayableUntil: times[pick(len(times))], PayableLabel: texts[pick(len(texts))], PayableNote: texts[pick(len(texts))],
 			Received: cents[pick(len(cents))], Current: cents[pick(len(cents))],
 			NotPayable: []string{"", texts[pick(len(texts))]}[pick(2)],
 			Code:       texts[pick(len(texts))], OrderCode: texts[pick(len(texts))], OrderURL: urls[pick(len(urls))],
