@@ -333,6 +333,9 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 	v.LateSince = b.LateSince()
 	if reason := b.NotPayableAt(now); reason != "" {
 		v.NotPayable = notPayableMessages[reason]
+		if b.Status == parcela.BillCanceled && v.Received > 0 {
+			v.NotPayable += refundNote(v.Received)
+		}
 		if reason == parcela.NotPayableFirstBillLapsed {
 			// Still pending until the expiry sweep cancels it (an hour
 			// after a Pix's expiry, for the bank's notice of a payment in
@@ -481,6 +484,9 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 		v.Pay = &pv
 	} else {
 		v.Message = paymentFate(p, b, now)
+		if p.Status == parcela.PaymentCanceled && p.PaidAmountCents > 0 && b != nil && b.Status == parcela.BillCanceled {
+			v.Message += refundNote(p.PaidAmountCents)
+		}
 		if p.Status == parcela.PaymentUnpaid && p.Method != parcela.MethodCreditCard {
 			// Past its expiry, still unpaid until the sweep marks it (a
 			// Pix's hour for the bank's notice): "Aguardando pagamento"

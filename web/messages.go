@@ -175,3 +175,10 @@ var (
 		parcela.MethodPix: "Pix", parcela.MethodBoleto: "Boleto", parcela.MethodCreditCard: "Cartão de crédito",
 	}
 )
+
+// refundNote tells a payer what a canceled bill's payments received, which
+// is the seller's to refund: the pages said only "não precisa ser pago",
+// and the payer never learned of money the API reports received.
+func refundNote(cents int64) string {
+	return " Foram recebidos " + brl(cents) + " antes do cancelamento: fale com o vendedor para a devolução."
+}

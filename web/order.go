@@ -129,6 +129,15 @@ func newOrderPage(o *parcela.Order, c *parcela.Company, now time.Time) orderPage
 	if v.Billing == nil {
 		return v
 	}
+	var received int64 // by bills canceled after their payments took part of them
+	for _, b := range v.Billing.Bills {
+		if b.Status == parcela.BillCanceled {
+			received += b.Received()
+		}
+	}
+	if received > 0 {
+		v.Message += refundNote(received)
+	}
 	bills := append([]*parcela.Bill(nil), v.Billing.Bills...)
 	sort.Slice(bills, func(i, j int) bool { return bills[i].Number < bills[j].Number })
 	canceled := false
