@@ -65,6 +65,10 @@ type limiter struct {
 	// marked the key full while the others' grants were on their way: at
 	// 100 a second, 11 concurrent requests let 10 through in the window.
 	claiming map[string]chan struct{}
+	// failedIn is the window in which a claim failed: the rest of it is
+	// counted here without asking, or every request of a key waited in
+	// turn behind the one before's failing round trip (a review).
+	failedIn int64
 
 	swept    atomic.Int64 // when ended windows were last deleted (ms)
 	warnedAt atomic.Int64 // when a failing shared counter was last logged (ms)
@@ -108,7 +112,7 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 			defer l.mu.Unlock()
 			return refuse()
 		}
-		if l.shared == nil {
+		if l.shared == nil || l.failedIn == start {
 			break
 		}
 		if l.granted[bucket] > 0 {
@@ -124,22 +128,28 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 		select {
 		case <-answered:
 		case <-ctx.Done():
-			return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+			// Its request does no more work (its client left, or its
+			// deadline passed); refused, it was told its key's limit was
+			// used up, and retried.
+			return 0, true
 		}
 		l.mu.Lock()
 	}
 	var answered chan struct{}
-	if l.shared != nil {
+	if l.shared != nil && l.failedIn != start {
 		answered = make(chan struct{})
 		l.claiming[bucket] = answered
 	}
 	l.mu.Unlock()
 
-	if l.shared != nil {
+	if answered != nil {
 		total, err := l.shared.AddHits(ctx, bucket, time.UnixMilli(start), time.UnixMilli(end), l.claim)
 		l.mu.Lock()
 		if l.claiming[bucket] == answered {
 			delete(l.claiming, bucket)
+		}
+		if err != nil && ctx.Err() == nil && l.start == start {
+			l.failedIn = start
 		}
 		close(answered)
 		if err == nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -70,5 +71,73 @@ func TestSharedLimiterFloodGetsTheWholeLimit(t *testing.T) {
 				t.Fatal("a spent key passed, or asked the counter again")
 			}
 		})
+	}
+}
+
+// gatedFailingCounter is a shared counter whose database is down: each
+// call waits for gate (if set), then fails.
+type gatedFailingCounter struct {
+	gate  chan struct{}
+	calls atomic.Int32
+}
+
+func (f *gatedFailingCounter) AddHits(context.Context, string, time.Time, time.Time, int64) (int64, error) {
+	f.calls.Add(1)
+	if f.gate != nil {
+		<-f.gate
+	}
+	return 0, errors.New("database down")
+}
+
+func (f *gatedFailingCounter) DeleteEndedRateWindows(context.Context, time.Time) (int, error) {
+	return 0, nil
+}
+
+// While the shared counter fails, the rest of the window is counted in
+// this instance without asking it again: with one claim of a key in
+// flight at a time, each waiting request made its own failing call in
+// turn, queued behind the one before (a review: 20 requests, a counter
+// failing in 100 ms, took a second, and half were refused at their
+// deadline). A request whose context ends while it waits is not refused:
+// refused, it was told its key's limit was used up (429), and retried.
+func TestFailingSharedCounterNeitherQueuesNorRefuses(t *testing.T) {
+	t.Parallel()
+	at := time.UnixMilli(1_800_000_000_000)
+	counter := &gatedFailingCounter{}
+	l := newLimiter("down:", 100, counter)
+	l.now = func() time.Time { return at }
+	var passed atomic.Int32
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			if _, ok := l.allow(context.Background(), quiet, "token"); ok {
+				passed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if passed.Load() != 20 || counter.calls.Load() != 1 {
+		t.Fatalf("%d of 20 passed, %d calls to a failing counter in one window", passed.Load(), counter.calls.Load())
+	}
+
+	gated := &gatedFailingCounter{gate: make(chan struct{})}
+	l = newLimiter("down:", 100, gated)
+	l.now = func() time.Time { return at }
+	claimed := make(chan bool)
+	go func() {
+		_, ok := l.allow(context.Background(), quiet, "token")
+		claimed <- ok
+	}()
+	for gated.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ok := l.allow(gone, quiet, "token"); !ok {
+		t.Error("a request whose client left while it waited for a claim was refused as over its limit")
+	}
+	close(gated.gate)
+	if !<-claimed {
+		t.Error("the claiming request was refused when the counter failed")
 	}
 }
