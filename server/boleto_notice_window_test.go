@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"html"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,39 @@ func TestFirstBillBoletoWaitsForTheNoticeOfItsLastDay(t *testing.T) {
 		}
 		if got := status(noticed); got == "canceled" {
 			t.Fatal("the paid order was canceled")
+		}
+	})
+}
+
+// In the notice window the payer's pages do not send a payer who may have
+// paid on the last day to buy again: they say a payment made in time is
+// still to be confirmed, and check for it (a review: they said the order
+// "será cancelado" and "faça um novo pedido pela oferta", and did not
+// check, over a window that spans a weekend or Carnival).
+func TestNoticeWindowPagesWaitForAPaymentMadeInTime(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
+		offer := b.offer()
+		up, _ := configs(offer)
+		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
+		bill := b.bill(t, billIDs(charged)[0])
+		boleto := openPayment(t, bill)["id"].(string)
+		b.at(t, "2026-12-02 10:00") // the notice's day: the order waits for it
+		u := order["url"].(string)
+		for name, path := range map[string]string{
+			"checkout": "/checkout/bills/" + bill["id"].(string) + "?code=" + bill["authentication_code"].(string),
+			"payment":  "/checkout/payments/" + boleto,
+			"order":    u[strings.Index(u, "/pay/"):],
+		} {
+			page := html.UnescapeString(b.payerPage(t, path))
+			if strings.Contains(page, "novo pedido") || !strings.Contains(page, "Se você já pagou") && !strings.Contains(page, "Se você pagou a tempo") {
+				t.Errorf("the %s page in the notice window sends the payer to order again, or says nothing of a payment made in time:\n%s", name, page)
+			}
+			if !strings.Contains(page, "data-refresh=") {
+				t.Errorf("the %s page in the notice window does not check for the payment", name)
+			}
 		}
 	})
 }

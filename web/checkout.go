@@ -57,6 +57,9 @@ type checkoutPage struct {
 	// was opened from its purchase (the offer page's card form): a card
 	// buyer has the link to their order a Pix or boleto buyer lands on.
 	OrderURL, OrderCode string
+	// awaitsNotice: a first bill past its time to pay, whose order waits
+	// for the bank's notice of a payment made in time.
+	awaitsNotice bool
 	// Checks: the page, got by its address, checks for its Pix or boleto's
 	// payment (the script) and says how to look without the script, which
 	// no meta refresh does here: a reload would wipe the card form.
@@ -338,9 +341,11 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		}
 		if reason == parcela.NotPayableFirstBillLapsed {
 			// Still pending until the expiry sweep cancels it (an hour
-			// after a Pix's expiry, for the bank's notice of a payment in
-			// its last seconds): "A vencer" beside "o prazo acabou".
+			// after a Pix's expiry, the next business day after a
+			// boleto's, for the bank's notice of a payment made in time):
+			// "A vencer" beside "o prazo acabou".
 			v.Status, v.Class = lapsedStatus, statusClass(parcela.BillCanceled)
+			v.awaitsNotice = true
 		}
 	} else {
 		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
@@ -416,6 +421,11 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 		// says so when it is, lest the payer pay again. One shown by a post
 		// is at the post's address, which the script cannot fetch.
 		p.Refresh, p.ScriptRefreshOnly = int(h.d.Refresh/time.Second), true
+	} else if v.awaitsNotice && r.Method == http.MethodGet {
+		// Past its time, its payment's notice may still come (a boleto's
+		// the whole next business day): the page, with no form to wipe,
+		// checks for it as the order's does.
+		p.Refresh = int(h.d.Refresh / time.Second)
 	}
 	h.render(w, r, status, "checkout", p)
 }
@@ -500,7 +510,9 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 		// that names no seller is one a payer should not trust.
 		pg.Title, pg.Company = "Pagamento — "+c.Name, c
 	}
-	if v.Pay != nil {
+	if v.Pay != nil || p.Status == parcela.PaymentUnpaid && b != nil && b.NotPayableAt(now) == parcela.NotPayableFirstBillLapsed {
+		// Shown, or past its time with its notice still to come: the page
+		// checks for its payment.
 		pg.Refresh = int(h.d.Refresh / time.Second)
 	}
 	h.render(w, r, http.StatusOK, "payment", pg)

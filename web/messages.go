@@ -147,7 +147,7 @@ var notPayableMessages = map[string]string{
 	parcela.NotPayableBillingCanceled:    "Este parcelamento foi cancelado; nada mais precisa ser pago.",
 	parcela.NotPayableBillingFinished:    "Este parcelamento já foi quitado.",
 	parcela.NotPayableDownPaymentPending: "Esta parcela só pode ser paga depois da entrada.",
-	parcela.NotPayableFirstBillLapsed:    "O prazo para pagar esta cobrança acabou e o pedido será cancelado. Você pode fazer um novo pedido pela oferta.",
+	parcela.NotPayableFirstBillLapsed:    "O prazo para pagar esta cobrança acabou. Se você já pagou, a confirmação aparece aqui assim que o banco avisar; se não, o pedido será cancelado.",
 }
 
 // noMethodHere says why an open bill offers no way to pay on this
