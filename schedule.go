@@ -186,7 +186,7 @@ func (b *financedBasis) withCost(s Schedule) (Schedule, error) {
 	return s, nil
 }
 
-// checkCost is withCost's error alone (checkCost), for a schedule whose
+// checkCost is withCost's error alone (the package's checkCost), for a schedule whose
 // disclosure nobody reads.
 func (b *financedBasis) checkCost(s Schedule) error {
 	return checkCost(s.Bills, func(i int) int64 { return b.daysTo[s.Bills[i].Number] })

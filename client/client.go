@@ -8,7 +8,8 @@
 //   - New takes the listener's address and a token, and authenticates every
 //     request;
 //   - every POST, PATCH and DELETE carries an Idempotency-Key (a fresh one
-//     unless the caller sets its own; one with a control character is an
+//     unless the caller sets its own; one with a control character other
+//     than a tab, which no header carries, is an
 //     error before any attempt), so it can be retried without doing
 //     its work twice or answering a lost first answer differently;
 //   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections

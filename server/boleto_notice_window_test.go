@@ -108,3 +108,40 @@ func TestNoticeWindowPagesWaitForAPaymentMadeInTime(t *testing.T) {
 		}
 	})
 }
+
+// A company without settlement grace: the first bill's boleto, payable
+// through Tuesday 1 December 2026, expires at Wednesday 00:00, exactly
+// BoletoNoticeCutoff of Thursday. Its notice has surely come by the end of
+// Wednesday, so at Thursday 00:00 the order lapses. The expiry sweep's
+// "expires_at <= cutoff" is tested at its equality only by such a boleto
+// (with grace, expires_at is 23:59:59.999 and never equals a cutoff):
+// written "<", the order waited to Friday and no test noticed (a review).
+func TestNoGraceFirstBillBoletoLapsesAtItsNoticeDeadline(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		b.setNoBoletoGrace(t)
+		b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
+		offer := b.offer()
+		up, _ := configs(offer)
+		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
+		bill := b.bill(t, billIDs(charged)[0])
+		if got := openPayment(t, bill)["expires_at"]; got != "2026-12-01T00:00:00.000-03:00" && got != "2026-12-02T00:00:00.000-03:00" {
+			t.Fatalf("the boleto expires at %v: the scenario is wrong", got)
+		}
+		status := func() string {
+			return b.call("GET", "/external_api/v1/orders/"+order["id"].(string), nil).want(t, 200).JSON(t)["status"].(string)
+		}
+		exp, _ := time.Parse(time.RFC3339Nano, openPayment(t, bill)["expires_at"].(string))
+		deadline := parcela.BoletoNoticeDeadline(exp)
+		t.Logf("expires %s, deadline %s, cutoff at deadline %s", exp.In(parcela.SaoPaulo), deadline.In(parcela.SaoPaulo), parcela.BoletoNoticeCutoff(deadline).In(parcela.SaoPaulo))
+		b.at(t, deadline.Add(-time.Minute).In(parcela.SaoPaulo).Format("2006-01-02 15:04"))
+		if got := status(); got != "in_progress" {
+			t.Fatalf("a minute before the notice deadline: order %s", got)
+		}
+		b.at(t, deadline.In(parcela.SaoPaulo).Format("2006-01-02 15:04"))
+		if got := status(); got != "canceled" {
+			t.Fatalf("at the notice deadline %s: order %s, want canceled", deadline.In(parcela.SaoPaulo), got)
+		}
+	})
+}
