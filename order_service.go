@@ -40,18 +40,19 @@ var _ FormOrderService = (*Orders)(nil)
 // the order that key created already, charged or not, is answered as it
 // is now. Two posts of one form at once create one order: the second
 // insert finds the key taken and reads the first's.
-func (s *Orders) CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (*Order, error) {
+func (s *Orders) CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (*Order, bool, error) {
 	if formKey == "" {
-		return nil, Errorf(EINTERNAL, "an order of a form needs the form's key")
+		return nil, false, Errorf(EINTERNAL, "an order of a form needs the form's key")
 	}
 	if o, err := s.store.OrderOfForm(ctx, a, formKey); ErrorCode(err) != ENOTFOUND {
-		return o, err
+		return o, false, err
 	}
 	o, err := s.createOrder(ctx, a, req, formKey)
 	if IsConflict(err) || errors.Is(err, errFormOrdered) {
-		return s.store.OrderOfForm(ctx, a, formKey)
+		o, err := s.store.OrderOfForm(ctx, a, formKey)
+		return o, false, err
 	}
-	return o, err
+	return o, err == nil, err
 }
 
 // errFormOrdered says that another post of a form created its order.

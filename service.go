@@ -45,7 +45,9 @@ type FormOrderService interface {
 	OrderService
 	// CreateFormOrder creates an order once per formKey, a key the page
 	// makes of its form; the same key again answers the same order.
-	CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (*Order, error)
+	// created tells whether this call created it (the page counts an
+	// address's orders by it).
+	CreateFormOrder(ctx context.Context, a Auth, formKey string, req OrderRequest) (o *Order, created bool, err error)
 	// FormOrder reads the order formKey created: not_found when none.
 	FormOrder(ctx context.Context, a Auth, formKey string) (*Order, error)
 }

@@ -265,15 +265,16 @@ func (s *fakeStore) CreateOrder(ctx context.Context, a parcela.Auth, req parcela
 
 // CreateFormOrder answers the order of formKey, as the store's unique key
 // does, or creates it.
-func (s *fakeStore) CreateFormOrder(ctx context.Context, a parcela.Auth, formKey string, req parcela.OrderRequest) (*parcela.Order, error) {
+func (s *fakeStore) CreateFormOrder(ctx context.Context, a parcela.Auth, formKey string, req parcela.OrderRequest) (*parcela.Order, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, o := range s.orders {
 		if o.FormKey == formKey && o.CompanyID == a.CompanyID && o.Environment == a.Environment {
-			return s.orderCopy(o), nil
+			return s.orderCopy(o), false, nil
 		}
 	}
-	return s.createOrder(a, req, formKey)
+	o, err := s.createOrder(a, req, formKey)
+	return o, err == nil, err
 }
 
 // FormOrder finds the order of formKey.

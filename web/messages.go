@@ -1,6 +1,10 @@
 package web
 
-import "parcela"
+import (
+	"strings"
+
+	"parcela"
+)
 
 // The domain names fields and codes in English for the API; the pages say
 // them in Portuguese. A field's message is chosen by its code, falling back
@@ -67,12 +71,36 @@ var fieldMessages = map[string]map[string]string{
 	"card_installments": {"": "Escolha o número de parcelas da lista."},
 }
 
+// fieldOfInput is the domain's name of a form input (formField's key for
+// it, the order's own first), or the input's name when it has none.
+func fieldOfInput(input string) string {
+	rank := func(field string) string { // the order's fields first, then by name
+		if strings.HasPrefix(field, "order.") {
+			return "0" + field
+		}
+		return "1" + field
+	}
+	best := ""
+	for field, in := range formField {
+		if in == input && (best == "" || rank(field) < rank(best)) {
+			best = field
+		}
+	}
+	if best == "" {
+		return input
+	}
+	return best
+}
+
 // fieldMessage says in Portuguese what is wrong with input (a form input
 // name) given the domain's code.
 func fieldMessage(input, code string) string {
 	m := fieldMessages[input]
 	if msg, ok := m[code]; ok {
 		return msg
+	}
+	if code == "too_long" {
+		return "Texto longo demais: encurte-o."
 	}
 	if msg, ok := m[""]; ok {
 		return msg

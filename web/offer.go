@@ -125,6 +125,9 @@ func (h *Handler) handleBuy(w http.ResponseWriter, r *http.Request) {
 	now := h.d.Clock.Now()
 	orderReq := f.orderRequest(offer.ID)
 	charge, plan, fields := h.checkPurchase(offer, c, f, orderReq, sig, now)
+	for _, input := range f.Cut {
+		fields = append([]parcela.FieldError{{Field: fieldOfInput(input), Code: "too_long"}}, fields...)
+	}
 	if len(fields) > 0 {
 		h.renderOffer(w, r, http.StatusUnprocessableEntity, offer, c, f, fields, nil, "")
 		return
@@ -256,14 +259,24 @@ func (h *Handler) purchase(r *http.Request, offer *parcela.Offer, key string, or
 	order, err := h.d.Orders.FormOrder(ctx, a, key)
 	if parcela.ErrorCode(err) == parcela.ENOTFOUND {
 		// A new order: counted against the address's orders of the hour.
-		until, ok, lerr := h.orders.take(ctx, h.clientAddr(r))
+		until, ok, give, lerr := h.orders.take(ctx, h.clientAddr(r))
 		if lerr != nil {
 			h.logger(r).Warn("count a page order", "error", lerr.Error())
 		}
 		if !ok {
-			return "", ordersLimited{until}
+			give(ctx) // refused, it made no order: the next one counts from where it was
+			// The other post of a double click, at the hour's last place,
+			// may have made the form's order meanwhile: its page, not a
+			// refusal, is what the payer sees.
+			if order, err = h.d.Orders.FormOrder(ctx, a, key); err != nil {
+				return "", ordersLimited{until}
+			}
+		} else {
+			var created bool
+			if order, created, err = h.d.Orders.CreateFormOrder(ctx, a, key, orderReq); !created {
+				give(ctx)
+			}
 		}
-		order, err = h.d.Orders.CreateFormOrder(ctx, a, key, orderReq)
 	}
 	if err != nil {
 		return "", err

@@ -22,6 +22,8 @@ type offerForm struct {
 	// By configuration id: the installments and due day chosen, and the
 	// fingerprint of the plan the page showed for them.
 	Installments, DueDay, PlanDigest map[string]string
+	// Cut names the inputs cut at maxInputLen: refused as too long.
+	Cut []string
 	// Nonce is the form's, once its post verified it: the form shown again
 	// keeps it (csrf.issueFor).
 	Nonce string
@@ -46,7 +48,18 @@ func formKey(nonce string, req parcela.OrderRequest) string {
 const maxInputLen = 300
 
 func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
-	v := func(name string) string { return parcela.CutText(r.PostFormValue(name), maxInputLen) }
+	var cut []string
+	v := func(name string) string {
+		typed := r.PostFormValue(name)
+		kept := parcela.CutText(typed, maxInputLen)
+		if len(kept) < len(typed) {
+			// Cut, it might pass where the whole is refused: the domain
+			// trims the blanks at its ends, and "Maria", 300 spaces and
+			// "Silva" was kept as "Maria" (an audit).
+			cut = append(cut, name)
+		}
+		return kept
+	}
 	f := offerForm{
 		Name: v("name"), CPF: v("cpf"), Birthdate: v("birthdate"), Email: v("email"), Phone: v("phone"),
 		CEP: v("cep"), Street: v("street"), Number: v("number"), Complement: v("complement"), Neighborhood: v("neighborhood"),
@@ -58,6 +71,7 @@ func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
 		f.DueDay[pc.ID] = v("due_day." + pc.ID)
 		f.PlanDigest[pc.ID] = v("plan_digest." + pc.ID)
 	}
+	f.Cut = cut
 	return f
 }
 

@@ -696,7 +696,7 @@ type disablingOrders struct {
 	edit  func(*parcela.Offer)
 }
 
-func (d disablingOrders) CreateFormOrder(ctx context.Context, a parcela.Auth, key string, req parcela.OrderRequest) (*parcela.Order, error) {
+func (d disablingOrders) CreateFormOrder(ctx context.Context, a parcela.Auth, key string, req parcela.OrderRequest) (*parcela.Order, bool, error) {
 	d.store.mu.Lock()
 	d.edit(d.store.offers[*req.Order.OfferID])
 	d.store.mu.Unlock()

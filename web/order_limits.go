@@ -55,9 +55,12 @@ func newOrderLimits(perHour int, env parcela.Environment, clock parcela.Clock, c
 // take counts a new order of the client at addr, or tells when its hour
 // ends if it made its orders of the hour already. A counter that fails
 // lets the order through: the purchase is worth more than the guard.
-func (l *orderLimits) take(ctx context.Context, addr netip.Addr) (until time.Time, ok bool, err error) {
+// give gives the place back, for a post that made no order after all: it
+// found the one another post of its form made (a double click reaching
+// two instances took two places for one order), or it failed.
+func (l *orderLimits) take(ctx context.Context, addr netip.Addr) (until time.Time, ok bool, give func(context.Context), err error) {
 	if l == nil {
-		return time.Time{}, true, nil
+		return time.Time{}, true, func(context.Context) {}, nil
 	}
 	now := l.clock.Now()
 	start := now.Truncate(time.Hour)
@@ -66,9 +69,12 @@ func (l *orderLimits) take(ctx context.Context, addr netip.Addr) (until time.Tim
 	bucket := "pages:orders:" + string(l.env) + ":" + hex.EncodeToString(sum[:12]) // the address is not stored
 	hits, err := l.counter.AddHits(ctx, bucket, start, end, 1)
 	if err != nil {
-		return time.Time{}, true, err
+		return time.Time{}, true, func(context.Context) {}, err
 	}
-	return end, hits <= l.max, nil
+	give = func(ctx context.Context) {
+		_, _ = l.counter.AddHits(context.WithoutCancel(ctx), bucket, start, end, -1) // a place kept costs the payer one order of the hour
+	}
+	return end, hits <= l.max, give, nil
 }
 
 // memoryCounter is a RateCounter of one process: the current window's

@@ -84,10 +84,10 @@ type slowOrders struct {
 	at    time.Time
 }
 
-func (s slowOrders) CreateFormOrder(ctx context.Context, a parcela.Auth, key string, req parcela.OrderRequest) (*parcela.Order, error) {
-	o, err := s.FormOrderService.CreateFormOrder(ctx, a, key, req)
+func (s slowOrders) CreateFormOrder(ctx context.Context, a parcela.Auth, key string, req parcela.OrderRequest) (*parcela.Order, bool, error) {
+	o, created, err := s.FormOrderService.CreateFormOrder(ctx, a, key, req)
 	s.clock.Set(s.at)
-	return o, err
+	return o, created, err
 }
 
 // A purchase posted at 23:59:59.990 whose order is written past midnight
