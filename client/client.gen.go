@@ -1442,7 +1442,7 @@ type PaymentBill struct {
 	// Example: The card has insufficient funds.
 	RefusedReasonDescription *string `json:"refused_reason_description"`
 
-	// Status `unpaid` while it can be paid; `paid`; `expired` past `expires_at`; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
+	// Status `unpaid` while it can be paid, and past `expires_at` while the bank's notice of a payment made in time may come (a Pix's hour; a first bill's boleto, the next business day); `paid`; `expired` after that; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
 	Status PaymentStatus `json:"status"`
 
 	// Url Link to the page that shows this payment's boleto or Pix code to the customer, `{public address}/checkout/payments/{id}` (a page, not an API operation).
@@ -1636,14 +1636,14 @@ type PaymentOrder struct {
 	RefundedAmountCents int64      `json:"refunded_amount_cents"`
 	RefundedAt          *time.Time `json:"refunded_at"`
 
-	// Status `unpaid` while it can be paid; `paid`; `expired` past `expires_at`; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
+	// Status `unpaid` while it can be paid, and past `expires_at` while the bank's notice of a payment made in time may come (a Pix's hour; a first bill's boleto, the next business day); `paid`; `expired` after that; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
 	Status PaymentStatus `json:"status"`
 
 	// Url Link to the page that shows this payment's boleto or Pix code to the customer, `{public address}/checkout/payments/{id}` (a page, not an API operation).
 	Url string `json:"url"`
 }
 
-// PaymentStatus `unpaid` while it can be paid; `paid`; `expired` past `expires_at`; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
+// PaymentStatus `unpaid` while it can be paid, and past `expires_at` while the bank's notice of a payment made in time may come (a Pix's hour; a first bill's boleto, the next business day); `paid`; `expired` after that; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
 type PaymentStatus string
 
 // PaymentType `upfront`: one bill for the whole amount; `financed`: a down payment bill plus monthly installment bills (boleto parcelado).

@@ -345,7 +345,13 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			// boleto's, for the bank's notice of a payment made in time):
 			// "A vencer" beside "o prazo acabou".
 			v.Status, v.Class = lapsedStatus, statusClass(parcela.BillCanceled)
-			v.awaitsNotice = true
+			if noticeMayCome(b) {
+				v.awaitsNotice = true
+			} else {
+				// A first bill charged for a card with none paid: no bank
+				// will tell of a payment (a review).
+				v.NotPayable = lapsedWithoutNotice
+			}
 		}
 	} else {
 		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
@@ -494,7 +500,9 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 		v.Pay = &pv
 	} else {
 		v.Message = paymentFate(p, b, now)
-		if p.Status == parcela.PaymentCanceled && p.PaidAmountCents > 0 && b != nil && b.Status == parcela.BillCanceled {
+		if p.Status != parcela.PaymentPaid && p.PaidAmountCents > 0 && b != nil && b.Status == parcela.BillCanceled {
+			// Canceled with its bill, or expired (a first bill's, its
+			// order lapsed): what it took is the seller's to refund.
 			v.Message += refundNote(p.PaidAmountCents)
 		}
 		if p.Status == parcela.PaymentUnpaid && p.Method != parcela.MethodCreditCard {

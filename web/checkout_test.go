@@ -524,6 +524,12 @@ func TestCheckoutLapsedFirstBill(t *testing.T) {
 	if !strings.Contains(page.body, "O prazo para pagar esta cobrança acabou") || strings.Contains(page.body, "<form") {
 		t.Fatalf("lapsed:\n%s", page.body)
 	}
+	// No bank will tell of a payment: the page does not wait for one (a
+	// review: it said a payment made in time would be confirmed, and
+	// reloaded itself every few seconds).
+	if body := html.UnescapeString(page.body); !strings.Contains(body, lapsedWithoutNotice) || strings.Contains(body, "data-refresh") {
+		t.Fatalf("a card first bill lapsed waits for a bank's notice:\n%s", body)
+	}
 }
 
 // A first bill charged as a boleto is payable through the end of its due

@@ -210,3 +210,18 @@ var (
 func refundNote(cents int64) string {
 	return " Foram recebidos " + brl(cents) + " antes do cancelamento: fale com o vendedor para a devolução."
 }
+
+// lapsedWithoutNotice is a first bill's past its time with no Pix or
+// boleto whose notice may still come (one charged for a card).
+const lapsedWithoutNotice = "O prazo para pagar esta cobrança acabou e o pedido será cancelado. Você pode fazer um novo pedido pela oferta."
+
+// noticeMayCome tells whether a bank's notice may still pay bill: it has
+// an unpaid Pix or boleto.
+func noticeMayCome(b *parcela.Bill) bool {
+	for _, p := range b.Payments {
+		if p.Status == parcela.PaymentUnpaid && p.Method != parcela.MethodCreditCard {
+			return true
+		}
+	}
+	return false
+}

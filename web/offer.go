@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -259,16 +260,19 @@ func (h *Handler) purchase(r *http.Request, offer *parcela.Offer, key string, or
 	order, err := h.d.Orders.FormOrder(ctx, a, key)
 	if parcela.ErrorCode(err) == parcela.ENOTFOUND {
 		// A new order: counted against the address's orders of the hour.
-		until, ok, give, lerr := h.orders.take(ctx, h.clientAddr(r))
+		until, ok, twin, give, lerr := h.orders.take(ctx, h.clientAddr(r), key)
 		if lerr != nil {
 			h.logger(r).Warn("count a page order", "error", lerr.Error())
 		}
 		if !ok {
 			give(ctx) // refused, it made no order: the next one counts from where it was
 			// The other post of a double click, at the hour's last place,
-			// may have made the form's order meanwhile: its page, not a
-			// refusal, is what the payer sees.
-			if order, err = h.d.Orders.FormOrder(ctx, a, key); err != nil {
+			// may be making the form's order: its page, not a refusal, is
+			// what the payer sees (the browser shows the last answer).
+			if !twin {
+				return "", ordersLimited{until}
+			}
+			if order, err = h.awaitFormOrder(ctx, a, key); err != nil {
 				return "", ordersLimited{until}
 			}
 		} else {
@@ -435,4 +439,28 @@ func (h *Handler) handlePlanPreview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.renderError(w, r, http.StatusNotFound)
+}
+
+// formOrderWait is how long a refused post of a double click waits for
+// the order its other post is making.
+const formOrderWait = 2 * time.Second
+
+// awaitFormOrder looks for the order formKey's other post is making, every
+// 50 ms for up to formOrderWait: not found then, the post is refused.
+func (h *Handler) awaitFormOrder(ctx context.Context, a parcela.Auth, key string) (*parcela.Order, error) {
+	ctx, cancel := context.WithTimeout(ctx, formOrderWait)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		order, err := h.d.Orders.FormOrder(ctx, a, key)
+		if parcela.ErrorCode(err) != parcela.ENOTFOUND {
+			return order, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-tick.C:
+		}
+	}
 }

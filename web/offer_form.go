@@ -55,8 +55,11 @@ func parseOfferForm(r *http.Request, offer *parcela.Offer) offerForm {
 		if len(kept) < len(typed) {
 			// Cut, it might pass where the whole is refused: the domain
 			// trims the blanks at its ends, and "Maria", 300 spaces and
-			// "Silva" was kept as "Maria" (an audit).
+			// "Silva" was kept as "Maria" (an audit). Refused on a buy; and
+			// ended with "…", which no limit of the domain's takes, so the
+			// form shown again (the update button) is no way around it.
 			cut = append(cut, name)
+			kept += "…"
 		}
 		return kept
 	}

@@ -58,23 +58,33 @@ func newOrderLimits(perHour int, env parcela.Environment, clock parcela.Clock, c
 // give gives the place back, for a post that made no order after all: it
 // found the one another post of its form made (a double click reaching
 // two instances took two places for one order), or it failed.
-func (l *orderLimits) take(ctx context.Context, addr netip.Addr) (until time.Time, ok bool, give func(context.Context), err error) {
+//
+// twin tells, when it refuses, that another post of the same form (key)
+// was counted this hour, on any instance: a double click at the hour's
+// last place, whose other post may be making the order the payer asked
+// for (purchase then waits for it rather than refuse).
+func (l *orderLimits) take(ctx context.Context, addr netip.Addr, key string) (until time.Time, ok, twin bool, give func(context.Context), err error) {
 	if l == nil {
-		return time.Time{}, true, func(context.Context) {}, nil
+		return time.Time{}, true, false, func(context.Context) {}, nil
 	}
 	now := l.clock.Now()
 	start := now.Truncate(time.Hour)
 	end := start.Add(time.Hour)
 	sum := sha256.Sum256([]byte(forwarded.Network(addr).String()))
 	bucket := "pages:orders:" + string(l.env) + ":" + hex.EncodeToString(sum[:12]) // the address is not stored
+	form := sha256.Sum256([]byte(key))
+	posts, err := l.counter.AddHits(ctx, "pages:form:"+string(l.env)+":"+hex.EncodeToString(form[:12]), start, end, 1)
+	if err != nil {
+		return time.Time{}, true, false, func(context.Context) {}, err
+	}
 	hits, err := l.counter.AddHits(ctx, bucket, start, end, 1)
 	if err != nil {
-		return time.Time{}, true, func(context.Context) {}, err
+		return time.Time{}, true, false, func(context.Context) {}, err
 	}
 	give = func(ctx context.Context) {
 		_, _ = l.counter.AddHits(context.WithoutCancel(ctx), bucket, start, end, -1) // a place kept costs the payer one order of the hour
 	}
-	return end, hits <= l.max, give, nil
+	return end, hits <= l.max, posts > 1, give, nil
 }
 
 // memoryCounter is a RateCounter of one process: the current window's
