@@ -23,12 +23,7 @@ func TestFirstBillBoletoWaitsForTheNoticeOfItsLastDay(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		charge := func() (order, bill map[string]any) {
-			b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
-			offer := b.offer()
-			up, _ := configs(offer)
-			order = b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-			charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
-			bill = b.bill(t, billIDs(charged)[0])
+			order, bill = b.upfrontBoletoOnThursday(t)
 			if got := openPayment(t, bill)["expires_at"]; got != "2026-12-01T23:59:59.999-03:00" {
 				t.Fatalf("the boleto expires at %v: the scenario is wrong", got)
 			}
@@ -84,12 +79,7 @@ func TestFirstBillBoletoWaitsForTheNoticeOfItsLastDay(t *testing.T) {
 func TestNoticeWindowPagesWaitForAPaymentMadeInTime(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
-		offer := b.offer()
-		up, _ := configs(offer)
-		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
-		bill := b.bill(t, billIDs(charged)[0])
+		order, bill := b.upfrontBoletoOnThursday(t)
 		boleto := openPayment(t, bill)["id"].(string)
 		b.at(t, "2026-12-02 10:00") // the notice's day: the order waits for it
 		u := order["url"].(string)
@@ -121,12 +111,7 @@ func TestNoGraceFirstBillBoletoLapsesAtItsNoticeDeadline(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		b.setNoBoletoGrace(t)
-		b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
-		offer := b.offer()
-		up, _ := configs(offer)
-		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
-		bill := b.bill(t, billIDs(charged)[0])
+		order, bill := b.upfrontBoletoOnThursday(t)
 		if got := openPayment(t, bill)["expires_at"]; got != "2026-12-01T00:00:00.000-03:00" {
 			t.Fatalf("the boleto expires at %v: the scenario is wrong", got)
 		}
@@ -145,4 +130,17 @@ func TestNoGraceFirstBillBoletoLapsesAtItsNoticeDeadline(t *testing.T) {
 			t.Fatalf("at the notice deadline %s: order %s, want canceled", deadline.In(parcela.SaoPaulo), got)
 		}
 	})
+}
+
+// upfrontBoletoOnThursday charges an order of the offer upfront by boleto
+// on Thursday 26 November 2026 at 15:30: due Saturday, payable through
+// Monday 30 and, with the default grace, Tuesday 1 December.
+func (b *bundle) upfrontBoletoOnThursday(t *testing.T) (order, bill map[string]any) {
+	t.Helper()
+	b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
+	offer := b.offer()
+	up, _ := configs(offer)
+	order = b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
+	charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
+	return order, b.bill(t, billIDs(charged)[0])
 }

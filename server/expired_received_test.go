@@ -3,9 +3,6 @@ package server_test
 import (
 	"strings"
 	"testing"
-	"time"
-
-	"parcela"
 )
 
 // A first bill's boleto that received part of the bill, then expired (its
@@ -15,12 +12,7 @@ import (
 func TestExpiredBoletoWithPartReceivedTellsTheRefund(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
-		b.clock.Set(time.Date(2026, 11, 26, 15, 30, 0, 0, parcela.SaoPaulo))
-		offer := b.offer()
-		up, _ := configs(offer)
-		order := b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
-		charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
-		bill := b.bill(t, billIDs(charged)[0])
+		order, bill := b.upfrontBoletoOnThursday(t)
 		pid := openPayment(t, bill)["id"].(string)
 		b.call("POST", "/external_api/v1/sandbox/payments/"+pid+"/pay", map[string]any{"paid_amount_cents": 1000}).want(t, 200)
 		b.at(t, "2026-12-03 00:00")

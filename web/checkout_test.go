@@ -540,14 +540,7 @@ func TestCheckoutLapsedFirstBill(t *testing.T) {
 func TestCheckoutOffersNoPixInAFirstBoletosGrace(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.buy(t, testUpfront+":boleto")
-	first := b.onlyOrder(t).Billings[0].Bills[0]
-	// Due Sunday 8 March at 10:00: payable through Monday, expiring at the
-	// end of Tuesday, as the charge stores them.
-	b.store.mu.Lock()
-	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
-	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
-	b.store.mu.Unlock()
+	first := b.firstBoletoWithItsGrace(t)
 	checkout := parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)
 
 	b.clock.Set(time.Date(2026, time.March, 9, 23, 59, 59, 999_000_000, parcela.SaoPaulo))
@@ -881,15 +874,25 @@ func TestCheckoutCardOnlyBillWithoutACardDoorSaysWhy(t *testing.T) {
 func TestCheckoutFirstBillInItsBoletosGrace(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.buy(t, testUpfront+":boleto") // due Sunday 8 March 2026, payable through Monday 9, the grace Tuesday 10
-	first := b.onlyOrder(t).Billings[0].Bills[0]
-	b.store.mu.Lock() // as the charge stores them
-	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
-	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
-	b.store.mu.Unlock()
+	first := b.firstBoletoWithItsGrace(t) // due Sunday 8 March 2026, payable through Monday 9, the grace Tuesday 10
 	b.clock.Set(time.Date(2026, 3, 10, 10, 0, 0, 0, parcela.SaoPaulo))
 	body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)).body)
 	if want := "<dt>Pagável até</dt><dd>10/03/2026 (prazo do boleto)</dd>"; !strings.Contains(body, want) || strings.Contains(body, "09/03/2026 (próximo dia útil)") {
 		t.Errorf("checkout in the boleto's grace lacks %q:\n%s", want, body)
 	}
+}
+
+// firstBoletoWithItsGrace buys the upfront configuration by boleto, due
+// Sunday 8 March 2026 at 10:00, and stores its bill's effective due date
+// and its boleto's expiry as the charge does: payable through Monday 9,
+// expiring at the end of Tuesday 10 (the company's settlement grace).
+func (b *bundle) firstBoletoWithItsGrace(t testing.TB) *parcela.Bill {
+	t.Helper()
+	b.buy(t, testUpfront+":boleto")
+	first := b.onlyOrder(t).Billings[0].Bills[0]
+	b.store.mu.Lock()
+	defer b.store.mu.Unlock()
+	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
+	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
+	return first
 }

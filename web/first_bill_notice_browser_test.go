@@ -15,12 +15,7 @@ import (
 // in time is still to be confirmed, offers nothing, and checks for it.
 func TestBrowserFirstBillThroughItsBoletosGraceAndNotice(t *testing.T) {
 	b := setup(t)
-	b.buy(t, testUpfront+":boleto") // due Sunday 8 March 2026, payable through Monday 9, the grace Tuesday 10
-	first := b.onlyOrder(t).Billings[0].Bills[0]
-	b.store.mu.Lock() // as the charge stores them
-	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
-	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
-	b.store.mu.Unlock()
+	first := b.firstBoletoWithItsGrace(t) // due Sunday 8 March 2026, payable through Monday 9, the grace Tuesday 10
 	tb := browsertest.Open(t, b.server.URL)
 	checkout := parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode)
 

@@ -37,17 +37,7 @@ func TestDoubleClickAtTheLastPlaceShowsTheOrder(t *testing.T) {
 		d.Orders = slow
 		d.OrdersPerHour, d.OrderCounter, d.TrustedProxies = 1, shared, netipPrefix(t, "127.0.0.0/8")
 	})
-	other := b.instance(t)
-	form := buyForm(t, b.get(t, b.offerPath()).body, testUpfront+":boleto", nil)
-	var wg sync.WaitGroup
-	res := make([]response, 2)
-	for i, at := range []*bundle{b, other} {
-		wg.Go(func() { res[i] = at.postFrom(t, b.offerPath(), "203.0.113.7", form) })
-	}
-	wg.Wait()
-	if n := len(b.store.orderList()); n != 1 {
-		t.Fatalf("double submit made %d orders", n)
-	}
+	res := doubleClick(t, b, b.instance(t))
 	if res[0].status != http.StatusSeeOther || res[1].status != http.StatusSeeOther {
 		t.Fatalf("a double click at the last place made its order, but its posts were answered %d and %d", res[0].status, res[1].status)
 	}

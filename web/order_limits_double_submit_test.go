@@ -51,19 +51,8 @@ func TestOrderLimitCountsARacingDoubleSubmitOnce(t *testing.T) {
 		d.Orders = barrier
 		d.OrdersPerHour, d.OrderCounter, d.TrustedProxies = 2, shared, netipPrefix(t, "127.0.0.0/8")
 	})
-	other := b.instance(t)
-	form := buyForm(t, b.get(t, b.offerPath()).body, testUpfront+":boleto", nil)
-	var wg sync.WaitGroup
-	res := make([]response, 2)
-	for i, at := range []*bundle{b, other} {
-		wg.Go(func() { res[i] = at.postFrom(t, b.offerPath(), "203.0.113.7", form) })
-	}
-	wg.Wait()
-	if res[0].status != http.StatusSeeOther || res[1].status != http.StatusSeeOther {
+	if res := doubleClick(t, b, b.instance(t)); res[0].status != http.StatusSeeOther || res[1].status != http.StatusSeeOther {
 		t.Fatalf("double submit: %d, %d", res[0].status, res[1].status)
-	}
-	if n := len(b.store.orderList()); n != 1 {
-		t.Fatalf("double submit made %d orders", n)
 	}
 	// The address has made one order this hour; its second is under the limit of 2.
 	second := b.postFrom(t, b.offerPath(), "203.0.113.7", buyForm(t, b.get(t, b.offerPath()).body, testUpfront+":boleto", nil))
@@ -71,4 +60,22 @@ func TestOrderLimitCountsARacingDoubleSubmitOnce(t *testing.T) {
 		t.Fatalf("the address's second order of the hour (limit 2, one made): status %d, Retry-After %q; want 303",
 			second.status, second.header.Get("Retry-After"))
 	}
+}
+
+// doubleClick posts one purchase form from one address to b's instance and
+// other's at once, as a double click reaching two instances does, and
+// checks that it made one order.
+func doubleClick(t *testing.T, b, other *bundle) []response {
+	t.Helper()
+	form := buyForm(t, b.get(t, b.offerPath()).body, testUpfront+":boleto", nil)
+	var wg sync.WaitGroup
+	res := make([]response, 2)
+	for i, at := range []*bundle{b, other} {
+		wg.Go(func() { res[i] = at.postFrom(t, b.offerPath(), "203.0.113.7", form) })
+	}
+	wg.Wait()
+	if n := len(b.store.orderList()); n != 1 {
+		t.Fatalf("double submit made %d orders", n)
+	}
+	return res
 }
