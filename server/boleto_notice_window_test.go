@@ -95,6 +95,11 @@ func TestNoticeWindowPagesWaitForAPaymentMadeInTime(t *testing.T) {
 			if !strings.Contains(page, "data-refresh=") {
 				t.Errorf("the %s page in the notice window does not check for the payment", name)
 			}
+			// Not "Expirado" beside "se você já pagou" (a review): the
+			// payer's payment, if made, is not lost.
+			if strings.Contains(page, ">Expirado<") {
+				t.Errorf("the %s page in the notice window calls the payment expired", name)
+			}
 		}
 	})
 }

@@ -510,6 +510,12 @@ func (h *Handler) handlePayment(w http.ResponseWriter, r *http.Request) {
 			// Pix's hour for the bank's notice): "Aguardando pagamento"
 			// beside "não pode mais ser pago" read as still to be paid.
 			v.Status = paymentStatus[parcela.PaymentExpired]
+			if b != nil && b.NotPayableAt(now) == parcela.NotPayableFirstBillLapsed {
+				// Its order waits for the bank's notice of a payment made
+				// in time: "Expirado" beside "se você já pagou, a
+				// confirmação aparece aqui" read as that payment lost.
+				v.Status = lapsedStatus
+			}
 		}
 	}
 	pg := page{Title: "Pagamento", Content: v, State: p.Status}
