@@ -10,14 +10,7 @@ import (
 // (warm), or emptied first (cold: the first view of a day, whose due dates
 // are new keys, or a view whose entries were forgotten).
 func benchmarkPlanCounts120(b *testing.B, cold bool) {
-	c := NewCompany("Escola", "11222333000181", "escola")
-	c.MaxInstallments = 120
-	dp := DownPaymentPercentage
-	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
-		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", MaxInstallments: 120,
-		DownPaymentType: &dp, DownPaymentValue: MustRate("0.1"), InterestRate: MustRate("0.0299"), RegistrationFee: MustRate("0.05")}
-	o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: 5_000_000, Availability: "enabled",
-		PaymentConfigurations: []*PaymentConfiguration{pc}}}
+	c, o := financedOrder(120, 5_000_000, "0.1", "0.05")
 	now := time.Date(2026, 11, 24, 10, 0, 0, 0, SaoPaulo)
 	counts := make([]int, 0, 119)
 	for n := 2; n <= 120; n++ {

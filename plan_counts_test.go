@@ -111,14 +111,7 @@ func TestPlanCountsPlansAsEachCharge(t *testing.T) {
 // PlanCharge's.
 func TestPlanCountsRefusesCountsPastTheCETMaximum(t *testing.T) {
 	t.Parallel()
-	c := NewCompany("Escola", "11222333000181", "escola")
-	c.MaxInstallments = 24
-	dp := DownPaymentPercentage
-	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
-		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", MaxInstallments: 24,
-		DownPaymentType: &dp, DownPaymentValue: MustRate("0.5"), InterestRate: MustRate("0.0299"), RegistrationFee: MustRate("0.45")}
-	o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: 100000, Availability: "enabled",
-		PaymentConfigurations: []*PaymentConfiguration{pc}}}
+	c, o := financedOrder(24, 100000, "0.5", "0.45")
 	now := time.Date(2026, 12, 31, 23, 30, 0, 0, SaoPaulo)
 	counts := []int{13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2}
 	for _, disclose := range []int{13, 5, 3, 0} {
@@ -161,4 +154,18 @@ func TestPlanCountsRefusesCountsPastTheCETMaximum(t *testing.T) {
 			t.Fatalf("%d counts past the CET's maximum, want the fewest few", overMax)
 		}
 	}
+}
+
+// financedOrder is an order of an offer of amount cents financed in up to
+// max installments (the company's limit too) by boleto, at 2.99% a month,
+// with a down payment and a registration fee of those fractions of it.
+func financedOrder(max int, amount int64, down, fee string) (Company, *Order) {
+	c := NewCompany("Escola", "11222333000181", "escola")
+	c.MaxInstallments = max
+	dp := DownPaymentPercentage
+	pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, PaymentMethods: []string{MethodBoleto},
+		AllowedDownPaymentMethods: []string{MethodPix, MethodBoleto}, Availability: "enabled", MaxInstallments: max,
+		DownPaymentType: &dp, DownPaymentValue: MustRate(down), InterestRate: MustRate("0.0299"), RegistrationFee: MustRate(fee)}
+	return c, &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
+		PaymentConfigurations: []*PaymentConfiguration{pc}}}
 }

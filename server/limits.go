@@ -101,9 +101,10 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 	start := now.UnixMilli() - now.UnixMilli()%l.window.Milliseconds()
 	end := start + l.window.Milliseconds()
 	bucket := l.prefix + key
+	wait := time.Duration(end-now.UnixMilli()) * time.Millisecond // to the next window
 	refuse := func() (time.Duration, bool) {
 		l.full[bucket] = struct{}{}
-		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+		return wait, false
 	}
 	l.mu.Lock()
 	for {
@@ -153,10 +154,13 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 		}
 		close(answered)
 		if err == nil {
-			wait, ok := l.spendClaim(bucket, start, end, now, total)
+			passed := l.spendClaim(bucket, start, total)
 			l.mu.Unlock()
 			l.sweep(ctx, log, start)
-			return wait, ok
+			if !passed {
+				return wait, false
+			}
+			return 0, true
 		}
 		l.mu.Unlock()
 		if ctx.Err() == nil {
@@ -173,25 +177,22 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 	return 0, true
 }
 
-// spendClaim counts the answer of a claim of bucket's window [start, end),
-// total the shared count with it, and spends one hit of what it granted.
-// l.mu is held.
-func (l *limiter) spendClaim(bucket string, start, end int64, now time.Time, total int64) (time.Duration, bool) {
+// spendClaim counts the answer of a claim of bucket's window beginning at
+// start, total the shared count with it, and tells whether its request
+// passes, spending one hit of what was granted. l.mu is held.
+func (l *limiter) spendClaim(bucket string, start, total int64) bool {
 	grant := max(0, min(l.claim, l.max-(total-l.claim)))
 	if l.start != start { // the window ended meanwhile: the rest of its claim is lost
-		if grant > 0 {
-			return 0, true
-		}
-		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+		return grant > 0
 	}
 	// The only claim in flight came back empty: the window's allowance is
 	// spent, by this instance or the others.
 	if l.granted[bucket] += grant; l.granted[bucket] == 0 {
 		l.full[bucket] = struct{}{}
-		return time.Duration(end-now.UnixMilli()) * time.Millisecond, false
+		return false
 	}
 	l.granted[bucket]--
-	return 0, true
+	return true
 }
 
 // roll starts the window beginning at start when it is later than the
