@@ -97,11 +97,16 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 	if l == nil {
 		return 0, true
 	}
-	now := l.now()
-	start := now.UnixMilli() - now.UnixMilli()%l.window.Milliseconds()
-	end := start + l.window.Milliseconds()
+	var start, end int64
+	var wait time.Duration // to the next window
+	clock := func() {
+		now := l.now().UnixMilli()
+		start = now - now%l.window.Milliseconds()
+		end = start + l.window.Milliseconds()
+		wait = time.Duration(end-now) * time.Millisecond
+	}
+	clock()
 	bucket := l.prefix + key
-	wait := time.Duration(end-now.UnixMilli()) * time.Millisecond // to the next window
 	refuse := func() (time.Duration, bool) {
 		l.full[bucket] = struct{}{}
 		return wait, false
@@ -135,6 +140,11 @@ func (l *limiter) allow(ctx context.Context, log *slog.Logger, key string) (time
 			return 0, true
 		}
 		l.mu.Lock()
+		// The claim may have been answered after its window ended: the
+		// request is judged in the window it is decided in, and told the
+		// wait from now. Judged in the window it arrived in, it was
+		// refused by that window's spent allowance in a fresh one.
+		clock()
 	}
 	var answered chan struct{}
 	if l.shared != nil && l.failedIn != start {

@@ -141,3 +141,70 @@ func TestFailingSharedCounterNeitherQueuesNorRefuses(t *testing.T) {
 		t.Error("the claiming request was refused when the counter failed")
 	}
 }
+
+// lateFullCounter answers the first window's claims, once gate opens, with
+// that window spent; any other window's from memory.
+type lateFullCounter struct {
+	memoryCounter
+	first int64
+	gate  chan struct{}
+	calls atomic.Int32
+}
+
+func (c *lateFullCounter) AddHits(ctx context.Context, bucket string, start, end time.Time, n int64) (int64, error) {
+	c.calls.Add(1)
+	if start.UnixMilli() == c.first {
+		<-c.gate
+		return 1000, nil
+	}
+	return c.memoryCounter.AddHits(ctx, bucket, start, end, n)
+}
+
+// A request that waited for another's claim, answered after the window
+// ended, is judged in the window it is decided in: the last window's
+// allowance was spent, the new one's is not, and it passes. It was
+// refused by the old window's answer, and told to wait the few
+// milliseconds that window had left when it arrived.
+func TestClaimAnsweredAfterItsWindowJudgesTheWaiterInTheNewOne(t *testing.T) {
+	t.Parallel()
+	first := time.UnixMilli(1_800_000_000_000)
+	counter := &lateFullCounter{first: first.UnixMilli(), gate: make(chan struct{})}
+	l := newLimiter("late:", 100, counter)
+	var reads atomic.Int32
+	// The claimer and the waiter read the clock in the first window's last
+	// 10 ms; every later read is 200 ms into the next window.
+	l.now = func() time.Time {
+		if reads.Add(1) <= 2 {
+			return first.Add(990 * time.Millisecond)
+		}
+		return first.Add(1200 * time.Millisecond)
+	}
+	claimer := make(chan bool)
+	go func() {
+		_, ok := l.allow(context.Background(), quiet, "token")
+		claimer <- ok
+	}()
+	for counter.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	type answer struct {
+		wait time.Duration
+		ok   bool
+	}
+	waiter := make(chan answer)
+	go func() {
+		wait, ok := l.allow(context.Background(), quiet, "token")
+		waiter <- answer{wait, ok}
+	}()
+	// Its clock read, the waiter finds the claim in flight and waits for it.
+	for reads.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	close(counter.gate)
+	if <-claimer {
+		t.Error("the claimer passed on a spent window")
+	}
+	if got := <-waiter; !got.ok {
+		t.Fatalf("the waiter was refused (retry after %v) in a new window of 100", got.wait)
+	}
+}
