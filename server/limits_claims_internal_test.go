@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"parcela/sqldb"
@@ -167,44 +168,44 @@ func (c *lateFullCounter) AddHits(ctx context.Context, bucket string, start, end
 // milliseconds that window had left when it arrived.
 func TestClaimAnsweredAfterItsWindowJudgesTheWaiterInTheNewOne(t *testing.T) {
 	t.Parallel()
-	first := time.UnixMilli(1_800_000_000_000)
-	counter := &lateFullCounter{first: first.UnixMilli(), gate: make(chan struct{})}
-	l := newLimiter("late:", 100, counter)
-	var reads atomic.Int32
-	// The claimer and the waiter read the clock in the first window's last
-	// 10 ms; every later read is 200 ms into the next window.
-	l.now = func() time.Time {
-		if reads.Add(1) <= 2 {
-			return first.Add(990 * time.Millisecond)
+	// In a bubble, so that synctest.Wait returns only once the claimer
+	// waits at the counter's gate, and then once the waiter waits for the
+	// claim: opened earlier, the waiter could arrive after the answer.
+	synctest.Test(t, func(t *testing.T) {
+		first := time.UnixMilli(1_800_000_000_000)
+		counter := &lateFullCounter{first: first.UnixMilli(), gate: make(chan struct{})}
+		l := newLimiter("late:", 100, counter)
+		var reads atomic.Int32
+		// The claimer and the waiter read the clock in the first window's
+		// last 10 ms; every later read is 200 ms into the next window.
+		l.now = func() time.Time {
+			if reads.Add(1) <= 2 {
+				return first.Add(990 * time.Millisecond)
+			}
+			return first.Add(1200 * time.Millisecond)
 		}
-		return first.Add(1200 * time.Millisecond)
-	}
-	claimer := make(chan bool)
-	go func() {
-		_, ok := l.allow(context.Background(), quiet, "token")
-		claimer <- ok
-	}()
-	for counter.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	type answer struct {
-		wait time.Duration
-		ok   bool
-	}
-	waiter := make(chan answer)
-	go func() {
-		wait, ok := l.allow(context.Background(), quiet, "token")
-		waiter <- answer{wait, ok}
-	}()
-	// Its clock read, the waiter finds the claim in flight and waits for it.
-	for reads.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	close(counter.gate)
-	if <-claimer {
-		t.Error("the claimer passed on a spent window")
-	}
-	if got := <-waiter; !got.ok {
-		t.Fatalf("the waiter was refused (retry after %v) in a new window of 100", got.wait)
-	}
+		claimer := make(chan bool)
+		go func() {
+			_, ok := l.allow(context.Background(), quiet, "token")
+			claimer <- ok
+		}()
+		synctest.Wait()
+		type answer struct {
+			wait time.Duration
+			ok   bool
+		}
+		waiter := make(chan answer)
+		go func() {
+			wait, ok := l.allow(context.Background(), quiet, "token")
+			waiter <- answer{wait, ok}
+		}()
+		synctest.Wait()
+		close(counter.gate)
+		if <-claimer {
+			t.Error("the claimer passed on a spent window")
+		}
+		if got := <-waiter; !got.ok {
+			t.Fatalf("the waiter was refused (retry after %v) in a new window of 100", got.wait)
+		}
+	})
 }
