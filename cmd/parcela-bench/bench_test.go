@@ -261,3 +261,56 @@ func TestReuseResumesAPausedDeliveryQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestAlternationSmoke runs --against in smoke mode with one binary on
+// both sides: each asked scenario has its rounds, each side of a round
+// ran without errors and with its CPU (and the charge's writer), the first
+// side alternates, the medians of the ratios are there, and no target is
+// judged. It asserts no timing.
+func TestAlternationSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	bin, err := buildParcela(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"--smoke", "--only", "get,charge", "--json", "--parcela-bin", bin, "--against", bin, "--rounds", "2"}
+	if err := run(ctx, args, &out, &errb); err != nil {
+		t.Fatalf("parcela-bench %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("--json output is not a report: %v\n%s", err, out.String())
+	}
+	if rep.MainBinary != bin || rep.AgainstBinary != bin || len(rep.Targets) != 0 || len(rep.Engines) != 1 {
+		t.Fatalf("binaries %q and %q, %d targets, %d engines", rep.MainBinary, rep.AgainstBinary, len(rep.Targets), len(rep.Engines))
+	}
+	as := rep.Engines[0].Alternations
+	if len(as) != 2 || as[0].Scenario != scGet || as[1].Scenario != scCharge {
+		t.Fatalf("alternations %+v, want the get and the charge", as)
+	}
+	for _, a := range as {
+		if len(a.Rounds) != 2 || a.Rounds[0].AgainstFirst || !a.Rounds[1].AgainstFirst {
+			t.Errorf("%s: %d rounds, want two, the second with the other binary first", a.Scenario, len(a.Rounds))
+		}
+		for i, r := range a.Rounds {
+			for side, s := range map[string]Result{"main": r.Main, "against": r.Against} {
+				name := fmt.Sprintf("%s, round %d, %s", a.Scenario, i+1, side)
+				if !s.Available || s.Requests == 0 || s.Errors != 0 {
+					t.Errorf("%s: available %v, %d requests, %d errors (%s %s)", name, s.Available, s.Requests, s.Errors, s.Note, s.FirstError)
+				}
+				checkCPU(t, name, s)
+				if (a.Scenario == scCharge) != (s.Writer != nil && s.Writer.HeldPerOpUS > 0) {
+					t.Errorf("%s: writer %+v", name, s.Writer)
+				}
+			}
+		}
+		if a.CPURatio <= 0 || a.RateRatio <= 0 || a.P99Ratio <= 0 || (a.Scenario == scCharge) != (a.WriterRatio > 0) {
+			t.Errorf("%s: ratios %+v", a.Scenario, a)
+		}
+	}
+}

@@ -10,6 +10,7 @@
 //	go run ./cmd/parcela-bench                       # SQLite, 1,000,000 bills, 10 s per scenario
 //	go run ./cmd/parcela-bench --smoke               # 2,000 bills, ~1 s per scenario
 //	go run ./cmd/parcela-bench --postgres postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+//	go run ./cmd/parcela-bench --parcela-bin OLD --against NEW  # get, list and charge alternating two binaries
 //
 // Every request goes to 127.0.0.1.
 package main
@@ -69,6 +70,8 @@ type config struct {
 	json        bool
 	parcelaBin  string
 	profileDir  string
+	against     string          // a second parcela binary to alternate with (alternate.go)
+	rounds      int             // rounds of an alternation
 	only        map[string]bool // scenarios to run; empty: all
 	args        []string
 }
@@ -105,6 +108,8 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.json, "json", false, "print one JSON object instead of markdown")
 	fs.StringVar(&c.parcelaBin, "parcela-bin", "", "parcela binary to run (default: go build ./cmd/parcela into a temporary directory)")
 	fs.StringVar(&c.profileDir, "profile", "", "directory to save a CPU profile of the server during each scenario (from the ops listener)")
+	fs.StringVar(&c.against, "against", "", "a second parcela binary: run the get, list and charge scenarios alternating the two on one database, in --rounds rounds, and report each round and the medians of their ratios (no other scenario, baseline or listing growth)")
+	fs.IntVar(&c.rounds, "rounds", 3, "rounds of --against")
 	only := fs.String("only", "", "run only these scenarios, comma-separated: "+strings.Join(scenarioNames, ", ")+", or all (default: all but wal)")
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
@@ -169,6 +174,9 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	if c.warmup == 0 {
 		c.warmup = min(c.duration/5, 2*time.Second)
 	}
+	if c.against != "" && (c.rounds < 1 || c.profileDir != "" || !(c.runs("get") || c.runs("list") || c.runs("charge"))) {
+		return nil, fmt.Errorf("%w: --against alternates get, list and charge (one of them at least), in --rounds of at least 1, without --profile", errUsage)
+	}
 	if c.reuse && c.database == "" {
 		return nil, fmt.Errorf("%w: --reuse needs --database", errUsage)
 	}
@@ -222,6 +230,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep := newReport(cfg)
+	if cfg.against != "" {
+		rep.MainBinary, rep.AgainstBinary = bin, cfg.against
+	}
 	b := &bench{cfg: cfg, bin: bin, tmp: tmp, logf: logf, report: rep}
 
 	engines := []engineTarget{sqliteTarget(cfg, tmp)}

@@ -20,6 +20,10 @@ type Report struct {
 	Baseline        []Result        `json:"baseline"`
 	Engines         []*EngineReport `json:"engines"`
 	Targets         []Target        `json:"targets"`
+	// MainBinary and AgainstBinary are the two binaries of an alternation
+	// (--against).
+	MainBinary    string `json:"main_binary,omitempty"`
+	AgainstBinary string `json:"against_binary,omitempty"`
 }
 
 // Machine is where the run happened.
@@ -37,6 +41,7 @@ type EngineReport struct {
 	SettleSeconds float64       `json:"settle_seconds"`
 	Scenarios     []Result      `json:"scenarios"`
 	Growth        []GrowthPoint `json:"listing_growth"`
+	Alternations  []Alternation `json:"alternations,omitempty"`
 }
 
 // GrowthPoint is the listing measured on a database of Bills bills.
@@ -150,7 +155,9 @@ func (r *Report) evaluate() {
 		}
 	}
 	for _, e := range r.Engines {
-		r.Targets = append(r.Targets, e.targets()...)
+		if r.AgainstBinary == "" {
+			r.Targets = append(r.Targets, e.targets()...)
+		}
 	}
 }
 
@@ -195,6 +202,10 @@ func (r *Report) writeMarkdown(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "Seeded %s bills, %s payments, %s billings and orders, %d companies (%s bills in the benchmarked one) in **%.1f s** (%s rows/s).\n\n",
 				thousands(s.Bills), thousands(s.Payments), thousands(s.Billings), s.Companies, thousands(s.BenchmarkBills), s.Seconds, thousands(int(s.RowsPerSecond)))
+		}
+		if r.AgainstBinary != "" {
+			writeAlternations(w, e.Engine, r.MainBinary, r.AgainstBinary, e.Alternations)
+			continue
 		}
 		fmt.Fprintln(w, "| scenario | conns | req/s | p50 ms | p99 ms | errors | server CPU % | server CPU µs/op | CPU/op × baseline's | SQLite writer busy % | server peak RSS MB | req/s vs baseline |")
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -246,6 +257,9 @@ func (r *Report) writeMarkdown(w io.Writer) {
 		if wal := e.scenario(scWAL); wal != nil && wal.Available && wal.WAL != nil {
 			e.writeWAL(w, wal)
 		}
+	}
+	if r.AgainstBinary != "" {
+		return // an alternation compares two binaries; it measures no target
 	}
 	fmt.Fprintln(w, "## Targets")
 	fmt.Fprintln(w)

@@ -112,6 +112,10 @@ func (b *bench) runEngine(ctx context.Context, e engineTarget) (*EngineReport, e
 	}
 	er.Seed = s.SeedReport
 	b.logf("%s: seeded %d bills, %d payments in %.1f s", e.name, s.Bills, s.Payments, s.Seconds)
+	if cfg.against != "" {
+		er.Alternations, err = b.alternate(ctx, e, dsn, s)
+		return er, err
+	}
 
 	srv, err := startParcela(ctx, b.bin, dsn, b.cfg.rateLimit)
 	if err != nil {
