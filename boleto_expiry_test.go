@@ -12,7 +12,7 @@ func TestBoletoPayableUntilAndExpiry(t *testing.T) {
 		due          time.Time
 		grace        int
 		wantPayable  time.Time
-		wantExpiry   time.Time
+		wantLast     time.Time // the last instant it settles: it expires the millisecond after
 		wantPixUntil time.Time // a Pix charge due at the same instant
 	}{
 		{"a Wednesday, one day of grace", calSP(2027, 3, 10, 14, 0, 0, 0), 1,
@@ -21,9 +21,8 @@ func TestBoletoPayableUntilAndExpiry(t *testing.T) {
 			calEndOfDay(2027, 3, 12), calEndOfDay(2027, 3, 15), calSP(2027, 3, 12, 9, 30, 0, 0)},
 		{"a Saturday is payable through Monday, the grace runs to Tuesday", calSP(2026, 11, 21, 15, 30, 0, 0), 1,
 			calEndOfDay(2026, 11, 23), calEndOfDay(2026, 11, 24), calSP(2026, 11, 21, 15, 30, 0, 0)},
-		// Without grace it expires the millisecond after its last payable one.
 		{"a Sunday without grace", calEndOfDay(2026, 11, 22), 0,
-			calEndOfDay(2026, 11, 23), calSP(2026, 11, 24, 0, 0, 0, 0), calEndOfDay(2026, 11, 22)},
+			calEndOfDay(2026, 11, 23), calEndOfDay(2026, 11, 23), calEndOfDay(2026, 11, 22)},
 		{"a holiday (Tiradentes, a Wednesday) moves to Thursday", calEndOfDay(2027, 4, 21), 1,
 			calEndOfDay(2027, 4, 22), calEndOfDay(2027, 4, 23), calEndOfDay(2027, 4, 21)},
 		{"the grace skips Carnival", calEndOfDay(2027, 2, 5), 2,
@@ -44,12 +43,17 @@ func TestBoletoPayableUntilAndExpiry(t *testing.T) {
 			if got := BoletoPayableUntil(tt.due); !got.Equal(tt.wantPayable) {
 				t.Errorf("payable until %v, want %v", got, tt.wantPayable)
 			}
+			wantExpiry := tt.wantLast.Add(time.Millisecond)
 			got := BoletoExpiry(tt.due, tt.grace)
-			if !got.Equal(tt.wantExpiry) || got.Location() != SaoPaulo {
-				t.Errorf("expires %v, want %v", got, tt.wantExpiry)
+			if !got.Equal(wantExpiry) || got.Location() != SaoPaulo {
+				t.Errorf("expires %v, want %v", got, wantExpiry)
 			}
-			if got := PaymentExpiry(MethodBoleto, tt.due, tt.grace); !got.Equal(tt.wantExpiry) {
-				t.Errorf("boleto payment expires %v, want %v", got, tt.wantExpiry)
+			if got := PaymentExpiry(MethodBoleto, tt.due, tt.grace); !got.Equal(wantExpiry) {
+				t.Errorf("boleto payment expires %v, want %v", got, wantExpiry)
+			}
+			boleto := &Payment{Method: MethodBoleto, ExpiresAt: got}
+			if !boleto.settlesAt(tt.wantLast) || boleto.settlesAt(wantExpiry) {
+				t.Errorf("settles at its last instant %v: %v; at its expiry: %v", tt.wantLast, boleto.settlesAt(tt.wantLast), boleto.settlesAt(wantExpiry))
 			}
 			if got := PaymentExpiry(MethodPix, tt.due, tt.grace); !got.Equal(tt.wantPixUntil) {
 				t.Errorf("pix payment expires %v, want exactly %v", got, tt.wantPixUntil)
@@ -70,7 +74,9 @@ func TestAddBusinessDaysAcrossDST(t *testing.T) {
 // millisecond, and so is a payment that keeps it payable then: an
 // installment's Pix asked for on its checkout, and a boleto of a company
 // that gives no settlement grace. Each expired at that millisecond, so money
-// paid on time was refused.
+// paid on time was refused. A boleto with grace is payable through its
+// grace's last millisecond as well: it expired at it, and refused a
+// payment the pages showed it taking.
 func TestPaymentsSettleInTheirBillsLastOnTimeMillisecond(t *testing.T) {
 	t.Parallel()
 	due := calEndOfDay(2027, 3, 1)
@@ -89,6 +95,10 @@ func TestPaymentsSettleInTheirBillsLastOnTimeMillisecond(t *testing.T) {
 		boleto := &Payment{Method: MethodBoleto, ExpiresAt: BoletoExpiry(due, grace)}
 		if !boleto.settlesAt(BoletoPayableUntil(due)) {
 			t.Errorf("grace %d: a boleto expiring %v does not settle at %v, its last payable instant", grace, boleto.ExpiresAt, BoletoPayableUntil(due))
+		}
+		graceEnd := EndOfDay(AddBusinessDays(BoletoPayableUntil(due), grace))
+		if !boleto.settlesAt(graceEnd) || !boleto.ExpiresAt.Equal(graceEnd.Add(time.Millisecond)) {
+			t.Errorf("grace %d: a boleto expiring %v settles at %v, its grace's last millisecond: %v", grace, boleto.ExpiresAt, graceEnd, boleto.settlesAt(graceEnd))
 		}
 	}
 }

@@ -165,16 +165,14 @@ func EndOfDay(t time.Time) time.Time {
 // BoletoExpiry is when an unpaid boleto due at due stops being payable: a
 // boleto's due date is a calendar day, payable to its end, and when banks do
 // not open that day, on the next business day; the bank's notice of a
-// payment made on that last day arrives up to graceBusinessDays later. So
-// the payment expires at the end of the graceBusinessDays-th business day
-// after the business-day-adjusted due date; without grace, the millisecond
-// after its last payable one (ExpiryAfter).
+// payment made on that last day arrives up to graceBusinessDays later, and
+// the pages show the boleto payable through the grace. So the payment is
+// payable through the end of the graceBusinessDays-th business day after
+// the business-day-adjusted due date, and expires the millisecond after
+// it (ExpiryAfter): expiring at that day's 23:59:59.999, it refused money
+// paid in the millisecond the day still had.
 func BoletoExpiry(due time.Time, graceBusinessDays int) time.Time {
-	last := BoletoPayableUntil(due)
-	if graceBusinessDays == 0 {
-		return ExpiryAfter(last)
-	}
-	return EndOfDay(AddBusinessDays(last, graceBusinessDays))
+	return ExpiryAfter(AddBusinessDays(BoletoPayableUntil(due), graceBusinessDays))
 }
 
 // BoletoNoticeDeadline is when the bank's notice of a payment of a boleto

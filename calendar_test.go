@@ -217,19 +217,20 @@ func TestBoletoExpiry(t *testing.T) {
 		grace int
 		want  time.Time
 	}{
-		// Without grace, the millisecond after the end of its last payable day.
+		// The millisecond after the end of its last payable day, the grace's
+		// last with grace.
 		{"weekday, no grace: end of its day", calSP(2026, time.March, 10, 9, 30, 0, 0), 0, calSP(2026, time.March, 11, 0, 0, 0, 0)},
-		{"weekday, one business day of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 11)},
-		{"friday, grace over the weekend", calSP(2026, time.March, 13, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 16)},
-		{"saturday: payable monday, grace tuesday", calSP(2026, time.March, 7, 18, 0, 0, 0), 1, calEndOfDay(2026, time.March, 10)},
+		{"weekday, one business day of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 11).Add(time.Millisecond)},
+		{"friday, grace over the weekend", calSP(2026, time.March, 13, 9, 30, 0, 0), 1, calEndOfDay(2026, time.March, 16).Add(time.Millisecond)},
+		{"saturday: payable monday, grace tuesday", calSP(2026, time.March, 7, 18, 0, 0, 0), 1, calEndOfDay(2026, time.March, 10).Add(time.Millisecond)},
 		{"sunday, no grace: monday", calSP(2026, time.March, 8, 18, 0, 0, 0), 0, calSP(2026, time.March, 10, 0, 0, 0, 0)},
-		{"carnival saturday: ash wednesday, grace thursday", calSP(2026, time.February, 14, 10, 0, 0, 0), 1, calEndOfDay(2026, time.February, 19)},
-		{"good friday then tiradentes", calSP(2025, time.April, 17, 10, 0, 0, 0), 1, calEndOfDay(2025, time.April, 22)},
-		{"month end: friday 31 july, grace monday 3 august", calSP(2026, time.July, 31, 10, 0, 0, 0), 1, calEndOfDay(2026, time.August, 3)},
-		{"30 december 2026, grace over 31 december and new year", calSP(2026, time.December, 30, 10, 0, 0, 0), 1, calEndOfDay(2027, time.January, 4)},
-		{"31 december 2026: payable 4 january, grace 5th", calSP(2026, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2027, time.January, 5)},
-		{"31 december 2024: payable 2 january, grace 3rd", calSP(2024, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2025, time.January, 3)},
-		{"five days of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 5, calEndOfDay(2026, time.March, 17)},
+		{"carnival saturday: ash wednesday, grace thursday", calSP(2026, time.February, 14, 10, 0, 0, 0), 1, calEndOfDay(2026, time.February, 19).Add(time.Millisecond)},
+		{"good friday then tiradentes", calSP(2025, time.April, 17, 10, 0, 0, 0), 1, calEndOfDay(2025, time.April, 22).Add(time.Millisecond)},
+		{"month end: friday 31 july, grace monday 3 august", calSP(2026, time.July, 31, 10, 0, 0, 0), 1, calEndOfDay(2026, time.August, 3).Add(time.Millisecond)},
+		{"30 december 2026, grace over 31 december and new year", calSP(2026, time.December, 30, 10, 0, 0, 0), 1, calEndOfDay(2027, time.January, 4).Add(time.Millisecond)},
+		{"31 december 2026: payable 4 january, grace 5th", calSP(2026, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2027, time.January, 5).Add(time.Millisecond)},
+		{"31 december 2024: payable 2 january, grace 3rd", calSP(2024, time.December, 31, 10, 0, 0, 0), 1, calEndOfDay(2025, time.January, 3).Add(time.Millisecond)},
+		{"five days of grace", calSP(2026, time.March, 10, 9, 30, 0, 0), 5, calEndOfDay(2026, time.March, 17).Add(time.Millisecond)},
 		// 01:30 UTC on Saturday is Friday 22:30 in São Paulo: Friday is the due day.
 		{"due date read in São Paulo", time.Date(2026, time.March, 7, 1, 30, 0, 0, time.UTC), 0, calSP(2026, time.March, 7, 0, 0, 0, 0)},
 	}
@@ -269,7 +270,8 @@ func TestBoletoExpiresOnlyAfterItsLastPayableDay(t *testing.T) {
 		{59 * time.Minute, true}, // Wednesday 00:00
 	} {
 		clock.Advance(step.advance)
-		if got := clock.Now().After(expiry); got != step.expired {
+		boleto := &Payment{Method: MethodBoleto, ExpiresAt: expiry}
+		if got := !boleto.settlesAt(clock.Now()); got != step.expired {
 			t.Errorf("at %v: expired = %v, want %v (expiry %v)", clock.Now(), got, step.expired, expiry)
 		}
 	}

@@ -126,8 +126,8 @@ func TestPlanChargeFirstPaymentExpiry(t *testing.T) {
 	s := setupCharge(t, "1990-05-17")
 	// Charged Thursday 5 March 2026 at 10:00, 72 h to pay: due Sunday 8 March
 	// at 10:00. A Pix expires then; a boleto is payable all of Monday and
-	// waits for the bank's notice on Tuesday, or without grace expires as
-	// Monday ends.
+	// waits for the bank's notice on Tuesday, expiring as Tuesday ends, or
+	// without grace as Monday ends.
 	now := calSP(2026, time.March, 5, 10, 0, 0, 0)
 	for _, tt := range []struct {
 		method string
@@ -135,7 +135,7 @@ func TestPlanChargeFirstPaymentExpiry(t *testing.T) {
 		want   time.Time
 	}{
 		{MethodPix, 1, calSP(2026, time.March, 8, 10, 0, 0, 0)},
-		{MethodBoleto, 1, calEndOfDay(2026, time.March, 10)},
+		{MethodBoleto, 1, calEndOfDay(2026, time.March, 10).Add(time.Millisecond)},
 		{MethodBoleto, 0, calSP(2026, time.March, 10, 0, 0, 0, 0)},
 	} {
 		s.company.BoletoGraceBusinessDays = tt.grace

@@ -195,11 +195,10 @@ func TestLateIssuedPaymentIsLateAsItExpires(t *testing.T) {
 		method  string
 		grace   int
 		expires time.Time
-		days    int64 // days late at the expiry
 	}{
-		{"a Pix", MethodPix, 1, ExpiryAfter(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo))), 1},
-		{"a boleto without grace", MethodBoleto, 0, BoletoExpiry(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)), 0), 1},
-		{"a boleto with a day of grace", MethodBoleto, 1, BoletoExpiry(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)), 1), 0},
+		{"a Pix", MethodPix, 1, ExpiryAfter(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)))},
+		{"a boleto without grace", MethodBoleto, 0, BoletoExpiry(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)), 0)},
+		{"a boleto with a day of grace", MethodBoleto, 1, BoletoExpiry(EndOfDay(time.Date(2027, 3, 18, 0, 0, 0, 0, SaoPaulo)), 1)},
 	} {
 		c := NewCompany("Escola", "11222333000181", "escola")
 		c.BoletoGraceBusinessDays = tt.grace
@@ -219,8 +218,9 @@ func TestLateIssuedPaymentIsLateAsItExpires(t *testing.T) {
 		if moved, _ := newMover(Auth{}, last, Links{}).markOverdue(bill, &c); moved {
 			t.Errorf("%s: overdue at %v, its last settling instant", tt.name, last)
 		}
-		// 2% of 30000 and 1% a month: 10 cents a day.
-		want := Penalty{FineCents: 600, InterestCents: 10 * tt.days, DaysLate: tt.days}
+		// 2% of 30000 and 1% a month: 10 cents a day, one day late at
+		// 00:00 after the last payable day.
+		want := Penalty{FineCents: 600, InterestCents: 10, DaysLate: 1}
 		if got := bill.Penalty(tt.expires, &c); got != want {
 			t.Errorf("%s: at its expiry %v the bill owes %+v, want %+v", tt.name, tt.expires, got, want)
 		}

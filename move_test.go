@@ -445,7 +445,7 @@ func TestInstallmentPayment(t *testing.T) {
 	t.Parallel()
 	bolepix := "bolepix"
 	pc := &PaymentConfiguration{ID: "pc", PaymentType: Financed, FinancedType: &bolepix}
-	due := calEndOfDay(2027, 1, 10) // a Sunday: payable Monday the 11th, expiring Tuesday the 12th
+	due := calEndOfDay(2027, 1, 10) // a Sunday: payable Monday the 11th, and through Tuesday the 12th, its grace
 	tests := []struct {
 		name        string
 		now         time.Time
@@ -454,23 +454,23 @@ func TestInstallmentPayment(t *testing.T) {
 		wantAmount  int64
 		wantExpires time.Time
 	}{
-		{"ten days before it is due", calSP(2027, 1, 1, 9, 0, 0, 0), nil, due, 10000, calEndOfDay(2027, 1, 12)},
+		{"ten days before it is due", calSP(2027, 1, 1, 9, 0, 0, 0), nil, due, 10000, calEndOfDay(2027, 1, 12).Add(time.Millisecond)},
 		// 72 hours on is Saturday 16: due Monday 18, 8 days since Sunday 10.
 		{"re-issued the day after its boleto expired, at what it owes on the new due date, a business day",
-			calSP(2027, 1, 13, 0, 5, 0, 0), []*Payment{{Status: PaymentExpired, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12)}},
-			calEndOfDay(2027, 1, 18), 10000 + 200 + 27, calEndOfDay(2027, 1, 19)},
+			calSP(2027, 1, 13, 0, 5, 0, 0), []*Payment{{Status: PaymentExpired, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12).Add(time.Millisecond)}},
+			calEndOfDay(2027, 1, 18), 10000 + 200 + 27, calEndOfDay(2027, 1, 19).Add(time.Millisecond)},
 		{"re-issued less what its expired boleto received", calSP(2027, 1, 13, 0, 5, 0, 0),
-			[]*Payment{{Status: PaymentExpired, PaidAmountCents: 4000, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12)}},
-			calEndOfDay(2027, 1, 18), 10000 + 200 + 27 - 4000, calEndOfDay(2027, 1, 19)},
+			[]*Payment{{Status: PaymentExpired, PaidAmountCents: 4000, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12).Add(time.Millisecond)}},
+			calEndOfDay(2027, 1, 18), 10000 + 200 + 27 - 4000, calEndOfDay(2027, 1, 19).Add(time.Millisecond)},
 		{"first issued after its due date: the original amount, due in the company's expiry hours", calSP(2027, 1, 20, 10, 0, 0, 0), nil,
-			calEndOfDay(2027, 1, 25), 10000, calEndOfDay(2027, 1, 26)},
+			calEndOfDay(2027, 1, 25), 10000, calEndOfDay(2027, 1, 26).Add(time.Millisecond)},
 		// A Pix asked for on the checkout after the due date made the bill
 		// late only once it expires; a boleto asked for meanwhile is still
 		// due days from now, not on the due date already past (it expired
 		// before it was issued).
 		{"after a Pix issued past its due date: due in the company's expiry hours", calSP(2027, 1, 21, 10, 0, 0, 0),
 			[]*Payment{{Method: MethodPix, Status: PaymentUnpaid, AmountCents: 10000, CreatedAt: calSP(2027, 1, 20, 10, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 25)}},
-			calEndOfDay(2027, 1, 25), 10000, calEndOfDay(2027, 1, 26)},
+			calEndOfDay(2027, 1, 25), 10000, calEndOfDay(2027, 1, 26).Add(time.Millisecond)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

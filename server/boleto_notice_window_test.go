@@ -18,13 +18,14 @@ import (
 // and offer nothing.
 //
 // Charged on Thursday 26 November 2026 at 15:30, due in 48 hours
-// (Saturday), payable through Monday 30 and the grace, Tuesday 1 December.
+// (Saturday), payable through Monday 30 and the grace, Tuesday 1 December:
+// it expires as Wednesday begins.
 func TestFirstBillBoletoWaitsForTheNoticeOfItsLastDay(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
 		charge := func() (order, bill map[string]any) {
 			order, bill = b.upfrontBoletoOnThursday(t)
-			if got := openPayment(t, bill)["expires_at"]; got != "2026-12-01T23:59:59.999-03:00" {
+			if got := openPayment(t, bill)["expires_at"]; got != "2026-12-02T00:00:00.000-03:00" {
 				t.Fatalf("the boleto expires at %v: the scenario is wrong", got)
 			}
 			return order, bill
@@ -148,4 +149,30 @@ func (b *bundle) upfrontBoletoOnThursday(t *testing.T) (order, bill map[string]a
 	order = b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)
 	charged := b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(up, "boleto", 1)).want(t, 200).JSON(t)
 	return order, b.bill(t, billIDs(charged)[0])
+}
+
+// A boleto is payable through its settlement grace's last millisecond:
+// it expired at that millisecond (23:59:59.999), and a notice of money paid
+// in it, which the pages showed the boleto taking, was refused. It now
+// expires at the next day's 00:00:00.000, from which nothing paid settles
+// it.
+func TestBoletoNoticeInItsGracesLastMillisecond(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		_, lastMs := b.upfrontBoletoOnThursday(t)
+		_, atExpiry := b.upfrontBoletoOnThursday(t)
+		b.at(t, "2026-12-02 09:00") // the notice's day
+		b.call("POST", "/external_api/v1/sandbox/payments/"+openPayment(t, lastMs)["id"].(string)+"/pay",
+			map[string]any{"paid_at": "2026-12-01T23:59:59.999-03:00"}).want(t, 200)
+		if got := b.bill(t, lastMs["id"].(string)); got["status"] != "paid" || got["paid_at"] != "2026-12-01T23:59:59.999-03:00" {
+			t.Fatalf("paid in the grace's last millisecond: bill %v paid at %v", got["status"], got["paid_at"])
+		}
+		if got := fieldCodes(t, b.call("POST", "/external_api/v1/sandbox/payments/"+openPayment(t, atExpiry)["id"].(string)+"/pay",
+			map[string]any{"paid_at": "2026-12-02T00:00:00.000-03:00"}).want(t, 422)); got["paid_at"] == "" {
+			t.Errorf("paid at the boleto's expiry: %v, want a refusal on paid_at", got)
+		}
+		if got := b.bill(t, atExpiry["id"].(string))["status"]; got != "pending" {
+			t.Errorf("the bill paid at its boleto's expiry is %v", got)
+		}
+	})
 }

@@ -137,18 +137,18 @@ func TestLifecycleFinanced(t *testing.T) {
 				if late["status"] != "overdue" || late["current_amount_cents"] != float64(want) {
 					t.Fatalf("late on Tuesday: status %v current %v, want %d", late["status"], late["current_amount_cents"], want)
 				}
-				if p := openPayment(t, late); p["expires_at"] != "2027-01-12T23:59:59.999-03:00" {
+				if p := openPayment(t, late); p["expires_at"] != "2027-01-13T00:00:00.000-03:00" {
 					t.Fatalf("boleto in its grace: %v", p)
 				}
 				// Then it expires and is re-issued, due three days later moved
 				// to a business day (Saturday the 16th to Monday the 18th,
-				// expiring after the grace on the 19th), for what the bill owes
+				// expiring as the grace, the 19th, ends), for what the bill owes
 				// on its due date: 8 days since the 10th.
 				b.at(t, "2027-01-13 00:10")
 				p2 := openPayment(t, b.bill(t, bills[1]))
 				due16 := latePrice(orig, 8)
-				if p2["amount_cents"] != float64(due16) || p2["expires_at"] != "2027-01-19T23:59:59.999-03:00" {
-					t.Fatalf("re-issued boleto %v, want %d cents expiring on the 19th", p2, due16)
+				if p2["amount_cents"] != float64(due16) || p2["expires_at"] != "2027-01-20T00:00:00.000-03:00" {
+					t.Fatalf("re-issued boleto %v, want %d cents expiring as the 19th ends", p2, due16)
 				}
 				checkCode(t, "boleto", p2["barcode"].(string), due16)
 				paidLate := b.pay(t, p2["id"].(string))

@@ -374,8 +374,9 @@ func TestInstallmentBoletoAskedForAfterALatePix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Due Sunday 7 March (72 hours on), payable Monday, expiring Tuesday.
-		if want := time.Date(2027, 3, 9, 23, 59, 59, 999e6, parcela.SaoPaulo); !boleto.ExpiresAt.Equal(want) || boleto.AmountCents != i1.AmountCents {
+		// Due Sunday 7 March (72 hours on), payable Monday, and Tuesday in
+		// its grace: it expires as Wednesday begins.
+		if want := time.Date(2027, 3, 10, 0, 0, 0, 0, parcela.SaoPaulo); !boleto.ExpiresAt.Equal(want) || boleto.AmountCents != i1.AmountCents {
 			t.Fatalf("boleto: %d cents, expires %v; want %d cents, expiring %v", boleto.AmountCents, boleto.ExpiresAt, i1.AmountCents, want)
 		}
 	})
@@ -625,12 +626,12 @@ func TestPaymentAskedForBeforeALateIssuedBoletoExpiresOwesNoPenalty(t *testing.T
 	each(t, func(t *testing.T, b *bundle) {
 		i1 := b.firstInstallment(t, "boleto", "pix")
 		// Three days past its effective due date (the end of 1 March), the
-		// sweep issues its first boleto: due Sunday 7 March, expiring at
-		// the end of Tuesday 9 March.
+		// sweep issues its first boleto: due Sunday 7 March, expiring as
+		// Tuesday 9 March, its grace, ends.
 		b.clock.Set(time.Date(2027, 3, 4, 10, 0, 0, 0, parcela.SaoPaulo))
 		b.runSweeps(t, b.sweeps.IssueDueInstallments)
 		boleto := openPayment(t, b.bill(t, i1.ID))
-		if boleto["expires_at"] != "2027-03-09T23:59:59.999-03:00" || cents(boleto["amount_cents"]) != i1.AmountCents {
+		if boleto["expires_at"] != "2027-03-10T00:00:00.000-03:00" || cents(boleto["amount_cents"]) != i1.AmountCents {
 			t.Fatalf("boleto issued late: %v", boleto)
 		}
 

@@ -84,8 +84,8 @@ func TestBoletoDownPaymentPayableThroughItsDay(t *testing.T) {
 			t.Fatalf("pix expires %v", p["expires_at"])
 		}
 		for _, bill := range []map[string]any{paidBill, lateBill} {
-			if p := openPayment(t, bill); p["expires_at"] != "2026-12-01T23:59:59.999-03:00" || bill["effective_due_date"] != "2026-11-30T23:59:59.999-03:00" {
-				t.Fatalf("boleto expires %v, bill effective %v; want Tuesday's end and Monday's", p["expires_at"], bill["effective_due_date"])
+			if p := openPayment(t, bill); p["expires_at"] != "2026-12-02T00:00:00.000-03:00" || bill["effective_due_date"] != "2026-11-30T23:59:59.999-03:00" {
+				t.Fatalf("boleto expires %v, bill effective %v; want the millisecond after Tuesday's end, and Monday's end", p["expires_at"], bill["effective_due_date"])
 			}
 		}
 		status := func(id string) string {

@@ -2,6 +2,8 @@ package sqldb
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"parcela"
 )
@@ -68,3 +70,20 @@ func WideOffer(db *DB, a parcela.Auth, id string) (*parcela.Offer, error) {
 
 // CloneOffer exposes the cache's copy.
 var CloneOffer = cloneOffer
+
+// RunMigrationUp runs the Up section of the migration file name (in
+// migrations/) on db again, as goose runs it: a data migration's test
+// writes rows as an older binary did, then migrates them.
+func RunMigrationUp(db *DB, name string) error {
+	b, err := migrations.ReadFile("migrations/" + name)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	up, down := strings.Index(s, "-- +goose Up"), strings.Index(s, "-- +goose Down")
+	if up < 0 || down < up {
+		return fmt.Errorf("%s: no Up section", name)
+	}
+	_, err = db.write.ExecContext(context.Background(), s[up:down])
+	return err
+}
