@@ -28,10 +28,13 @@ func mustLoadLocation(name string, tzif []byte) *time.Location {
 	return loc
 }
 
-// SaoPauloDate returns midnight, São Paulo time, of t's São Paulo calendar date.
+// SaoPauloDate returns the first instant (StartOfDay) of t's São Paulo
+// calendar date. time.Date's midnight of a day daylight saving began on is
+// 23:00 of the day before, which read as that day: a boleto due on
+// Tuesday 2 November 2004 was payable until Monday's end.
 func SaoPauloDate(t time.Time) time.Time {
 	y, m, d := t.In(SaoPaulo).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, SaoPaulo)
+	return StartOfDay(y, m, d)
 }
 
 // StartOfDay is the first instant of a São Paulo calendar date. Until 2019

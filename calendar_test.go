@@ -293,6 +293,19 @@ func TestSaoPauloDate(t *testing.T) {
 	if want := calSP(2026, time.March, 6, 0, 0, 0, 0); !got.Equal(want) || got.Location() != SaoPaulo {
 		t.Errorf("SaoPauloDate = %v, want %v", got, want)
 	}
+	// Daylight saving began at midnight on Tuesday 2 November 2004
+	// (Finados, a holiday): the date is that day, not Monday's 23:00, and
+	// a boleto due then is payable until Wednesday's end (an audit).
+	due := time.Date(2004, time.November, 2, 16, 30, 0, 0, SaoPaulo)
+	if got := SaoPauloDate(due); got.In(SaoPaulo).Day() != 2 {
+		t.Errorf("SaoPauloDate(%v) = %v, a day before", due, got)
+	}
+	if got, want := BoletoPayableUntil(due), EndOfDay(time.Date(2004, time.November, 3, 12, 0, 0, 0, SaoPaulo)); !got.Equal(want) {
+		t.Errorf("BoletoPayableUntil(%v) = %v, want %v", due, got, want)
+	}
+	if got := EffectiveDueDate(due); got.Before(due) {
+		t.Errorf("EffectiveDueDate(%v) = %v, before it", due, got)
+	}
 }
 
 func TestStartOfDay(t *testing.T) {
