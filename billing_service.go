@@ -102,6 +102,9 @@ const waiverIssueTimeout = issueTimeout + 10*time.Second
 // the new terms at once, so the payer has one to pay with; when the
 // provider fails, the waiver stands and the issue sweep issues it.
 func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *time.Time) (*Bill, *Company, error) {
+	// To the millisecond it is stored with, as an offer's expiry: checked
+	// uncut, 9999-12-31T23:59:59.9991 was too large, where an offer took it.
+	until = toMillisecond(until)
 	var v Validation
 	if checkInstant(&v, "bill.disable_penalties_until", until); v.Err() != nil {
 		return nil, nil, v.Err()

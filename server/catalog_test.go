@@ -553,6 +553,12 @@ func TestInstantsAtTheirLimits(t *testing.T) {
 		if first["disable_penalties_until"] != "2000-01-01T01:00:00.000-02:00" {
 			t.Fatalf("the first instant read back as %v", first["disable_penalties_until"])
 		}
+		// Cut to the millisecond before it is checked, as an offer's
+		// expiry is: the last instant with a fraction past it (an audit).
+		waived := b.call("PATCH", bill, map[string]any{"bill": map[string]any{"disable_penalties_until": "9999-12-31T23:59:59.9991-03:00"}}).want(t, 200).JSON(t)
+		if waived["disable_penalties_until"] != "9999-12-31T23:59:59.999-03:00" {
+			t.Fatalf("the last instant read back as %v", waived["disable_penalties_until"])
+		}
 	})
 }
 
