@@ -16,7 +16,9 @@ import (
 // authenticate requires a bearer token of this listener's environment and
 // applies the token's rate limit. Requests without a valid token count
 // against their client address's limit instead: once an address has used
-// it, its next tokens are not even looked up until the window ends.
+// it, its next tokens are not even looked up until the window ends, but
+// for those found valid within the last hour (tokenCache.known), which
+// another client at the same address is not to lock out.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The address is read (and hashed) only on the paths that count it:
@@ -38,7 +40,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		t, cached := s.tokens.cached(token)
 		if !cached {
-			if wait, full := s.unauthenticated.exhausted(addrKey()); full {
+			if wait, full := s.unauthenticated.exhausted(addrKey()); full && !s.tokens.knownValid(token) {
 				s.tooMany(w, r, wait, unauthenticatedMessage)
 				return
 			}

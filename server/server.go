@@ -106,7 +106,7 @@ func New(svc Services, cfg Config) http.Handler {
 		imageLimit:      newLimiter(string(cfg.Environment)+":image:", cfg.ImageRateLimit, svc.RateCounter),
 		trustedProxies:  cfg.TrustedProxies,
 		images:          newImageCache(cfg.ImageCacheBytes),
-		tokens:          &tokenCache{tokens: svc.Tokens, ttl: cfg.TokenCacheTTL, entries: map[string]tokenEntry{}},
+		tokens:          &tokenCache{tokens: svc.Tokens, ttl: cfg.TokenCacheTTL, entries: map[string]tokenEntry{}, known: map[string]time.Time{}},
 		publicURL:       cfg.PublicURL,
 		metrics:         cfg.Metrics,
 		clock:           cfg.Clock,
@@ -126,6 +126,30 @@ type tokenCache struct {
 	ttl     time.Duration
 	mu      sync.Mutex
 	entries map[string]tokenEntry
+	// known holds, by hash, the tokens found valid in the last
+	// knownTokenFor, and when: such a token is looked up even while its
+	// client address has used its allowance of requests without a valid
+	// token (an audit: one company's client looping on a revoked token
+	// from a shared NAT address had another company's valid token refused
+	// 429 each time its cache entry lapsed). A token's hash is no secret
+	// an attacker can send, and a known token is still looked up, so
+	// revocation works as before; a refused lookup forgets it.
+	known map[string]time.Time
+}
+
+// knownTokenFor is how long a token found valid passes its address's
+// allowance; maxCachedTokens bounds each map (reset when full).
+const (
+	knownTokenFor   = time.Hour
+	maxCachedTokens = 10000
+)
+
+// known tells whether plain was found valid within knownTokenFor.
+func (c *tokenCache) knownValid(plain string) bool {
+	c.mu.Lock()
+	at, ok := c.known[parcela.HashToken(plain)]
+	c.mu.Unlock()
+	return ok && time.Since(at) < knownTokenFor
 }
 
 type tokenEntry struct {
@@ -150,16 +174,25 @@ func (c *tokenCache) cached(plain string) (*parcela.Token, bool) {
 // lookup authenticates plain and caches the token it finds.
 func (c *tokenCache) lookup(ctx context.Context, plain string) (*parcela.Token, error) {
 	t, err := c.tokens.Authenticate(ctx, plain)
-	if err != nil || c.ttl <= 0 {
-		return t, err
-	}
 	key, now := parcela.HashToken(plain), time.Now()
 	c.mu.Lock()
-	if len(c.entries) > 10000 {
-		c.entries = map[string]tokenEntry{}
+	defer c.mu.Unlock()
+	if err != nil {
+		if parcela.ErrorCode(err) == parcela.EUNAUTHORIZED {
+			delete(c.known, key)
+		}
+		return t, err
 	}
-	c.entries[key] = tokenEntry{token: t, expires: now.Add(c.ttl)}
-	c.mu.Unlock()
+	if len(c.known) >= maxCachedTokens {
+		c.known = map[string]time.Time{}
+	}
+	c.known[key] = now
+	if c.ttl > 0 {
+		if len(c.entries) >= maxCachedTokens {
+			c.entries = map[string]tokenEntry{}
+		}
+		c.entries[key] = tokenEntry{token: t, expires: now.Add(c.ttl)}
+	}
 	return t, nil
 }
 
