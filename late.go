@@ -49,6 +49,36 @@ func (b *Bill) lateFrom() time.Time {
 	return t
 }
 
+// Why an installment owes no penalty until when it does
+// (Bill.PenaltyFreeThrough).
+const (
+	PenaltyFreeEffectiveDue = "effective_due_date" // its due date, moved to the next business day
+	PenaltyFreeFirstBoleto  = "first_boleto"       // its first boleto, issued past that date, still settles it
+	PenaltyFreeFirstPix     = "first_pix"          // its first Pix, likewise
+	PenaltyFreeWaiver       = "waiver"             // the seller waived penalties until later
+)
+
+// PenaltyFreeThrough is the last instant an installment owes no fine or
+// interest, as its penalty reads it (LatePenalty), and why: the later of
+// lateFrom and the last instant its waiver waives. The checkout names its
+// day: it named the effective due date, a past day, while the bill owed
+// nothing because of a late-issued boleto or a waiver (an audit).
+func (b *Bill) PenaltyFreeThrough() (time.Time, string) {
+	t, why := b.lateFrom(), PenaltyFreeEffectiveDue
+	if !t.Equal(b.EffectiveDueDate) {
+		why = PenaltyFreeFirstBoleto
+		if b.firstIssued().Method == MethodPix {
+			why = PenaltyFreeFirstPix
+		}
+	}
+	if b.DisablePenaltiesUntil != nil {
+		if w := waivedThrough(*b.DisablePenaltiesUntil); w.After(t) {
+			t, why = w, PenaltyFreeWaiver
+		}
+	}
+	return t, why
+}
+
 // lateDue is the due date a late bill's interest counts from: its own,
 // though it was payable through the next business day (late after that,
 // it owes every calendar day since, as a bank charges it), or, when its

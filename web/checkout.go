@@ -33,7 +33,7 @@ type checkoutPage struct {
 	// payment or upfront bill) owes no fine and lapses after it, its order
 	// canceled, so "sem multa" promised a late payment it does not take.
 	PayableLabel string
-	PayableNote  string // why that day: "próximo dia útil", or "prazo do boleto" in its grace
+	PayableNote  string // why that day: penaltyFreeNotes, or "prazo do boleto" in a first bill's grace
 	Received     int64  // what the bill's payments received short of paying it
 	Current      int64  // what paying it now takes: what a card is charged
 	// Why nothing is offered, when the bill cannot be paid.
@@ -354,11 +354,16 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			}
 		}
 	} else {
-		if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
-			v.PayableUntil, v.PayableLabel, v.PayableNote = b.EffectiveDueDate, "Pagável até", "próximo dia útil"
-			if b.Type == parcela.BillTypeInstallment {
-				v.PayableLabel = "Pagável sem multa até"
+		if b.Type == parcela.BillTypeInstallment {
+			// The day its penalty-free time ends, while it lasts: a bill
+			// owing nothing past its due date (a late-issued boleto, a
+			// waiver) was said to be payable without a fine until a day
+			// already past.
+			if through, why := b.PenaltyFreeThrough(); !now.After(through) && date(through) != date(b.DueDate) {
+				v.PayableUntil, v.PayableLabel, v.PayableNote = through, "Pagável sem multa até", penaltyFreeNotes[why]
 			}
+		} else if date(b.EffectiveDueDate) != date(b.DueDate) { // never earlier
+			v.PayableUntil, v.PayableLabel, v.PayableNote = b.EffectiveDueDate, "Pagável até", "próximo dia útil"
 		}
 		if p := b.LivePayment(parcela.MethodBoleto, now); p != nil && b.Type == parcela.BillTypeDownPayment && now.After(b.EffectiveDueDate) {
 			// Past its day, a first bill's boleto is still taken through
@@ -567,4 +572,13 @@ func paymentFate(p *parcela.Payment, b *parcela.Bill, now time.Time) string {
 		return notPayableMessages[parcela.NotPayableFirstBillLapsed]
 	}
 	return "Este código não pode mais ser pago. Use o link de pagamento que você recebeu para gerar outro."
+}
+
+// penaltyFreeNotes says why an installment is payable without a fine
+// through the day the checkout names (parcela.Bill.PenaltyFreeThrough).
+var penaltyFreeNotes = map[string]string{
+	parcela.PenaltyFreeEffectiveDue: "próximo dia útil",
+	parcela.PenaltyFreeFirstBoleto:  "prazo do boleto",
+	parcela.PenaltyFreeFirstPix:     "prazo do Pix",
+	parcela.PenaltyFreeWaiver:       "multa e juros dispensados",
 }
