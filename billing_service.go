@@ -148,7 +148,7 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 		// cancels nothing, would issue nothing, so the bill stayed with
 		// nothing to pay with until the issue sweep.
 		issue, cancel := context.WithTimeout(context.WithoutCancel(withoutIdempotentRequest(ctx)), waiverIssueTimeout)
-		_, _ = s.payments.issueInstallment(issue, a, id)
+		_, _ = s.payments.issueInstallment(issue, a, id, false)
 		cancel()
 	}
 	return s.store.Bill(ctx, a, id)

@@ -96,6 +96,23 @@ func NewCompany(name, document, slug string) Company {
 	}
 }
 
+// InIssueWindow tells whether an installment due at due is issued its
+// payment at now: from the start of the São Paulo day InstallmentIssueDays
+// calendar days before its due day (it is due at that day's end). Counted
+// as InstallmentIssueDays × 24 h, the window was an hour short across the
+// end of daylight saving (a 25-hour day), and the boleto promised 10 days
+// ahead came 9 (an audit).
+func (c *Company) InIssueWindow(due, now time.Time) bool {
+	y, m, d := now.In(SaoPaulo).Date()
+	return !due.After(EndOfDay(time.Date(y, m, d+c.InstallmentIssueDays, 12, 0, 0, 0, SaoPaulo)))
+}
+
+// IssueWindowSlack is how far past InstallmentIssueDays × 24 h the store
+// selects installments to issue: portable SQL adds whole milliseconds, and
+// a window holding the end of daylight saving is an hour longer. The
+// issue itself checks the exact window (InIssueWindow).
+const IssueWindowSlack = time.Hour
+
 // Validate checks an operator-supplied company. The document is kept as
 // its digits (and capital letters, for an alphanumeric CNPJ), the phone as
 // its digits without the country code.

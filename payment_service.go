@@ -161,7 +161,7 @@ func (s *Payments) expire(ctx context.Context, a Auth, id string) (expired Price
 // fresh read; the billing, read first, guards the decision, as its version
 // moves with any change of its bills and payments. It reports whether it
 // issued.
-func (s *Payments) issueInstallment(ctx context.Context, a Auth, billID string) (issued bool, err error) {
+func (s *Payments) issueInstallment(ctx context.Context, a Auth, billID string, windowed bool) (issued bool, err error) {
 	err = decideAndApply("bill", func() error {
 		issued = false
 		found, _, err := s.store.Bill(ctx, a, billID)
@@ -186,6 +186,9 @@ func (s *Payments) issueInstallment(ctx context.Context, a Auth, billID string) 
 			return err
 		}
 		now := s.clock.Now()
+		if windowed && !c.InIssueWindow(bill.DueDate, now) {
+			return nil // selected in the store's hour of slack (InstallmentsToIssue)
+		}
 		p, err := s.issuer.issue(ctx, installmentPayment(c, billing.PaymentConfiguration, bill, now))
 		if err != nil {
 			return err

@@ -192,7 +192,7 @@ func (s *Sweeps) MarkOverdue(ctx context.Context) (SweepReport, error) {
 // that has no live payment yet.
 func (s *Sweeps) IssueDueInstallments(ctx context.Context) (SweepReport, error) {
 	return s.drain(ctx, SweepIssueInstallments, func(d Due) ([]DueRow, error) { return s.store.InstallmentsToIssue(ctx, d) }, func(b DueRow) (bool, error) {
-		return s.payments.issueInstallment(ctx, b.Auth, b.ID)
+		return s.payments.issueInstallment(ctx, b.Auth, b.ID, true)
 	})
 }
 

@@ -142,7 +142,10 @@ func (db *DB) InstallmentsToIssue(ctx context.Context, d parcela.Due) ([]parcela
 // It opens on the São Paulo day installment_issue_days before the due date
 // (its bills are due at that day's end): counted from now, not from the
 // end of now's day, it opened in that day's last millisecond, and the
-// boleto the pages promise "10 dias antes de cada vencimento" came 9.
+// boleto the pages promise "10 dias antes de cada vencimento" came 9. A
+// window holding the end of daylight saving has a 25-hour day, so the
+// selection reaches parcela.IssueWindowSlack further and the issue checks
+// the calendar window (parcela.Company.InIssueWindow).
 //
 // A bill's failure record counts only if no payment was issued for it
 // since (payments_bill): one issued another way (the payer's checkout,
@@ -157,7 +160,7 @@ func installmentsToIssue(d parcela.Due) (string, []any) {
 		WHERE ` + ofEachCompany + ` AND b.status IN ('pending', 'overdue')` + company + ` AND b.bill_type = 'installment' AND bl.status = 'active'
 		AND b.due_date <= CAST(? AS BIGINT) + CAST(c.installment_issue_days AS BIGINT) * 86400000
 		AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status IN ('unpaid', 'paid'))` + retryDue),
-		args(parcela.SweepIssueInstallments, scoped, ms64(parcela.EndOfDay(d.Now)), now, d.Limit)
+		args(parcela.SweepIssueInstallments, scoped, ms64(parcela.EndOfDay(d.Now).Add(parcela.IssueWindowSlack)), now, d.Limit)
 }
 
 // StaleIntents selects intents issuing or voiding, untouched since before
