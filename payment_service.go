@@ -103,23 +103,33 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 	return paid.Bill, paid.Company, nil
 }
 
-// ExpirePayment expires an unpaid payment. An expired down payment cancels
-// its billing (down_payment_not_paid) and order (expired); an expired
-// installment boleto is re-issued and its bill stays open.
+// ExpirePayment expires an unpaid payment, the sandbox playing the bank.
+// An expired down payment cancels its billing (down_payment_not_paid) and
+// order (expired); an expired installment boleto is re-issued and its bill
+// stays open. A bill with SandboxExpiryPaymentLimit payments is refused.
 func (s *Payments) ExpirePayment(ctx context.Context, a Auth, id string) (*Bill, *Company, error) {
-	expired, err := s.expire(ctx, a, id)
+	expired, err := s.expire(ctx, a, id, SandboxExpiryPaymentLimit)
 	if err != nil {
 		return nil, nil, err
 	}
 	return expired.Bill, expired.Company, nil
 }
 
+// SandboxExpiryPaymentLimit is how many payments a bill may have for the
+// sandbox's expire to expire one more: each expiry of an installment's
+// boleto issues another, every answer of the bill and every page of bills
+// lists them all, and at the sandbox's rate limit one token grew one bill
+// by 90,000 payments an hour, its GET by about 1 KB each (an audit). Time
+// alone grows a bill far slower: a boleto re-issued every 72 hours.
+const SandboxExpiryPaymentLimit = 20
+
 // expire expires a payment and returns its bill as the change left it. An
 // installment that stays open gets its next boleto in the same change when
 // the provider issues it; when the provider fails, the expiry stands alone
 // and the installment sweep issues the boleto later (recording the
-// failure), so a provider's failure never holds an expiry back.
-func (s *Payments) expire(ctx context.Context, a Auth, id string) (expired PricedBill, err error) {
+// failure), so a provider's failure never holds an expiry back. With
+// limit above 0, a bill with that many payments is refused (the sandbox).
+func (s *Payments) expire(ctx context.Context, a Auth, id string, limit int) (expired PricedBill, err error) {
 	err = decideAndApply("payment", func() error {
 		o, err := s.store.OrderOfPayment(ctx, a, id)
 		if err != nil {
@@ -129,6 +139,9 @@ func (s *Payments) expire(ctx context.Context, a Auth, id string) (expired Price
 		b, bill, p := o.findPayment(id)
 		if p == nil {
 			return &Conflict{Entity: "payment", ID: id}
+		}
+		if limit > 0 && len(bill.Payments) >= limit && p.Status == PaymentUnpaid {
+			return Errorf(EINVALIDSTATE, "the bill has %d payments, the most the sandbox expires a payment of: each expiry of an installment's payment issues another, and every answer of the bill lists them all; test further on another order", len(bill.Payments))
 		}
 		now := s.clock.Now()
 		c := o.Offer.Product.Company

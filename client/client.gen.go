@@ -2844,7 +2844,9 @@ type ClientInterface interface {
 	// `expires_at` had passed (else 409 `invalid_state`). An expired
 	// down payment cancels the billing (`down_payment_not_paid`), its bills
 	// and the order; an expired installment boleto is re-issued and its bill
-	// stays open.
+	// stays open. A bill that has 20 payments is refused (409
+	// `invalid_state`): each expiry of an installment's payment issues
+	// another, and every answer of the bill lists them all.
 	//
 	// Corresponds with POST /external_api/v1/sandbox/payments/{id}/expire (the `SandboxExpirePayment` operationId).
 	SandboxExpirePayment(ctx context.Context, id PaymentId, params *SandboxExpirePaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3894,7 +3896,9 @@ func (c *RawClient) UpdateProduct(ctx context.Context, id ProductId, params *Upd
 // `expires_at` had passed (else 409 `invalid_state`). An expired
 // down payment cancels the billing (`down_payment_not_paid`), its bills
 // and the order; an expired installment boleto is re-issued and its bill
-// stays open.
+// stays open. A bill that has 20 payments is refused (409
+// `invalid_state`): each expiry of an installment's payment issues
+// another, and every answer of the bill lists them all.
 //
 // Corresponds with POST /external_api/v1/sandbox/payments/{id}/expire (the `SandboxExpirePayment` operationId).
 func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, params *SandboxExpirePaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6613,7 +6617,9 @@ type ClientWithResponsesInterface interface {
 	// `expires_at` had passed (else 409 `invalid_state`). An expired
 	// down payment cancels the billing (`down_payment_not_paid`), its bills
 	// and the order; an expired installment boleto is re-issued and its bill
-	// stays open.
+	// stays open. A bill that has 20 payments is refused (409
+	// `invalid_state`): each expiry of an installment's payment issues
+	// another, and every answer of the bill lists them all.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12872,7 +12878,9 @@ func (c *ClientWithResponses) UpdateProductWithResponse(ctx context.Context, id 
 // `expires_at` had passed (else 409 `invalid_state`). An expired
 // down payment cancels the billing (`down_payment_not_paid`), its bills
 // and the order; an expired installment boleto is re-issued and its bill
-// stays open.
+// stays open. A bill that has 20 payments is refused (409
+// `invalid_state`): each expiry of an installment's payment issues
+// another, and every answer of the bill lists them all.
 //
 // Returns a wrapper object for the known response body format(s).
 //
