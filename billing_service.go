@@ -134,14 +134,17 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 			return err
 		}
 		ch := m.change()
-		canceled = bill.open() && ch != nil && len(ch.Voids) > 0
+		// Past the limit the issue sweep issues it: a waiver set again and
+		// again issued a boleto each time.
+		canceled = bill.open() && ch != nil && len(ch.Voids) > 0 && len(bill.Payments) < RequestIssuePaymentLimit
 		return s.store.Apply(ctx, ch)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	if canceled && s.payments != nil {
-		// Best effort: a failure leaves the bill to the issue sweep. The
+		// Best effort: a failure leaves the bill to the issue sweep, as a
+		// bill with RequestIssuePaymentLimit payments is left. The
 		// waiver's write claimed the request's Idempotency-Key; the
 		// boleto's writes are no claim of it again. Its client leaving
 		// does not stop it: the waiver committed, and its retry, which

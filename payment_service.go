@@ -106,22 +106,26 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 // ExpirePayment expires an unpaid payment, the sandbox playing the bank.
 // An expired down payment cancels its billing (down_payment_not_paid) and
 // order (expired); an expired installment boleto is re-issued and its bill
-// stays open. A bill with SandboxExpiryPaymentLimit payments is refused.
+// stays open. A bill with RequestIssuePaymentLimit payments is refused.
 func (s *Payments) ExpirePayment(ctx context.Context, a Auth, id string) (*Bill, *Company, error) {
-	expired, err := s.expire(ctx, a, id, SandboxExpiryPaymentLimit)
+	expired, err := s.expire(ctx, a, id, RequestIssuePaymentLimit)
 	if err != nil {
 		return nil, nil, err
 	}
 	return expired.Bill, expired.Company, nil
 }
 
-// SandboxExpiryPaymentLimit is how many payments a bill may have for the
-// sandbox's expire to expire one more: each expiry of an installment's
-// boleto issues another, every answer of the bill and every page of bills
-// lists them all, and at the sandbox's rate limit one token grew one bill
-// by 90,000 payments an hour, its GET by about 1 KB each (an audit). Time
-// alone grows a bill far slower: a boleto re-issued every 72 hours.
-const SandboxExpiryPaymentLimit = 20
+// RequestIssuePaymentLimit is how many payments a bill may have for a
+// request to have it issued another at once: the sandbox's expire (refused
+// past it) and a waiver that canceled the bill's live payment (past it,
+// the issue sweep issues the next, within ten minutes). Each expiry of an
+// installment's boleto, and each waiver set again, issued another; every
+// answer of the bill and every page of bills lists them all, and one
+// token grew one bill by 90,000 payments an hour at the sandbox's rate
+// limit, its GET by about 1 KB each (an audit). Time alone grows a bill far
+// slower: a boleto re-issued every 72 hours, a Pix asked for on the
+// checkout when the last expired, a few refused cards a day.
+const RequestIssuePaymentLimit = 20
 
 // expire expires a payment and returns its bill as the change left it. An
 // installment that stays open gets its next boleto in the same change when

@@ -2443,8 +2443,9 @@ type ClientInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, within ten minutes, as for an expired one; meanwhile the
-	// bill's checkout issues one on request). A payment priced without a
+	// fails, or the bill already has 20 payments, within ten minutes, as
+	// for an expired one; meanwhile the bill's checkout issues one on
+	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
@@ -2468,8 +2469,9 @@ type ClientInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, within ten minutes, as for an expired one; meanwhile the
-	// bill's checkout issues one on request). A payment priced without a
+	// fails, or the bill already has 20 payments, within ten minutes, as
+	// for an expired one; meanwhile the bill's checkout issues one on
+	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
@@ -3265,8 +3267,9 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, within ten minutes, as for an expired one; meanwhile the
-// bill's checkout issues one on request). A payment priced without a
+// fails, or the bill already has 20 payments, within ten minutes, as
+// for an expired one; meanwhile the bill's checkout issues one on
+// request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
@@ -3300,8 +3303,9 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *U
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, within ten minutes, as for an expired one; meanwhile the
-// bill's checkout issues one on request). A payment priced without a
+// fails, or the bill already has 20 payments, within ten minutes, as
+// for an expired one; meanwhile the bill's checkout issues one on
+// request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
@@ -6202,8 +6206,9 @@ type ClientWithResponsesInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, within ten minutes, as for an expired one; meanwhile the
-	// bill's checkout issues one on request). A payment priced without a
+	// fails, or the bill already has 20 payments, within ten minutes, as
+	// for an expired one; meanwhile the bill's checkout issues one on
+	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
@@ -6227,8 +6232,9 @@ type ClientWithResponsesInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, within ten minutes, as for an expired one; meanwhile the
-	// bill's checkout issues one on request). A payment priced without a
+	// fails, or the bill already has 20 payments, within ten minutes, as
+	// for an expired one; meanwhile the bill's checkout issues one on
+	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
@@ -12325,8 +12331,9 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, within ten minutes, as for an expired one; meanwhile the
-// bill's checkout issues one on request). A payment priced without a
+// fails, or the bill already has 20 payments, within ten minutes, as
+// for an expired one; meanwhile the bill's checkout issues one on
+// request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
@@ -12356,8 +12363,9 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, within ten minutes, as for an expired one; meanwhile the
-// bill's checkout issues one on request). A payment priced without a
+// fails, or the bill already has 20 payments, within ten minutes, as
+// for an expired one; meanwhile the bill's checkout issues one on
+// request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.

@@ -1,0 +1,85 @@
+package server_test
+
+import (
+	"testing"
+	"time"
+
+	"parcela"
+)
+
+// The sandbox's expire stops at a bill of 20 payments: each expiry of an
+// installment's boleto issued another, and one token at the sandbox's rate
+// limit grew one bill by 90,000 payments an hour, every GET of it, every
+// page of bills and its order by about 1 KB each (an audit: 301 payments,
+// a GET of 314 KB). The expiry sweep, which time alone drives, is not
+// limited: a production bill keeps being re-issued its boleto.
+func TestSandboxExpireStopsAtABillsPaymentLimit(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		offer, order := b.order()
+		_, fin := configs(offer)
+		ids := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "boleto", 3)).want(t, 200).JSON(t))
+		b.pay(t, openPayment(t, b.bill(t, ids[0]))["id"].(string))
+		b.at(t, "2027-01-01 10:00") // installment 1's boleto is issued ten days before it is due
+		payment := openPayment(t, b.bill(t, ids[1]))["id"].(string)
+		for n := 1; n < parcela.RequestIssuePaymentLimit; n++ {
+			bill := b.call("POST", "/external_api/v1/sandbox/payments/"+payment+"/expire", nil).want(t, 200).JSON(t)
+			if got := len(bill["payments"].([]any)); got != n+1 {
+				t.Fatalf("expiry %d: %d payments", n, got)
+			}
+			payment = openPayment(t, bill)["id"].(string)
+		}
+		p := b.call("POST", "/external_api/v1/sandbox/payments/"+payment+"/expire", nil).want(t, 409).JSON(t)
+		if p["code"] != "invalid_state" {
+			t.Fatalf("the expiry past the limit: %v", p)
+		}
+		bill := b.bill(t, ids[1])
+		if got := len(bill["payments"].([]any)); got != parcela.RequestIssuePaymentLimit || openPayment(t, bill)["id"] != payment {
+			t.Fatalf("after the refused expiry: %d payments, the open one %v; want %d, %s", got, openPayment(t, bill)["id"], parcela.RequestIssuePaymentLimit, payment)
+		}
+		// Time still expires it, and the bill is issued its next boleto.
+		b.clock.Set(time.Date(2027, 1, 25, 10, 0, 0, 0, parcela.SaoPaulo))
+		b.runSweeps(t, b.sweeps.ExpireDuePayments, b.sweeps.MarkOverdue, b.sweeps.IssueDueInstallments)
+		bill = b.bill(t, ids[1])
+		if got := len(bill["payments"].([]any)); got != parcela.RequestIssuePaymentLimit+1 || openPayment(t, bill)["id"] == payment {
+			t.Fatalf("after the expiry sweep: %d payments, want %d with a new open one", got, parcela.RequestIssuePaymentLimit+1)
+		}
+	})
+}
+
+// A waiver that cancels a late bill's boleto issues it another on the new
+// terms at once, while the bill has fewer than 20 payments: a waiver
+// cleared and set again, and again, canceled the boleto it had issued and
+// issued another each time, a production token growing one bill without
+// bound. Past the limit the waiver still cancels the boleto, and the issue
+// sweep issues the next.
+func TestWaiverIssuesAtOnceUpToABillsPaymentLimit(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ids, amount, _ := b.lateBoleto(t)
+		path := "/external_api/v1/bills/" + ids[1]
+		waive := map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-12-31T23:59:59.999-03:00"}}
+		clear := map[string]any{"bill": map[string]any{"disable_penalties_until": nil}}
+		count := func(bill map[string]any) int { return len(bill["payments"].([]any)) }
+		for n := count(b.bill(t, ids[1])); n < parcela.RequestIssuePaymentLimit; n++ {
+			got := b.call("PATCH", path, waive).want(t, 200).JSON(t)
+			if p := openPayment(t, got); count(got) != n+1 || cents(p["amount_cents"]) != amount {
+				t.Fatalf("waived with %d payments: %d payments, open %v", n, count(got), p)
+			}
+			b.call("PATCH", path, clear).want(t, 200)
+		}
+		got := b.call("PATCH", path, waive).want(t, 200).JSON(t)
+		for _, x := range got["payments"].([]any) {
+			if x.(map[string]any)["status"] == "unpaid" {
+				t.Fatalf("a waiver at the limit issued a payment: %v", x)
+			}
+		}
+		if count(got) != parcela.RequestIssuePaymentLimit {
+			t.Fatalf("a waiver at the limit: %d payments, want %d", count(got), parcela.RequestIssuePaymentLimit)
+		}
+		b.runSweeps(t, b.sweeps.IssueDueInstallments)
+		if bill := b.bill(t, ids[1]); count(bill) != parcela.RequestIssuePaymentLimit+1 || cents(openPayment(t, bill)["amount_cents"]) != amount {
+			t.Fatalf("the issue sweep after it: %d payments, open %v", count(bill), openPayment(t, bill))
+		}
+	})
+}
