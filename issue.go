@@ -236,9 +236,12 @@ func installmentDue(c *Company, bill *Bill, now time.Time) time.Time {
 // pricedFor is the instant whose penalty a payment issued for bill at now,
 // due at due, carries: only a bill whose time to pay is over owes its
 // penalty to the due date; one not late yet owes none, however late the
-// payment issued for it is due.
+// payment issued for it is due. Nor does one whose penalties a waiver
+// holds off at now (PenaltyFreeThrough): a waiver to tomorrow issued a
+// boleto due in days carrying the fine and interest it waived, which the
+// payer paid inside the waiver and the bill recorded as owed (an audit).
 func (b *Bill) pricedFor(c *Company, now, due time.Time) time.Time {
-	if !now.After(b.lateFrom()) {
+	if through, _ := b.PenaltyFreeThrough(); !now.After(through) {
 		return now
 	}
 	return due

@@ -83,3 +83,25 @@ func TestWaiverIssuesAtOnceUpToABillsPaymentLimit(t *testing.T) {
 		}
 	})
 }
+
+// A waiver through tomorrow cancels a late boleto and issues one due days
+// later: that boleto was priced for its due date, after the waiver ends,
+// and asked the fine and interest the waiver took back, which the payer
+// paid inside the waiver and the bill recorded as owed (an audit). Issued
+// while the waiver holds, it asks what the bill owes now.
+func TestWaiverShorterThanTheBoletoItIssues(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b *bundle) {
+		ids, amount, _ := b.lateBoleto(t) // installment due 2027-03-01; now 2027-03-10 10:00
+		waive := map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-03-11T23:59:59.999-03:00"}}
+		got := b.call("PATCH", "/external_api/v1/bills/"+ids[1], waive).want(t, 200).JSON(t)
+		p := openPayment(t, got)
+		if cents(p["amount_cents"]) != amount || cents(got["current_amount_cents"]) != amount {
+			t.Fatalf("the waiver's boleto asks %v, the bill %v; want %d", p["amount_cents"], got["current_amount_cents"], amount)
+		}
+		b.call("POST", "/external_api/v1/sandbox/payments/"+p["id"].(string)+"/pay", map[string]any{}).want(t, 200)
+		if bill := b.bill(t, ids[1]); bill["status"] != "paid" || cents(bill["received_amount_cents"]) != amount {
+			t.Errorf("paid inside the waiver: %v, received %v; want paid, %d", bill["status"], bill["received_amount_cents"], amount)
+		}
+	})
+}
