@@ -277,7 +277,11 @@ func (h *Handler) afterPayment(w http.ResponseWriter, r *http.Request, target st
 		if fresh, fo, lerr := h.loadBill(r, code); lerr == nil {
 			b, offer = fresh, fo
 		}
-		notice := "O cartão não foi cobrado: houve muitas tentativas com cartão nesta cobrança ao mesmo tempo. Aguarde um instante e tente de novo, ou pague com Pix ou boleto."
+		var methods []string
+		if b.Billing != nil && b.Billing.PaymentConfiguration != nil {
+			methods = b.Billing.PaymentConfiguration.BillMethods(b)
+		}
+		notice := "O cartão não foi cobrado: houve muitas tentativas com cartão nesta cobrança ao mesmo tempo. Aguarde um instante e tente de novo" + orPayWith(methods) + "."
 		wait := time.Second // another card attempt on the bill under way
 		now := h.d.Clock.Now()
 		if until := b.CardsRestUntil(now); !until.IsZero() {
@@ -394,8 +398,8 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			v.Actions[m] = "/checkout/bills/" + url.PathEscape(b.ID) + "/" + methodPaths[m]
 		}
 		switch {
-		case v.CardsRest != "" && len(v.Methods) > 0:
-			v.CardsRest += " Você pode pagar agora com Pix ou boleto."
+		case v.CardsRest != "" && payWith(v.Methods) != "":
+			v.CardsRest += " Você pode pagar agora com " + payWith(v.Methods) + "."
 		case v.CardsRest != "":
 			v.CardsRest += " Tente de novo depois disso ou fale com o vendedor."
 		case len(v.Methods) == 0:
@@ -413,7 +417,7 @@ func (h *Handler) renderCheckout(w http.ResponseWriter, r *http.Request, status 
 			v.CardNotice = "O cartão não foi cobrado: confira os campos destacados."
 		}
 	}
-	v.Outcome = paymentOutcome(b, paymentID, now)
+	v.Outcome = paymentOutcome(b, paymentID, now, v.Methods)
 	if v.Outcome != nil && v.Outcome.Heading == expiredHeading && v.NotPayable == "" {
 		v.Outcome.Message += " Gere um novo abaixo."
 	}
@@ -447,7 +451,7 @@ const (
 )
 
 // paymentOutcome says what became of the payment the page was opened on.
-func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
+func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time, methods []string) *outcome {
 	if paymentID == "" {
 		return nil
 	}
@@ -457,7 +461,7 @@ func paymentOutcome(b *parcela.Bill, paymentID string, now time.Time) *outcome {
 		}
 		switch {
 		case p.Status == parcela.PaymentRefused:
-			return &outcome{Tone: "late", Heading: refusedHeading, Message: refusalMessage(p.RefusedReason)}
+			return &outcome{Tone: "late", Heading: refusedHeading, Message: refusalMessage(p.RefusedReason, methods)}
 		case p.Status == parcela.PaymentPaid && p.Method == parcela.MethodCreditCard:
 			return &outcome{Tone: "ok", Heading: "Pagamento aprovado!", Message: "O pagamento no cartão foi aprovado. Obrigado!"}
 		case p.Status == parcela.PaymentPaid:

@@ -26,7 +26,13 @@ func billCard(v checkoutPage) template.HTML {
 	m.raw("</dd></div>")
 	if !v.PayableUntil.IsZero() {
 		m.textIn("\n    <div><dt>", v.PayableLabel, "</dt><dd>")
-		m.text(date(v.PayableUntil))
+		if until := v.PayableUntil; until.Equal(parcela.EndOfDay(until)) {
+			m.text(date(until))
+		} else {
+			// A waiver ending mid-day: its date alone read as the whole
+			// day, and the fine came that afternoon.
+			m.text(dateTime(until))
+		}
 		m.textIn(" (", v.PayableNote, ")</dd></div>")
 	}
 	m.textIn("\n    <div><dt>Situação</dt><dd><span class=\"badge ", v.Class, "\">")

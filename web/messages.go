@@ -1,6 +1,7 @@
 package web
 
 import (
+	"slices"
 	"strings"
 
 	"parcela"
@@ -60,7 +61,8 @@ var fieldMessages = map[string]map[string]string{
 	"state":        {"required": "Escolha o estado.", "": "Escolha o estado na lista."},
 	"city":         {"required": "Escolha a cidade.", "": "Escolha a cidade na lista."},
 	"option": {"required": "Escolha uma forma de pagamento.", "under_age": "O parcelamento é só para maiores de 18 anos; escolha pagar à vista.",
-		"": "Esta forma de pagamento não está disponível; escolha outra."},
+		"under_age_financed_only": "O parcelamento é só para maiores de 18 anos, e esta oferta só é vendida parcelada.",
+		"":                        "Esta forma de pagamento não está disponível; escolha outra."},
 	"installments": {"too_large": "Com tantas parcelas, cada uma ficaria abaixo do valor mínimo; escolha menos parcelas.", "": "Escolha um número de parcelas da lista."},
 	"due_day":      {"": "Escolha um dia de vencimento entre 1 e 31."},
 	"card_number": {"required": "Informe o número do cartão.", "unsupported_brand": "Aceitamos Visa, Mastercard, Elo, American Express e Hipercard.",
@@ -151,21 +153,49 @@ func generalMessage(f parcela.FieldError) string {
 
 // refusalMessages say why a card was refused and what to do.
 var refusalMessages = map[string]string{
-	parcela.RefusedInsufficientFunds: "Saldo ou limite insuficiente. Tente outro cartão ou pague com Pix ou boleto.",
-	parcela.RefusedCardDeclined:      "O banco emissor recusou o cartão. Tente outro cartão ou fale com seu banco.",
-	parcela.RefusedExpiredCard:       "O banco informa que o cartão está vencido. Tente outro cartão.",
-	parcela.RefusedInvalidCVV:        "O código de segurança não confere. Confira o código e tente de novo.",
-	parcela.RefusedSuspectedFraud:    "O banco emissor bloqueou a compra por segurança. Fale com seu banco ou tente outro cartão.",
-	parcela.RefusedProcessingError:   "Não conseguimos processar o cartão agora. Tente de novo em instantes.",
+	parcela.RefusedCardDeclined:    "O banco emissor recusou o cartão. Tente outro cartão ou fale com seu banco.",
+	parcela.RefusedExpiredCard:     "O banco informa que o cartão está vencido. Tente outro cartão.",
+	parcela.RefusedInvalidCVV:      "O código de segurança não confere. Confira o código e tente de novo.",
+	parcela.RefusedSuspectedFraud:  "O banco emissor bloqueou a compra por segurança. Fale com seu banco ou tente outro cartão.",
+	parcela.RefusedProcessingError: "Não conseguimos processar o cartão agora. Tente de novo em instantes.",
 }
 
-func refusalMessage(reason *string) string {
+// refusalMessage says why a card was refused; one refused for its funds
+// points at the page's other ways to pay, methods, when it has any (a
+// card-only bill was told to pay with Pix or boleto it did not offer).
+func refusalMessage(reason *string, methods []string) string {
+	if reason != nil && *reason == parcela.RefusedInsufficientFunds {
+		return "Saldo ou limite insuficiente. Tente outro cartão" + orPayWith(methods) + "."
+	}
 	if reason != nil {
 		if m, ok := refusalMessages[*reason]; ok {
 			return m
 		}
 	}
 	return refusalMessages[parcela.RefusedCardDeclined]
+}
+
+// payWith names the ways besides a card among methods: "Pix ou boleto",
+// "Pix", "boleto", or "" for none.
+func payWith(methods []string) string {
+	pix, boleto := slices.Contains(methods, parcela.MethodPix), slices.Contains(methods, parcela.MethodBoleto)
+	switch {
+	case pix && boleto:
+		return "Pix ou boleto"
+	case pix:
+		return "Pix"
+	case boleto:
+		return "boleto"
+	}
+	return ""
+}
+
+// orPayWith is " ou pague com " and payWith(methods), or "" for none.
+func orPayWith(methods []string) string {
+	if w := payWith(methods); w != "" {
+		return " ou pague com " + w
+	}
+	return ""
 }
 
 // notPayableMessages say why a bill offers no way to pay.

@@ -241,6 +241,10 @@ func (h *Handler) checkPurchase(offer *parcela.Offer, c *parcela.Company, f offe
 		for _, f := range fs {
 			if f.Field == "payment_configuration_id" && f.Code == "not_allowed" && !parcela.IsAdultAt(birthdate, now) {
 				f.Code = "under_age"
+				if !sellsUpfront(offer) {
+					// "escolha pagar à vista" pointed at no choice.
+					f.Code = "under_age_financed_only"
+				}
 			}
 			fields = append(fields, f)
 		}
@@ -463,4 +467,15 @@ func (h *Handler) awaitFormOrder(ctx context.Context, a parcela.Auth, key string
 		case <-tick.C:
 		}
 	}
+}
+
+// sellsUpfront tells whether offer has an enabled upfront configuration,
+// the choice a minor, refused financing, is pointed at.
+func sellsUpfront(offer *parcela.Offer) bool {
+	for _, pc := range offer.PaymentConfigurations {
+		if pc.PaymentType == parcela.Upfront && pc.Availability == "enabled" {
+			return true
+		}
+	}
+	return false
 }
