@@ -50,6 +50,9 @@ type AttemptResult struct {
 	Gone         bool       // 410: disable the webhook
 	NextAt       *time.Time // when to try again; nil: no more tries
 	SkipReason   string     // the attempt was not made (webhook disabled or deleted)
+	// Interrupted: parcela stopping cut the attempt short before any
+	// answer, no failure of the receiver's.
+	Interrupted bool
 }
 
 // AttemptRecord is what the store writes for one attempt, in one
@@ -104,7 +107,11 @@ func recordOf(w *DeliveryWork, r AttemptResult, now time.Time) AttemptRecord {
 	}
 	rec.Webhook.URL = w.Webhook.URL
 	switch {
-	case r.SkipReason != "":
+	case r.SkipReason != "", r.Interrupted:
+		// An interrupted attempt counted toward the five days: one cut
+		// short by a deploy disabled a webhook failing since five days
+		// before, and the retry its error promised was skipped, the event
+		// lost to the receiver (an audit).
 		rec.Webhook.Skip = true
 	case r.Delivered:
 		rec.Webhook.Delivered = true

@@ -342,6 +342,7 @@ func (w *deliverWorker) attempt(ctx context.Context, it deliveryItem, work *parc
 			// the schedule put the event off up to 10 h (the sixth), and
 			// the last one's marked it failed, never sent again (audits).
 			delay, ok = webhook.RetryDelay(1, w.jitter)
+			r.Interrupted = true
 		}
 		if ok {
 			delay = max(delay, res.RetryAfter)

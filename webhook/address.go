@@ -153,6 +153,9 @@ var v4Rules = rules(
 	"100.64.0.0/10", "carrier-grade NAT shared space",
 	"127.0.0.0/8", "loopback",
 	"169.254.169.254/32", "the cloud metadata endpoint (link-local)",
+	// Azure's platform endpoint (WireServer, the host agent), which every
+	// Azure VM reaches at a public address (an audit).
+	"168.63.129.16/32", "the cloud platform endpoint (Azure)",
 	"169.254.0.0/16", "link-local",
 	"172.16.0.0/12", "private",
 	"192.0.0.0/24", "reserved for IETF protocol assignments",
