@@ -136,7 +136,7 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 		ch := m.change()
 		// Past the limit the issue sweep issues it: a waiver set again and
 		// again issued a boleto each time.
-		canceled = bill.open() && ch != nil && len(ch.Voids) > 0 && len(bill.Payments) < RequestIssuePaymentLimit
+		canceled = bill.open() && ch != nil && len(ch.Voids) > 0 && !bill.requestIssueLimited(m.c.At)
 		return s.store.Apply(ctx, ch)
 	})
 	if err != nil {
@@ -144,7 +144,7 @@ func (s *Bills) WaivePenalties(ctx context.Context, a Auth, id string, until *ti
 	}
 	if canceled && s.payments != nil {
 		// Best effort: a failure leaves the bill to the issue sweep, as a
-		// bill with RequestIssuePaymentLimit payments is left. The
+		// bill issued RequestIssuePaymentLimit payments in a day is. The
 		// waiver's write claimed the request's Idempotency-Key; the
 		// boleto's writes are no claim of it again. Its client leaving
 		// does not stop it: the waiver committed, and its retry, which

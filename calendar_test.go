@@ -361,3 +361,19 @@ func TestHolidayOnADayDaylightSavingBegan(t *testing.T) {
 		t.Errorf("EffectiveDueDate(%v) = %v, want %v", due, got, want)
 	}
 }
+
+// A customer born today is refused on a day daylight saving began at
+// midnight too: the birthdate read as 23:00 of the day before, and the
+// day's first instant (01:00) counted it as past (a review).
+func TestBornTodayOnADaylightSavingStart(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2004, 11, 2, 10, 0, 0, 0, SaoPaulo)
+	for birth, refused := range map[string]bool{"2004-11-02": true, "2004-11-01": false} {
+		_, err := BuildOrder(orderRequest(t, map[string]any{"customer_birthdate": birth}), now)
+		e, ok := err.(*Error)
+		got := ok && len(e.Fields) > 0 && e.Fields[0].Field == "order.customer_birthdate"
+		if got != refused {
+			t.Errorf("born %s, on 2004-11-02: refused %v (%v), want %v", birth, got, err, refused)
+		}
+	}
+}

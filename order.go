@@ -93,7 +93,7 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 		switch {
 		case err != nil:
 			v.Add("order.customer_birthdate", "invalid", "must be a date as YYYY-MM-DD")
-		case !t.Before(SaoPauloDate(now)):
+		case b >= now.In(SaoPaulo).Format(time.DateOnly): // dates, not midnights: one daylight saving skipped is 23:00 the day before
 			v.Add("order.customer_birthdate", "invalid", "must be in the past")
 		case t.Year() < 1900:
 			v.Add("order.customer_birthdate", "invalid", "must be in 1900 or later")

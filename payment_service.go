@@ -1,6 +1,9 @@
 package parcela
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Payments settles and expires payments as the bank reports them, and
 // issues installment boletos.
@@ -106,34 +109,53 @@ func (s *Payments) PayPayment(ctx context.Context, a Auth, id string, settle Set
 // ExpirePayment expires an unpaid payment, the sandbox playing the bank.
 // An expired down payment cancels its billing (down_payment_not_paid) and
 // order (expired); an expired installment boleto is re-issued and its bill
-// stays open. A bill with RequestIssuePaymentLimit payments is refused.
+// stays open, refused once the bill was issued RequestIssuePaymentLimit
+// payments in a day (requestIssueLimited).
 func (s *Payments) ExpirePayment(ctx context.Context, a Auth, id string) (*Bill, *Company, error) {
-	expired, err := s.expire(ctx, a, id, RequestIssuePaymentLimit)
+	expired, err := s.expire(ctx, a, id, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	return expired.Bill, expired.Company, nil
 }
 
-// RequestIssuePaymentLimit is how many payments a bill may have for a
-// request to have it issued another at once: the sandbox's expire (refused
-// past it) and a waiver that canceled the bill's live payment (past it,
-// the issue sweep issues the next, within ten minutes). Each expiry of an
-// installment's boleto, and each waiver set again, issued another; every
-// answer of the bill and every page of bills lists them all, and one
-// token grew one bill by 90,000 payments an hour at the sandbox's rate
-// limit, its GET by about 1 KB each (an audit). Time alone grows a bill far
-// slower: a boleto re-issued every 72 hours, a Pix asked for on the
-// checkout when the last expired, a few refused cards a day.
-const RequestIssuePaymentLimit = 20
+// RequestIssuePaymentLimit is how many payments a bill may have been
+// issued in the last RequestIssueWindow for a request to have it issued
+// another at once: the sandbox's expire of an installment's payment
+// (refused past it) and a waiver that canceled the bill's live payment
+// (past it, the issue sweep issues the next, within ten minutes). Each
+// such expiry, and each waiver set again, issued another; every answer of
+// the bill and every page of bills lists them all, and one token grew one
+// bill by 90,000 payments an hour at the sandbox's rate limit, its GET by
+// about 1 KB each (an audit). Counted over the bill's life, the limit was
+// reached by time alone (a boleto re-issued every 72 hours, five refused
+// cards a day), and a seller's first waiver of a long-overdue bill left it
+// nothing to pay with (a review); a day holds far fewer of those.
+const (
+	RequestIssuePaymentLimit = 20
+	RequestIssueWindow       = 24 * time.Hour
+)
+
+// requestIssueLimited tells whether bill was issued RequestIssuePaymentLimit
+// payments in the RequestIssueWindow to now.
+func (b *Bill) requestIssueLimited(now time.Time) bool {
+	n := 0
+	for _, p := range b.Payments {
+		if p.CreatedAt.After(now.Add(-RequestIssueWindow)) {
+			n++
+		}
+	}
+	return n >= RequestIssuePaymentLimit
+}
 
 // expire expires a payment and returns its bill as the change left it. An
 // installment that stays open gets its next boleto in the same change when
 // the provider issues it; when the provider fails, the expiry stands alone
 // and the installment sweep issues the boleto later (recording the
-// failure), so a provider's failure never holds an expiry back. With
-// limit above 0, a bill with that many payments is refused (the sandbox).
-func (s *Payments) expire(ctx context.Context, a Auth, id string, limit int) (expired PricedBill, err error) {
+// failure), so a provider's failure never holds an expiry back. Limited
+// (the sandbox's), an installment issued too many payments in a day is
+// refused (requestIssueLimited).
+func (s *Payments) expire(ctx context.Context, a Auth, id string, limited bool) (expired PricedBill, err error) {
 	err = decideAndApply("payment", func() error {
 		o, err := s.store.OrderOfPayment(ctx, a, id)
 		if err != nil {
@@ -144,10 +166,12 @@ func (s *Payments) expire(ctx context.Context, a Auth, id string, limit int) (ex
 		if p == nil {
 			return &Conflict{Entity: "payment", ID: id}
 		}
-		if limit > 0 && len(bill.Payments) >= limit && p.Status == PaymentUnpaid {
-			return Errorf(EINVALIDSTATE, "the bill has %d payments, the most the sandbox expires a payment of: each expiry of an installment's payment issues another, and every answer of the bill lists them all; test further on another order", len(bill.Payments))
-		}
 		now := s.clock.Now()
+		// Only an installment's expiry issues another (a first bill's
+		// lapses its order).
+		if limited && bill.Type == BillTypeInstallment && p.Status == PaymentUnpaid && bill.requestIssueLimited(now) {
+			return Errorf(EINVALIDSTATE, "the bill was issued %d payments in the last 24 hours, the most for which the sandbox expires one: each expiry of an installment's payment issues another, and every answer of the bill lists them all; test further on another order, or a day later", RequestIssuePaymentLimit)
+		}
 		c := o.Offer.Product.Company
 		expired = PricedBill{Bill: bill, Company: c}
 		m := newMover(a, now, s.links.Links(a.Environment))

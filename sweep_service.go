@@ -159,7 +159,7 @@ func (s *Sweeps) each(ctx context.Context, sweep string, rows []DueRow, fn func(
 // own change, and re-issues the boleto of an installment that stays open.
 func (s *Sweeps) ExpireDuePayments(ctx context.Context) (SweepReport, error) {
 	return s.drain(ctx, SweepExpirePayments, func(d Due) ([]DueRow, error) { return s.store.ExpiredPayments(ctx, d) }, func(p DueRow) (bool, error) {
-		_, err := s.payments.expire(ctx, p.Auth, p.ID, 0)
+		_, err := s.payments.expire(ctx, p.Auth, p.ID, false)
 		if ErrorCode(err) == EINVALIDSTATE {
 			return false, nil // paid or expired meanwhile
 		}

@@ -2443,8 +2443,8 @@ type ClientInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, or the bill already has 20 payments, within ten minutes, as
-	// for an expired one; meanwhile the bill's checkout issues one on
+	// fails, or the bill was issued 20 payments in the last 24 hours,
+	// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
@@ -2469,8 +2469,8 @@ type ClientInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, or the bill already has 20 payments, within ten minutes, as
-	// for an expired one; meanwhile the bill's checkout issues one on
+	// fails, or the bill was issued 20 payments in the last 24 hours,
+	// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
@@ -2846,9 +2846,10 @@ type ClientInterface interface {
 	// `expires_at` had passed (else 409 `invalid_state`). An expired
 	// down payment cancels the billing (`down_payment_not_paid`), its bills
 	// and the order; an expired installment boleto is re-issued and its bill
-	// stays open. A bill that has 20 payments is refused (409
-	// `invalid_state`): each expiry of an installment's payment issues
-	// another, and every answer of the bill lists them all.
+	// stays open. An installment's payment whose bill was issued 20
+	// payments in the last 24 hours is refused (409 `invalid_state`):
+	// each such expiry issues another, and every answer of the bill
+	// lists them all.
 	//
 	// Corresponds with POST /external_api/v1/sandbox/payments/{id}/expire (the `SandboxExpirePayment` operationId).
 	SandboxExpirePayment(ctx context.Context, id PaymentId, params *SandboxExpirePaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3267,8 +3268,8 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, or the bill already has 20 payments, within ten minutes, as
-// for an expired one; meanwhile the bill's checkout issues one on
+// fails, or the bill was issued 20 payments in the last 24 hours,
+// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 // request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
@@ -3303,8 +3304,8 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *U
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, or the bill already has 20 payments, within ten minutes, as
-// for an expired one; meanwhile the bill's checkout issues one on
+// fails, or the bill was issued 20 payments in the last 24 hours,
+// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 // request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
@@ -3900,9 +3901,10 @@ func (c *RawClient) UpdateProduct(ctx context.Context, id ProductId, params *Upd
 // `expires_at` had passed (else 409 `invalid_state`). An expired
 // down payment cancels the billing (`down_payment_not_paid`), its bills
 // and the order; an expired installment boleto is re-issued and its bill
-// stays open. A bill that has 20 payments is refused (409
-// `invalid_state`): each expiry of an installment's payment issues
-// another, and every answer of the bill lists them all.
+// stays open. An installment's payment whose bill was issued 20
+// payments in the last 24 hours is refused (409 `invalid_state`):
+// each such expiry issues another, and every answer of the bill
+// lists them all.
 //
 // Corresponds with POST /external_api/v1/sandbox/payments/{id}/expire (the `SandboxExpirePayment` operationId).
 func (c *RawClient) SandboxExpirePayment(ctx context.Context, id PaymentId, params *SandboxExpirePaymentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6206,8 +6208,8 @@ type ClientWithResponsesInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, or the bill already has 20 payments, within ten minutes, as
-	// for an expired one; meanwhile the bill's checkout issues one on
+	// fails, or the bill was issued 20 payments in the last 24 hours,
+	// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
@@ -6232,8 +6234,8 @@ type ClientWithResponsesInterface interface {
 	// takes back (the bill's penalty on the day it was priced for is now
 	// less) is `canceled`, and a boleto for what the bill owes on the new
 	// terms is issued at once, shown in the answer (when the provider
-	// fails, or the bill already has 20 payments, within ten minutes, as
-	// for an expired one; meanwhile the bill's checkout issues one on
+	// fails, or the bill was issued 20 payments in the last 24 hours,
+	// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 	// request). A payment priced without a
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
@@ -6623,9 +6625,10 @@ type ClientWithResponsesInterface interface {
 	// `expires_at` had passed (else 409 `invalid_state`). An expired
 	// down payment cancels the billing (`down_payment_not_paid`), its bills
 	// and the order; an expired installment boleto is re-issued and its bill
-	// stays open. A bill that has 20 payments is refused (409
-	// `invalid_state`): each expiry of an installment's payment issues
-	// another, and every answer of the bill lists them all.
+	// stays open. An installment's payment whose bill was issued 20
+	// payments in the last 24 hours is refused (409 `invalid_state`):
+	// each such expiry issues another, and every answer of the bill
+	// lists them all.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12331,8 +12334,8 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, or the bill already has 20 payments, within ten minutes, as
-// for an expired one; meanwhile the bill's checkout issues one on
+// fails, or the bill was issued 20 payments in the last 24 hours,
+// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 // request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
@@ -12363,8 +12366,8 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // takes back (the bill's penalty on the day it was priced for is now
 // less) is `canceled`, and a boleto for what the bill owes on the new
 // terms is issued at once, shown in the answer (when the provider
-// fails, or the bill already has 20 payments, within ten minutes, as
-// for an expired one; meanwhile the bill's checkout issues one on
+// fails, or the bill was issued 20 payments in the last 24 hours,
+// within ten minutes, as for an expired one; meanwhile the bill's checkout issues one on
 // request). A payment priced without a
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
@@ -12886,9 +12889,10 @@ func (c *ClientWithResponses) UpdateProductWithResponse(ctx context.Context, id 
 // `expires_at` had passed (else 409 `invalid_state`). An expired
 // down payment cancels the billing (`down_payment_not_paid`), its bills
 // and the order; an expired installment boleto is re-issued and its bill
-// stays open. A bill that has 20 payments is refused (409
-// `invalid_state`): each expiry of an installment's payment issues
-// another, and every answer of the bill lists them all.
+// stays open. An installment's payment whose bill was issued 20
+// payments in the last 24 hours is refused (409 `invalid_state`):
+// each such expiry issues another, and every answer of the bill
+// lists them all.
 //
 // Returns a wrapper object for the known response body format(s).
 //

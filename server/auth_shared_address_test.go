@@ -89,3 +89,41 @@ func TestOtherClientsBadTokensDoNotLockOutAValidToken(t *testing.T) {
 		t.Fatalf("A's revoked token again: %d after %d lookups, want 429 without a fourth", got, tokens.looked("sandbox_a"))
 	}
 }
+
+// A token of the other environment is no valid token on this listener: it
+// counts against its address, and past the address's allowance it is not
+// looked up again (a review: known as valid, it was looked up at every
+// request past the allowance, a database read each with no cache).
+func TestOtherEnvironmentsTokenIsNotKnownPastTheAllowance(t *testing.T) {
+	t.Parallel()
+	tokens := &revocableTokens{valid: map[string]bool{}, lookups: map[string]int{}}
+	production := &otherEnvironmentTokens{revocableTokens: tokens}
+	loopback := netip.MustParsePrefix("127.0.0.0/8")
+	srv := limitedServer(t, server.Services{Tokens: production}, server.Config{UnauthenticatedRateLimit: 0.001, TrustedProxies: []netip.Prefix{loopback}})
+	url := srv.URL + "/external_api/v1/orders/o1"
+	send := func(token string) int {
+		status, _, _ := get(t, http.DefaultClient, url, "Bearer "+token, "203.0.113.9")
+		return status
+	}
+	if got := send("live_x"); got != http.StatusUnauthorized {
+		t.Fatalf("a production token on the sandbox: %d", got)
+	}
+	for range 5 {
+		if got := send("live_x"); got != http.StatusTooManyRequests {
+			t.Fatalf("past the address's allowance: %d", got)
+		}
+	}
+	if n := tokens.looked("live_x"); n != 2 {
+		t.Errorf("the other environment's token looked up %d times, want 2 (the second found the allowance spent)", n)
+	}
+}
+
+// otherEnvironmentTokens finds every token valid, of production.
+type otherEnvironmentTokens struct{ *revocableTokens }
+
+func (o *otherEnvironmentTokens) Authenticate(ctx context.Context, plain string) (*parcela.Token, error) {
+	o.mu.Lock()
+	o.lookups[plain]++
+	o.mu.Unlock()
+	return &parcela.Token{ID: plain, CompanyID: "company", Environment: parcela.Production}, nil
+}

@@ -106,7 +106,7 @@ func New(svc Services, cfg Config) http.Handler {
 		imageLimit:      newLimiter(string(cfg.Environment)+":image:", cfg.ImageRateLimit, svc.RateCounter),
 		trustedProxies:  cfg.TrustedProxies,
 		images:          newImageCache(cfg.ImageCacheBytes),
-		tokens:          &tokenCache{tokens: svc.Tokens, ttl: cfg.TokenCacheTTL, entries: map[string]tokenEntry{}, known: map[string]time.Time{}},
+		tokens:          &tokenCache{tokens: svc.Tokens, env: cfg.Environment, ttl: cfg.TokenCacheTTL, entries: map[string]tokenEntry{}, known: map[string]time.Time{}},
 		publicURL:       cfg.PublicURL,
 		metrics:         cfg.Metrics,
 		clock:           cfg.Clock,
@@ -123,6 +123,7 @@ func New(svc Services, cfg Config) http.Handler {
 // hash so no secret sits in memory longer than its request.
 type tokenCache struct {
 	tokens  parcela.TokenService
+	env     parcela.Environment // the listener's: only its tokens are known
 	ttl     time.Duration
 	mu      sync.Mutex
 	entries map[string]tokenEntry
@@ -183,10 +184,15 @@ func (c *tokenCache) lookup(ctx context.Context, plain string) (*parcela.Token, 
 		}
 		return t, err
 	}
-	if len(c.known) >= maxCachedTokens {
-		c.known = map[string]time.Time{}
+	// Another environment's token is no valid token here, and counts
+	// against its address like one (a review: known, it was looked up at
+	// every request past the address's allowance).
+	if t.Environment == c.env {
+		if len(c.known) >= maxCachedTokens {
+			c.known = map[string]time.Time{}
+		}
+		c.known[key] = now
 	}
-	c.known[key] = now
 	if c.ttl > 0 {
 		if len(c.entries) >= maxCachedTokens {
 			c.entries = map[string]tokenEntry{}

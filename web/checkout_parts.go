@@ -26,13 +26,7 @@ func billCard(v checkoutPage) template.HTML {
 	m.raw("</dd></div>")
 	if !v.PayableUntil.IsZero() {
 		m.textIn("\n    <div><dt>", v.PayableLabel, "</dt><dd>")
-		if until := v.PayableUntil; until.Equal(parcela.EndOfDay(until)) {
-			m.text(date(until))
-		} else {
-			// A waiver ending mid-day: its date alone read as the whole
-			// day, and the fine came that afternoon.
-			m.text(dateTime(until))
-		}
+		m.text(dayOrTime(v.PayableUntil))
 		m.textIn(" (", v.PayableNote, ")</dd></div>")
 	}
 	m.textIn("\n    <div><dt>Situação</dt><dd><span class=\"badge ", v.Class, "\">")

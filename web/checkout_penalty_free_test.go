@@ -42,7 +42,7 @@ func TestCheckoutSaysWhenAPenaltyFreeInstallmentStartsOwing(t *testing.T) {
 	}
 	b.clock.Set(late.EffectiveDueDate.Add(4 * 24 * time.Hour))
 	body := html.UnescapeString(b.get(t, parcela.Links{}.CheckoutURL(late.ID, late.AuthenticationCode)).body)
-	if want := "<dt>Pagável sem multa até</dt><dd>" + date(p.ExpiresAt.Add(-time.Millisecond)) + " (prazo do boleto)</dd>"; !strings.Contains(body, want) {
+	if want := "<dt>Pagável sem multa até</dt><dd>" + dayOrTime(p.ExpiresAt.Add(-time.Millisecond)) + " (prazo do boleto)</dd>"; !strings.Contains(body, want) {
 		t.Errorf("a late-issued boleto's checkout lacks %q", want)
 	}
 	if strings.Contains(body, date(late.EffectiveDueDate)+" (próximo dia útil)") || strings.Contains(body, "Multa") {

@@ -47,6 +47,16 @@ func date(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006
 // dateTime writes the São Paulo date and time: 10/12/2026 às 15:04.
 func dateTime(t time.Time) string { return t.In(parcela.SaoPaulo).Format("02/01/2006 às 15:04") }
 
+// dayOrTime writes a last instant: a day's end as its date, another with
+// its time (a waiver ending mid-day, whose date alone read as the whole
+// day to pay without the fine that came that afternoon).
+func dayOrTime(t time.Time) string {
+	if t.Equal(parcela.EndOfDay(t)) {
+		return date(t)
+	}
+	return dateTime(t)
+}
+
 // dueWhen writes a bill's due date, with its time when the bill is
 // payable only until that instant: a first bill to be paid by Pix or card
 // falls due the charge plus its configuration's hours, 01/12/2026 às

@@ -131,7 +131,7 @@ func TestLayoutWritesWhatItsTemplateWrote(t *testing.T) {
 func TestCheckoutPartsWriteWhatTheirTemplatesWrote(t *testing.T) {
 	t.Parallel()
 	ref := template.Must(template.New("ref").Funcs(template.FuncMap{
-		"brl": brl, "date": date, "dueWhen": dueWhen, "plural": plural,
+		"brl": brl, "date": date, "dueWhen": dueWhen, "plural": plural, "dayOrTime": dayOrTime,
 	}).ParseFiles("testdata/checkout-parts.html"))
 
 	day := time.Date(2026, time.December, 31, 0, 0, 0, 0, parcela.SaoPaulo)

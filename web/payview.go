@@ -39,8 +39,10 @@ type payView struct {
 // payable day, parcela.ExpiryAfter), that day's 23:59, where 00:00 of the
 // next read as one more day to pay.
 func (v payView) LastPayable() time.Time {
-	if t := v.ExpiresAt.In(parcela.SaoPaulo); t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
-		return t.Add(-time.Millisecond)
+	// The millisecond before a day's end, rather than an expiry at 00:00:
+	// a day daylight saving began on started at 01:00 (a review).
+	if last := v.ExpiresAt.Add(-time.Millisecond); last.Equal(parcela.EndOfDay(last)) {
+		return last
 	}
 	return v.ExpiresAt
 }

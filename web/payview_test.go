@@ -31,3 +31,20 @@ func TestBoletoShowsTheDueDateItCarries(t *testing.T) {
 		t.Fatalf("a Pix has a due date: %v", v.DueDate)
 	}
 }
+
+// The last minute to pay a payment expiring the millisecond after a day's
+// end is that day's 23:59, also when the next day began at 01:00 with
+// daylight saving: a graced boleto expiring after Monday 1 November 2004
+// named Tuesday 01:00, when it had expired (a review).
+func TestLastPayableBeforeADaylightSavingStart(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ expires, want time.Time }{
+		{parcela.BoletoExpiry(parcela.EndOfDay(time.Date(2004, 10, 29, 12, 0, 0, 0, parcela.SaoPaulo)), 1), parcela.EndOfDay(time.Date(2004, 11, 1, 12, 0, 0, 0, parcela.SaoPaulo))},
+		{time.Date(2027, 3, 10, 0, 0, 0, 0, parcela.SaoPaulo), parcela.EndOfDay(time.Date(2027, 3, 9, 12, 0, 0, 0, parcela.SaoPaulo))},
+		{time.Date(2027, 3, 10, 15, 30, 0, 0, parcela.SaoPaulo), time.Date(2027, 3, 10, 15, 30, 0, 0, parcela.SaoPaulo)},
+	} {
+		if got := (payView{ExpiresAt: tt.expires}).LastPayable(); !got.Equal(tt.want) {
+			t.Errorf("expiring %v: last payable %v, want %v", tt.expires, got, tt.want)
+		}
+	}
+}
