@@ -39,6 +39,11 @@ func (s *Server) operation(h apiFunc, takesBody bool, get apiFunc) http.Handler 
 			}
 			if lower := parcela.LowerUUID(id); lower != id {
 				r.SetPathValue("id", lower)
+				// The path too, which a request's Idempotency-Key hash
+				// reads: a retry naming the id in other letters was
+				// refused as another request (an audit).
+				r.URL.Path = strings.Replace(r.URL.Path, id, lower, 1)
+				r.URL.RawPath = ""
 			}
 		}
 		var body []byte
@@ -55,6 +60,13 @@ func (s *Server) operation(h apiFunc, takesBody bool, get apiFunc) http.Handler 
 		// again), or an empty one that left the request without any.
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && len(r.Header.Values("Idempotency-Key")) > 1 {
 			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must be sent once"))
+			return
+		}
+		// Sent empty (or blank, which HTTP trims to empty), it is no key,
+		// and a client whose key variable was unset believed its retries
+		// safe while each made another order (an audit).
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && key == "" && len(r.Header.Values("Idempotency-Key")) == 1 {
+			writeError(w, r, fieldErr("Idempotency-Key", "invalid", "must not be empty; leave the header out to send no key"))
 			return
 		}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || key == "" {

@@ -106,6 +106,17 @@ func databaseAddress(flagValue string, getenv func(string) string) (string, erro
 		return "", usageError{"PARCELA_DATABASE_URL is set but empty: give the database, or unset it for parcela.db"}
 	}
 	if dsn == "" {
+		for _, kv := range environ() {
+			name, value, _ := strings.Cut(kv, "=")
+			if name != "PARCELA_DATABASE_URL" && (name == "DATABASE_URL" || strings.HasPrefix(name, "PARCELA_")) &&
+				(strings.HasPrefix(value, "postgres://") || strings.HasPrefix(value, "postgresql://")) {
+				// A database's address under another name (DATABASE_URL,
+				// which platforms set; PARCELA_DB_URL): the default served,
+				// or took the company or token being made, in a new
+				// ./parcela.db (an audit). Not quoted: it holds a password.
+				return "", usageError{name + " holds a PostgreSQL address, and parcela reads PARCELA_DATABASE_URL: set it, or --database (unset " + name + " for parcela.db)"}
+			}
+		}
 		for _, u := range unknownVariables(environ()) {
 			if u[1] == "PARCELA_DATABASE_URL" {
 				// A misspelt address: the default would serve, or take the

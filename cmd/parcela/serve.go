@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,15 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 		shutdownTimeout: 20 * time.Second,
 	}
 	var err error
+	for _, name := range []string{"PARCELA_PUBLIC_URL", "PARCELA_SANDBOX_PUBLIC_URL"} {
+		if getenv(name) == "" && slices.Contains(environ(), name+"=") {
+			// Set, but to nothing: a deployment whose secret did not reach
+			// it, whose offer, checkout and image links (answered by the
+			// API, stored, sent in webhooks) named the listener's own
+			// address, 127.0.0.1 behind a proxy (an audit).
+			return c, usageError{name + " is set but empty: give the public address, or unset it for the listener's own"}
+		}
+	}
 	for name, u := range map[string]string{"PARCELA_PUBLIC_URL": c.publicURL, "PARCELA_SANDBOX_PUBLIC_URL": c.sandboxURL} {
 		if err := checkPublicURL(u); err != nil {
 			// Not quoted: a URL refused for its user may hold a password.
@@ -239,6 +249,18 @@ var storeFault func(context.Context, sqldb.FaultPoint)
 var demoCounted func()
 
 func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := serve(ctx, args, getenv, stdout, stderr)
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// Stopped while starting (migrating, making the demo): a stop, as
+		// one once serving is, not a failure an orchestrator restarts for
+		// (an audit).
+		slog.New(slog.NewJSONHandler(stderr, nil)).Info("stopped before serving")
+		return nil
+	}
+	return err
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, dbFlag := newFlags("serve", stderr)
 	demo := fs.Bool("demo", false, "create a demo company and sandbox token when the database has no company")
 	if err := parse(fs, args); err != nil {

@@ -51,7 +51,7 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer db.Close()
-	t, plain, err := db.CreateToken(ctx, *company, env)
+	t, plain, err := db.CreateToken(ctx, parcela.LowerUUID(*company), env)
 	if err != nil {
 		return err
 	}
@@ -78,6 +78,7 @@ func tokenList(ctx context.Context, args []string, getenv func(string) string, s
 	defer db.Close()
 	// A company that is not there has no tokens to list: said, as token
 	// create says it, not an empty table read as "none".
+	*company = parcela.LowerUUID(*company)
 	if _, err := db.Company(ctx, *company); err != nil {
 		return err
 	}
@@ -122,6 +123,7 @@ func tokenRevoke(ctx context.Context, args []string, getenv func(string) string,
 	if id == "" {
 		return usageError{"token revoke: want a token id"}
 	}
+	id = parcela.LowerUUID(id) // as the API reads ids: in capitals it was "not found", the token left live (an audit)
 	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
 	if err != nil {
 		return err

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A public address set to nothing (a secret that did not reach the
+// deployment) stops serve: taken as unset, the offer, checkout and image
+// links, which the API answers, stores and sends in webhooks, named the
+// listener's own address (an audit). Not parallel: it replaces environ.
+func TestEmptyPublicURLIsRefused(t *testing.T) {
+	for _, name := range []string{"PARCELA_PUBLIC_URL", "PARCELA_SANDBOX_PUBLIC_URL"} {
+		environ = func() []string { return []string{name + "="} }
+		t.Cleanup(func() { environ = os.Environ })
+		err := run(context.Background(), []string{"serve"}, env(map[string]string{"PARCELA_DATABASE_URL": tempDSN(t),
+			"PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"}), &syncBuffer{}, &syncBuffer{})
+		if err == nil || !strings.Contains(err.Error(), name+" is set but empty") || exitCode(err) != 2 {
+			t.Errorf("%s set but empty: %v", name, err)
+		}
+	}
+}
+
+// A PostgreSQL address under a name parcela does not read (DATABASE_URL,
+// which platforms set; PARCELA_DB_URL) stops every command, which took the
+// default ./parcela.db: company create registered the company in a new
+// file nobody served, and serve ran on it (an audit). The address, which
+// holds a password, is not repeated. Not parallel: it replaces environ and
+// the working directory.
+func TestDatabaseAddressUnderAnotherNameIsRefused(t *testing.T) {
+	for _, kv := range []string{"DATABASE_URL=postgres://parcela:hunter2@db.internal/parcela", "PARCELA_DB_URL=postgresql://parcela:hunter2@db.internal/parcela"} {
+		name, _, _ := strings.Cut(kv, "=")
+		dir := t.TempDir()
+		t.Chdir(dir)
+		environ = func() []string { return []string{kv} }
+		t.Cleanup(func() { environ = os.Environ })
+		for _, args := range [][]string{{"company", "create", "--name", "Escola", "--document", "11222333000181", "--slug", "escola"}, {"serve"}} {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), args, env(map[string]string{"PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": "127.0.0.1:0",
+				"PARCELA_OPS_ADDR": "127.0.0.1:0"}), &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("%s, %v: %v", name, args, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "parcela.db")); err == nil {
+			t.Errorf("%s: a new ./parcela.db was made", name)
+		}
+	}
+}
+
+// The CLI reads ids as the API does, in any letter case: a token revoked
+// by its id in capitals was "not found" and left live (an audit).
+func TestCLITakesIdsInCapitals(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	companyID, tokenID, _ := newCompanyToken(t, dsn, "production")
+	for _, args := range [][]string{
+		{"token", "create", "--company", strings.ToUpper(companyID), "--environment", "sandbox"},
+		{"token", "list", "--company", strings.ToUpper(companyID)},
+		{"token", "revoke", strings.ToUpper(tokenID)},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), args, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &out, &errb); err != nil {
+			t.Errorf("%q: %v", args, errorLine(err))
+		}
+	}
+	for _, line := range strings.Split(cli(t, dsn, "token", "list", "--company", companyID), "\n") {
+		if strings.HasPrefix(line, tokenID) && strings.HasSuffix(strings.TrimSpace(line), "-") {
+			t.Errorf("the token revoked in capitals is listed live: %s", line)
+		}
+	}
+}
+
+// A stop while serve is still starting is a stop, exit 0, as one once
+// serving is: it was a failure (exit 1, "context canceled"), which an
+// orchestrator restarts for (an audit).
+func TestStopBeforeServingIsNoFailure(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	errb := &syncBuffer{}
+	err := run(ctx, []string{"serve"}, env(map[string]string{"PARCELA_DATABASE_URL": tempDSN(t), "PARCELA_ADDR": "127.0.0.1:0",
+		"PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"}), &syncBuffer{}, errb)
+	if err != nil || !strings.Contains(errb.String(), "stopped before serving") {
+		t.Errorf("stopped before serving: %v; stderr %s", err, errb.String())
+	}
+}
