@@ -102,3 +102,7 @@ func sqlitePath(dsn string) (string, bool) {
 	path, err := sqliteFile(dsn)
 	return path, err == nil
 }
+
+// SQLitePath is the file a SQLite address names, and false for a
+// PostgreSQL address or one that is no SQLite address.
+func SQLitePath(dsn string) (string, bool) { return sqlitePath(dsn) }

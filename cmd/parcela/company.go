@@ -144,7 +144,7 @@ func companyList(ctx context.Context, args []string, getenv func(string) string,
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
+	db, err := openExistingDB(ctx, *dbFlag, getenv)
 	if err != nil {
 		return err
 	}

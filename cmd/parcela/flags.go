@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -136,6 +138,28 @@ func openDB(ctx context.Context, flagValue string, getenv func(string) string, c
 	if err != nil {
 		return nil, err
 	}
+	return openAt(ctx, dsn, cfg)
+}
+
+// openExistingDB is openDB for a command that reads or changes what is
+// there (company list, token create, list and revoke): a SQLite file that
+// does not exist is refused rather than made. Made and migrated at a
+// mistyped path, it answered an empty list, or "not found", as if the
+// real database had lost its rows (an audit).
+func openExistingDB(ctx context.Context, flagValue string, getenv func(string) string) (*sqldb.DB, error) {
+	dsn, err := databaseAddress(flagValue, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if path, ok := sqldb.SQLitePath(dsn); ok {
+		if _, err := os.Stat(path); errors.Is(err, iofs.ErrNotExist) {
+			return nil, fmt.Errorf("no database at %s: give the one parcela serves (--database or PARCELA_DATABASE_URL); migrate or company create makes a new one", path)
+		}
+	}
+	return openAt(ctx, dsn, sqldb.Config{})
+}
+
+func openAt(ctx context.Context, dsn string, cfg sqldb.Config) (*sqldb.DB, error) {
 	db, err := sqldb.Open(ctx, dsn, cfg)
 	if err != nil {
 		return nil, err

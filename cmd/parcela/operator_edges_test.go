@@ -89,3 +89,29 @@ func TestStopBeforeServingIsNoFailure(t *testing.T) {
 		t.Errorf("stopped before serving: %v; stderr %s", err, errb.String())
 	}
 }
+
+// The commands that read or change what a database holds refuse a SQLite
+// path where there is none: made and migrated there, company list answered
+// an empty table and token revoke "not found", as if the real database
+// had lost its rows (an audit).
+func TestReadingCommandsRefuseAMissingDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	id := "01a227f0-5b99-7b8f-9034-f94619ff408e"
+	for i, args := range [][]string{
+		{"company", "list"},
+		{"token", "create", "--company", id, "--environment", "sandbox"},
+		{"token", "list", "--company", id},
+		{"token", "revoke", id},
+	} {
+		path := filepath.Join(dir, "typo"+strings.Repeat("x", i)+".db")
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append(args, "--database", path), env(nil), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "no database at") {
+			t.Errorf("%v at a missing path: %v, %q", args, err, out.String())
+		}
+		if _, statErr := os.Stat(path); statErr == nil {
+			t.Errorf("%v made %s", args, path)
+		}
+	}
+}

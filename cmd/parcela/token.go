@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"parcela"
-	"parcela/sqldb"
 )
 
 func cmdToken(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -46,7 +45,7 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return usageError{"token create: --environment must be sandbox or production"}
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
+	db, err := openExistingDB(ctx, *dbFlag, getenv)
 	if err != nil {
 		return err
 	}
@@ -71,7 +70,7 @@ func tokenList(ctx context.Context, args []string, getenv func(string) string, s
 	if *company == "" {
 		return usageError{"token list: --company is required"}
 	}
-	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
+	db, err := openExistingDB(ctx, *dbFlag, getenv)
 	if err != nil {
 		return err
 	}
@@ -124,7 +123,7 @@ func tokenRevoke(ctx context.Context, args []string, getenv func(string) string,
 		return usageError{"token revoke: want a token id"}
 	}
 	id = parcela.LowerUUID(id) // as the API reads ids: in capitals it was "not found", the token left live (an audit)
-	db, err := openDB(ctx, *dbFlag, getenv, sqldb.Config{})
+	db, err := openExistingDB(ctx, *dbFlag, getenv)
 	if err != nil {
 		return err
 	}
