@@ -37,6 +37,11 @@ func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 // parse parses args; errors become one-line usage errors, and -h or
 // --help the command's flags (helpShown), which run prints.
 func parse(fs *flag.FlagSet, args []string) error {
+	if name := givenTwice(fs, args); name != "" {
+		// The last one won without a word: --environment production
+		// --environment sandbox made a sandbox token (an audit).
+		return usageError{fmt.Sprintf("%s: --%s given twice", fs.Name(), name)}
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return flagHelp(fs)
@@ -47,6 +52,31 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
+}
+
+// givenTwice reads args as fs.Parse does (up to the first argument that is
+// no flag, or "--") and names a flag given more than once, or "".
+func givenTwice(fs *flag.FlagSet, args []string) string {
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			return ""
+		}
+		name, _, inline := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return "" // fs.Parse refuses it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && !(ok && b.IsBoolFlag()) {
+			i++ // its value
+		}
+		if seen[name] {
+			return name
+		}
+		seen[name] = true
+	}
+	return ""
 }
 
 // helpShown is a command's help, asked for with -h or --help: run prints

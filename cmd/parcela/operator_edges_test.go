@@ -115,3 +115,28 @@ func TestReadingCommandsRefuseAMissingDatabase(t *testing.T) {
 		}
 	}
 }
+
+// A flag given twice is refused: the last one won without a word, and
+// --environment production --environment sandbox made a sandbox token (an
+// audit). A value that looks like a flag is still a value.
+func TestFlagGivenTwiceIsRefused(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	companyID, _, _ := newCompanyToken(t, dsn, "production")
+	for _, args := range [][]string{
+		{"token", "create", "--company", companyID, "--environment", "production", "--environment", "sandbox"},
+		{"token", "create", "--company", companyID, "--environment=production", "-environment", "sandbox"},
+		{"company", "list", "--json", "--json"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), args, env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "given twice") || exitCode(err) != 2 {
+			t.Errorf("%q: %v, %q", args, err, out.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"company", "create", "--name", "-Escola", "--document", "11222333000181", "--slug", "escola-dash"},
+		env(map[string]string{"PARCELA_DATABASE_URL": dsn}), &out, &errb); err != nil && strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a value starting with a dash: %v", err)
+	}
+}
