@@ -790,7 +790,7 @@ type BillEndpoint struct {
 	PaidAt              *time.Time    `json:"paid_at"`
 	Payments            []PaymentBill `json:"payments"`
 
-	// ReceivedAmountCents What the bill's payments received, every payment's `paid_amount_cents` (an expired or canceled one's too). On an open bill, what is left to pay is `current_amount_cents` less this (what its checkout asks, what a card is charged); on a paid one, what it received beyond `current_amount_cents`, what it owed when paid (two payments each paid their whole amount), is the seller's to refund, and a late bill's fine and interest are in neither; on a canceled one (its billing canceled, or a first bill whose payment expired having received part of it), all of it is.
+	// ReceivedAmountCents Extension. What the bill's payments received, every payment's `paid_amount_cents` (an expired or canceled one's too). On an open bill, what is left to pay is `current_amount_cents` less this (what its checkout asks, what a card is charged); on a paid one, what it received beyond `current_amount_cents`, what it owed when paid (two payments each paid their whole amount), is the seller's to refund, and a late bill's fine and interest are in neither; on a canceled one (its billing canceled, or a first bill whose payment expired having received part of it), all of it is.
 	ReceivedAmountCents int64      `json:"received_amount_cents"`
 	Status              BillStatus `json:"status"`
 	UpdatedAt           time.Time  `json:"updated_at"`
