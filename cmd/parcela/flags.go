@@ -140,6 +140,12 @@ func databaseAddress(flagValue string, getenv func(string) string) (string, erro
 	if dsn == "" {
 		for _, kv := range environ() {
 			name, value, _ := strings.Cut(kv, "=")
+			// The tests' and the harness's own variables name their own
+			// databases (the README exports PARCELA_TEST_POSTGRES_URL beside
+			// serve --demo, a review).
+			if strings.HasPrefix(name, "PARCELA_TEST_") || strings.HasPrefix(name, "PARCELA_BENCH_") {
+				continue
+			}
 			if name != "PARCELA_DATABASE_URL" && (name == "DATABASE_URL" || strings.HasPrefix(name, "PARCELA_")) &&
 				(strings.HasPrefix(value, "postgres://") || strings.HasPrefix(value, "postgresql://")) {
 				// A database's address under another name (DATABASE_URL,

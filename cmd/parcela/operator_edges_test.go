@@ -140,3 +140,51 @@ func TestFlagGivenTwiceIsRefused(t *testing.T) {
 		t.Errorf("a value starting with a dash: %v", err)
 	}
 }
+
+// token revoke takes its id among its flags: a flag given on both sides
+// of the id, or twice before it, is refused too (a review: the last
+// --database won, and the token was "revoked" in another database).
+func TestTokenRevokeRefusesAFlagGivenTwice(t *testing.T) {
+	t.Parallel()
+	dsn := tempDSN(t)
+	_, tokenID, _ := newCompanyToken(t, dsn, "production")
+	other := "sqlite:" + filepath.Join(t.TempDir(), "other.db")
+	for _, args := range [][]string{
+		{"token", "revoke", "--database", dsn, "--database", other, tokenID},
+		{"token", "revoke", "--database", dsn, tokenID, "--database", other},
+		{"token", "revoke", tokenID, "--database", dsn, "--database", other},
+	} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), args, env(nil), &out, &errb); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
+	cli(t, dsn, "token", "revoke", tokenID) // once, it revokes
+}
+
+// The tests' and the harness's variables are no database address under
+// another name: the README exports PARCELA_TEST_POSTGRES_URL beside serve
+// --demo, which then refused to start (a review). Not parallel: it
+// replaces environ and the working directory.
+func TestTestVariablesAreNoDatabaseAddress(t *testing.T) {
+	t.Chdir(t.TempDir())
+	environ = func() []string {
+		return []string{"PARCELA_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres"}
+	}
+	t.Cleanup(func() { environ = os.Environ })
+	if dsn, err := databaseAddress("", env(nil)); err != nil || dsn != "parcela.db" {
+		t.Errorf("with PARCELA_TEST_POSTGRES_URL set: %q, %v", dsn, err)
+	}
+}
+
+// A public address of "/" alone ("${PUBLIC_URL}/" with the secret
+// missing) is empty once its slash is trimmed, and refused as empty (a
+// review).
+func TestSlashAlonePublicURLIsRefused(t *testing.T) {
+	t.Parallel()
+	err := run(context.Background(), []string{"serve"}, env(map[string]string{"PARCELA_DATABASE_URL": tempDSN(t), "PARCELA_PUBLIC_URL": "/",
+		"PARCELA_ADDR": "127.0.0.1:0", "PARCELA_SANDBOX_ADDR": "127.0.0.1:0", "PARCELA_OPS_ADDR": "127.0.0.1:0"}), &syncBuffer{}, &syncBuffer{})
+	if err == nil || !strings.Contains(err.Error(), "PARCELA_PUBLIC_URL is set but empty") {
+		t.Errorf("PARCELA_PUBLIC_URL=/: %v", err)
+	}
+}

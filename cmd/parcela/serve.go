@@ -62,11 +62,12 @@ func readServeConfig(getenv func(string) string) (serveConfig, error) {
 	}
 	var err error
 	for _, name := range []string{"PARCELA_PUBLIC_URL", "PARCELA_SANDBOX_PUBLIC_URL"} {
-		if getenv(name) == "" && slices.Contains(environ(), name+"=") {
+		if v := getenv(name); v != "" && strings.TrimRight(v, "/") == "" || v == "" && slices.Contains(environ(), name+"=") {
 			// Set, but to nothing: a deployment whose secret did not reach
 			// it, whose offer, checkout and image links (answered by the
 			// API, stored, sent in webhooks) named the listener's own
 			// address, 127.0.0.1 behind a proxy (an audit).
+			// "/" too: "${PUBLIC_URL}/" with the secret missing (a review).
 			return c, usageError{name + " is set but empty: give the public address, or unset it for the listener's own"}
 		}
 	}

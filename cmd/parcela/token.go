@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -107,6 +108,7 @@ func tokenRevoke(ctx context.Context, args []string, getenv func(string) string,
 	// revoke ID [--database …], or --database … ID as every other command
 	// takes its flags first.
 	var id string
+	all := args
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		id, args = args[0], args[1:]
 	} else if err := fs.Parse(args); err != nil {
@@ -115,6 +117,14 @@ func tokenRevoke(ctx context.Context, args []string, getenv func(string) string,
 		id, args = fs.Arg(0), fs.Args()[1:]
 	} else {
 		args = nil
+	}
+	if i := slices.Index(all, id); id != "" && i >= 0 {
+		// Flags on both sides of the id are one command line: a flag given
+		// on each, or twice before it, was taken as the last one (a
+		// review; a token "revoked" in another database).
+		if name := givenTwice(fs, slices.Delete(slices.Clone(all), i, i+1)); name != "" {
+			return usageError{fmt.Sprintf("%s: --%s given twice", fs.Name(), name)}
+		}
 	}
 	if err := parse(fs, args); err != nil {
 		return err
