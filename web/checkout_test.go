@@ -848,12 +848,7 @@ func TestCheckoutCardWithoutAReadableTotalChargesNothing(t *testing.T) {
 func TestCheckoutCardOnlyBillWithoutACardDoorSaysWhy(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store.mu.Lock()
-	b.offer.PaymentConfigurations = append(b.offer.PaymentConfigurations, &parcela.PaymentConfiguration{ID: testCardOnly, OfferID: testOfferID,
-		Position: 2, PaymentType: parcela.Upfront, PaymentMethods: []string{"credit_card"}, AllowedDownPaymentMethods: []string{},
-		Availability: "enabled", ExpiresIn: 72, MaxInstallments: 1, MinInstallmentCents: 5000})
-	b.store.mu.Unlock()
-	checkout := b.buy(t, testCardOnly+":credit_card")
+	checkout := b.buyCardOnly(t)
 	if page := b.get(t, checkout); !strings.Contains(page.body, `name="card_number"`) {
 		t.Fatalf("with an acquirer, no card form:\n%s", page.body)
 	}
@@ -895,4 +890,16 @@ func (b *bundle) firstBoletoWithItsGrace(t testing.TB) *parcela.Bill {
 	b.store.bills[first.ID].EffectiveDueDate = parcela.BoletoPayableUntil(first.DueDate)
 	b.store.payments[first.Payments[0].ID].ExpiresAt = parcela.BoletoExpiry(first.DueDate, b.company.BoletoGraceBusinessDays)
 	return first
+}
+
+// buyCardOnly adds to the offer an upfront configuration whose only
+// method is a card, buys it, and returns the bill's checkout.
+func (b *bundle) buyCardOnly(t *testing.T) string {
+	t.Helper()
+	b.store.mu.Lock()
+	b.offer.PaymentConfigurations = append(b.offer.PaymentConfigurations, &parcela.PaymentConfiguration{ID: testCardOnly, OfferID: testOfferID,
+		Position: 2, PaymentType: parcela.Upfront, PaymentMethods: []string{"credit_card"}, AllowedDownPaymentMethods: []string{},
+		Availability: "enabled", ExpiresIn: 72, MaxInstallments: 1, MinInstallmentCents: 5000})
+	b.store.mu.Unlock()
+	return b.buy(t, testCardOnly+":credit_card")
 }

@@ -18,12 +18,7 @@ import (
 func TestCardRefusalNamesOnlyTheWaysThePageOffers(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.store.mu.Lock()
-	b.offer.PaymentConfigurations = append(b.offer.PaymentConfigurations, &parcela.PaymentConfiguration{ID: testCardOnly, OfferID: testOfferID,
-		Position: 2, PaymentType: parcela.Upfront, PaymentMethods: []string{"credit_card"}, AllowedDownPaymentMethods: []string{},
-		Availability: "enabled", ExpiresIn: 72, MaxInstallments: 1, MinInstallmentCents: 5000})
-	b.store.mu.Unlock()
-	checkout := b.buy(t, testCardOnly+":credit_card")
+	checkout := b.buyCardOnly(t)
 	page := b.get(t, checkout)
 	u, _ := url.Parse(checkout)
 	refused := b.post(t, u.Path+"/card", tokens(t, page.body, withCode(card("4000000000009995", "123", 1), u)))
