@@ -3034,7 +3034,8 @@ type ClientInterface interface {
 	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
-	// allowed its range); a name is checked when each delivery connects;
+	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+	// host, whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -3057,7 +3058,8 @@ type ClientInterface interface {
 	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
-	// allowed its range); a name is checked when each delivery connects;
+	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+	// host, whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -4159,7 +4161,8 @@ func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEdito
 // takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
-// allowed its range); a name is checked when each delivery connects;
+// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+// host, whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -4192,7 +4195,8 @@ func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWeb
 // takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
-// allowed its range); a name is checked when each delivery connects;
+// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+// host, whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -6823,7 +6827,8 @@ type ClientWithResponsesInterface interface {
 	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
-	// allowed its range); a name is checked when each delivery connects;
+	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+	// host, whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -6846,7 +6851,8 @@ type ClientWithResponsesInterface interface {
 	// takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
-	// allowed its range); a name is checked when each delivery connects;
+	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+	// host, whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -13129,7 +13135,8 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 // takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
-// allowed its range); a name is checked when each delivery connects;
+// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+// host, whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -13158,7 +13165,8 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 // takes: `2130706433`, `0177.0.0.1` and `127.1` are 127.0.0.1), or
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
-// allowed its range); a name is checked when each delivery connects;
+// allowed its range; 0.0.0.0 and `::`, which reach the server's own
+// host, whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing

@@ -94,6 +94,12 @@ func (p *AddressPolicy) Check(ip netip.Addr) error {
 	// Unmapping makes ::ffff:10.0.0.1 face the IPv4 rules, which is where the
 	// kernel will actually send it.
 	unmapped := bare.Unmap()
+	// No receiver lives at 0.0.0.0 or ::: on Linux a connection there
+	// reaches this host, so an allowance as wide as 0.0.0.0/0 led a webhook
+	// to the process's own listeners past RefuseOwn (an audit).
+	if unmapped.IsUnspecified() {
+		return &BlockedAddressError{Addr: ip, Reason: "unspecified"}
+	}
 	if p.allows(bare) || p.allows(unmapped) {
 		return nil
 	}

@@ -514,3 +514,36 @@ func TestSendCanceledWithACauseSaysParcelaStopped(t *testing.T) {
 		t.Errorf("attempt canceled with a cause: %+v", res)
 	}
 }
+
+// Connecting to 0.0.0.0 or :: reaches this host on Linux, so an allowance
+// as wide as 0.0.0.0/0 let a webhook at 0.0.0.0:port reach the process's
+// own listener on 127.0.0.1:port, which RefuseOwn names by its address (an
+// audit). The unspecified address is refused whatever the allowance, when
+// the attempt dials it and when a URL is checked.
+func TestUnspecifiedAddressRefusedWhateverTheAllowance(t *testing.T) {
+	var calls atomic.Int32
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
+	u, _ := url.Parse(srv.URL)
+	own := netip.MustParseAddrPort(u.Host)
+	p, err := NewAddressPolicy("0.0.0.0/0,::/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.RefuseOwn([]netip.AddrPort{own}, nil)
+	for _, a := range []string{"0.0.0.0", "::", "::ffff:0.0.0.0"} {
+		var blocked *BlockedAddressError
+		if err := p.Check(netip.MustParseAddr(a)); !errors.As(err, &blocked) || blocked.Reason != "unspecified" {
+			t.Errorf("Check(%s) = %v, want refused as unspecified", a, err)
+		}
+	}
+	s := NewSender(p, time.Second)
+	for _, host := range []string{"0.0.0.0", "[::ffff:0.0.0.0]"} {
+		res := s.Send(context.Background(), request("http://"+host+":"+u.Port()+"/debug/pprof/goroutine", newSecret(t)))
+		if res.Outcome != OutcomeBlocked || res.StatusCode != 0 || res.ResponseBody != "" {
+			t.Errorf("%s: %+v, want blocked", host, res)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("the own listener was called %d times", n)
+	}
+}
