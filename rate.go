@@ -53,6 +53,11 @@ func parseRate(s string) (Rate, error) {
 		}
 		return Rate{}, fmt.Errorf("not a decimal number")
 	}
+	if d.IsZero() {
+		// Zero is a rate however it is written: 0e-41, whose exponent is
+		// past the envelope, was refused as out of range (an audit).
+		return Rate{d: decimal.Zero}, nil
+	}
 	if e := d.Exponent(); e < minRateExponent || e > maxRateExponent {
 		return Rate{unbounded: true}, nil
 	}

@@ -141,3 +141,22 @@ func TestCentsTimesMatchesMulCents(t *testing.T) {
 		t.Errorf("0.5 × 1 = %d, want 1", got)
 	}
 }
+
+// Zero written with an exponent past the envelope's is zero, a valid rate:
+// "0e-41" was refused as out of range where "0e-40" was read (an audit).
+func TestZeroWithAnyExponentIsARate(t *testing.T) {
+	for _, s := range []string{"0e-40", "0e-41", "0E-100", "-0e-41", "0e+99", "0.0e-2000"} {
+		r, err := ParseRate(s)
+		if err != nil {
+			t.Errorf("ParseRate(%q): %v", s, err)
+			continue
+		}
+		var v Validation
+		if !checkRate(&v, "interest_rate", r, rateOne) || !r.IsZero() || r.String() != "0" {
+			t.Errorf("%q: %v, refused %+v", s, r, v.Fields)
+		}
+	}
+	if _, err := ParseRate("1e-41"); err == nil {
+		t.Error("1e-41 read as a rate")
+	}
+}

@@ -500,8 +500,12 @@ func (m *mover) cancelBillingAndOrder(o *Order, b *Billing, reason string, c *Co
 // to pay with, or whose billing still waits for its down payment, is not
 // late. Down payments expire instead. It reports whether it moved.
 func (m *mover) markOverdue(bill *Bill, c *Company) (bool, error) {
+	// Late only past its waiver too: a bill waived to a later day turned
+	// overdue at its due date, and its seller's integration dunned a payer
+	// inside the extension it had granted (an audit).
+	through, _ := bill.PenaltyFreeThrough()
 	if bill.Status != BillPending || bill.Type != BillTypeInstallment || bill.Billing.Status != BillingActive ||
-		bill.unpaidPayment() == nil || !m.c.At.After(bill.lateFrom()) {
+		bill.unpaidPayment() == nil || !m.c.At.After(through) {
 		return false, nil
 	}
 	if err := m.moveBill(bill, BillOverdue); err != nil {

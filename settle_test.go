@@ -245,3 +245,34 @@ func TestLapsedFirstBillKeepsWhatItReceived(t *testing.T) {
 		t.Fatalf("the canceled bill says it received %d", f.ReceivedAmountCents)
 	}
 }
+
+// A bill is late after the later of its effective due date and its
+// waiver, and only a late bill turns overdue: the sweep's decision, not
+// only its selection, leaves a waived bill pending (an audit).
+func TestWaivedBillIsNotOverdueBeforeTheWaiverEnds(t *testing.T) {
+	c := NewCompany("Escola", "11222333000181", "escola")
+	due := time.Date(2027, time.March, 10, 23, 59, 59, 999_000_000, SaoPaulo) // a Wednesday
+	boleto := &Payment{Method: MethodBoleto, Status: PaymentUnpaid, AmountCents: 30000,
+		CreatedAt: due.AddDate(0, 0, -10), ExpiresAt: BoletoExpiry(due, 1)}
+	waiver := time.Date(2027, time.March, 20, 0, 0, 0, 0, SaoPaulo)
+	bill := &Bill{Type: BillTypeInstallment, Status: BillPending, AmountCents: 30000, DueDate: due,
+		EffectiveDueDate: EffectiveDueDate(due), DisablePenaltiesUntil: &waiver,
+		Payments: []*Payment{boleto}, Billing: &Billing{Status: BillingActive}}
+	for _, tc := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{time.Date(2027, time.March, 12, 9, 0, 0, 0, SaoPaulo), false},
+		{waiver.Add(-time.Millisecond), false},
+		{waiver, true},
+	} {
+		b := *bill
+		moved, err := newMover(Auth{}, tc.at, Links{}).markOverdue(&b, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved != tc.want {
+			t.Errorf("at %v, waived until %v: moved to overdue %v, want %v", tc.at, waiver, moved, tc.want)
+		}
+	}
+}

@@ -2432,7 +2432,8 @@ type ClientInterface interface {
 	// UpdateBillWithBody Waive a bill's penalties
 	//
 	// Sets `disable_penalties_until`: no late fine or interest accrues
-	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+	// before that moment, and a `pending` installment does not turn
+	// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
 	//
 	// A waiver settles what it changes. A bill whose payments already
@@ -2458,7 +2459,8 @@ type ClientInterface interface {
 	// UpdateBill Waive a bill's penalties
 	//
 	// Sets `disable_penalties_until`: no late fine or interest accrues
-	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+	// before that moment, and a `pending` installment does not turn
+	// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
 	//
 	// A waiver settles what it changes. A bill whose payments already
@@ -3259,7 +3261,8 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // UpdateBillWithBody Waive a bill's penalties
 //
 // Sets `disable_penalties_until`: no late fine or interest accrues
-// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+// before that moment, and a `pending` installment does not turn
+// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
 //
 // A waiver settles what it changes. A bill whose payments already
@@ -3295,7 +3298,8 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *U
 // UpdateBill Waive a bill's penalties
 //
 // Sets `disable_penalties_until`: no late fine or interest accrues
-// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+// before that moment, and a `pending` installment does not turn
+// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
 //
 // A waiver settles what it changes. A bill whose payments already
@@ -6201,7 +6205,8 @@ type ClientWithResponsesInterface interface {
 	// UpdateBillWithBodyWithResponse Waive a bill's penalties
 	//
 	// Sets `disable_penalties_until`: no late fine or interest accrues
-	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+	// before that moment, and a `pending` installment does not turn
+	// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
 	//
 	// A waiver settles what it changes. A bill whose payments already
@@ -6227,7 +6232,8 @@ type ClientWithResponsesInterface interface {
 	// UpdateBillWithResponse Waive a bill's penalties
 	//
 	// Sets `disable_penalties_until`: no late fine or interest accrues
-	// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+	// before that moment, and a `pending` installment does not turn
+	// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 	// bills can change (else 409 `invalid_state`).
 	//
 	// A waiver settles what it changes. A bill whose payments already
@@ -12329,7 +12335,8 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // UpdateBillWithBodyWithResponse Waive a bill's penalties
 //
 // Sets `disable_penalties_until`: no late fine or interest accrues
-// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+// before that moment, and a `pending` installment does not turn
+// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
 //
 // A waiver settles what it changes. A bill whose payments already
@@ -12361,7 +12368,8 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // UpdateBillWithResponse Waive a bill's penalties
 //
 // Sets `disable_penalties_until`: no late fine or interest accrues
-// before that moment. `null` removes the waiver. Only `pending` and `overdue`
+// before that moment, and a `pending` installment does not turn
+// `overdue` before it (an `overdue` one stays so). `null` removes the waiver. Only `pending` and `overdue`
 // bills can change (else 409 `invalid_state`).
 //
 // A waiver settles what it changes. A bill whose payments already

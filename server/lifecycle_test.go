@@ -330,13 +330,14 @@ func TestPenaltyWaiverAndBillingCancel(t *testing.T) {
 		if r["disable_penalties_until"] != "2027-01-20T23:59:59.999-03:00" {
 			t.Fatalf("waiver %v", r["disable_penalties_until"])
 		}
-		b.at(t, "2027-01-18 10:00")
-		if got := b.bill(t, bills[1]); got["status"] != "overdue" || got["current_amount_cents"] != got["original_amount_cents"] {
+		b.at(t, "2027-01-18 10:00") // late but for the waiver: not overdue
+		if got := b.bill(t, bills[1]); got["status"] != "pending" || got["current_amount_cents"] != got["original_amount_cents"] {
 			t.Fatalf("waived bill: %v %v of %v", got["status"], got["current_amount_cents"], got["original_amount_cents"])
 		}
 		b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": nil}}).want(t, 200)
-		if got := b.bill(t, bills[1]); got["current_amount_cents"].(float64) <= got["original_amount_cents"].(float64) {
-			t.Fatalf("cleared waiver still waives: %v", got["current_amount_cents"])
+		b.at(t, "2027-01-18 10:10")
+		if got := b.bill(t, bills[1]); got["status"] != "overdue" || got["current_amount_cents"].(float64) <= got["original_amount_cents"].(float64) {
+			t.Fatalf("cleared waiver still waives: %v %v", got["status"], got["current_amount_cents"])
 		}
 		fieldCodes(t, b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{}}))
 
@@ -388,10 +389,13 @@ func TestOverdueOnceThenOrderCanceled(t *testing.T) {
 	})
 }
 
-// A waiver holds back a late installment's penalties, not its overdue: it
-// turns overdue (its event sent) after its effective due date, owing its
-// original amount until the waiver ends. The lifecycle guide said it
-// turned overdue only after the later of the two.
+// A waiver holds back a late installment's overdue as well as its
+// penalties: a bill is late after the later of its effective due date and
+// its waiver, and only late bills turn overdue. It turned overdue (its
+// event sent) at its effective due date, and a seller's integration that
+// duns on overdue dunned a payer inside the extension the seller granted
+// (an audit). Neither the sweep's selection nor its decision takes it
+// before the waiver ends; a waiver set once it is overdue leaves it so.
 func TestOverdueEventUnderAWaiver(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b *bundle) {
@@ -399,20 +403,55 @@ func TestOverdueEventUnderAWaiver(t *testing.T) {
 		_, fin := configs(offer)
 		bills := billIDs(b.call("POST", "/external_api/v1/orders/"+order["id"].(string)+"/charge", chargeBody(fin, "pix", 3)).want(t, 200).JSON(t))
 		b.pay(t, openPayment(t, b.bill(t, bills[0]))["id"].(string))
-		b.at(t, "2027-01-01 08:00") // installment 1 (due Sunday Jan 10, effectively the 11th) is issued
-		b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-01-20T23:59:59.999-03:00"}}).want(t, 200)
-		b.at(t, "2027-01-12 10:00")
-		evs, err := b.db.Events(context.Background(), parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}, bills[1])
-		if err != nil {
-			t.Fatal(err)
+		b.at(t, "2027-01-01 08:00") // installments 1 (due Sunday Jan 10, effectively the 11th) and 2 are issued
+		const until = "2027-01-20T23:59:59.999-03:00"
+		b.call("PATCH", "/external_api/v1/bills/"+bills[1], map[string]any{"bill": map[string]any{"disable_penalties_until": until}}).want(t, 200)
+		auth := parcela.Auth{CompanyID: b.company.ID, Environment: parcela.Sandbox}
+		lastEvent := func() (string, map[string]any) {
+			t.Helper()
+			evs, err := b.db.Events(context.Background(), auth, bills[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var data map[string]any
+			if err := json.Unmarshal(evs[len(evs)-1].Data, &data); err != nil {
+				t.Fatal(err)
+			}
+			return evs[len(evs)-1].Event, data
 		}
-		last := evs[len(evs)-1]
-		var data map[string]any
-		if err := json.Unmarshal(last.Data, &data); err != nil {
-			t.Fatal(err)
+		for _, at := range []string{"2027-01-12 10:00", "2027-01-20 23:59"} {
+			b.at(t, at)
+			rows, err := b.db.LateInstallments(context.Background(), parcela.Due{Now: b.clock.Now(), Companies: []string{b.company.ID}, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r.BillID == bills[1] {
+					t.Errorf("%s: the waived bill is selected as late", at)
+				}
+			}
+			got := b.bill(t, bills[1])
+			if ev, _ := lastEvent(); ev == "overdue" || got["status"] != "pending" || got["current_amount_cents"] != got["original_amount_cents"] {
+				t.Fatalf("%s, under a waiver to %s: status %v, last event %s, owing %v of %v", at, until, got["status"], ev, got["current_amount_cents"], got["original_amount_cents"])
+			}
 		}
-		if last.Event != "overdue" || data["current_amount_cents"] != data["original_amount_cents"] || data["disable_penalties_until"] != "2027-01-20T23:59:59.999-03:00" {
-			t.Fatalf("under a waiver, past its effective due date: %s event, owing %v of %v", last.Event, data["current_amount_cents"], data["original_amount_cents"])
+		b.at(t, "2027-01-21 10:00")
+		ev, data := lastEvent()
+		orig := cents(data["original_amount_cents"])
+		if ev != "overdue" || data["status"] != "overdue" || cents(data["current_amount_cents"]) != latePrice(orig, 1) {
+			t.Fatalf("the day after the waiver: %s event, %v, owing %v of %d, want overdue owing %d", ev, data["status"], data["current_amount_cents"], orig, latePrice(orig, 1))
+		}
+
+		// Installment 2, overdue before any waiver, stays overdue under one.
+		b.at(t, "2027-02-01 08:00") // its boleto is issued
+		b.at(t, "2027-02-11 10:00")
+		if got := b.bill(t, bills[2]); got["status"] != "overdue" {
+			t.Fatalf("installment 2 the day after its due date: %v", got["status"])
+		}
+		b.call("PATCH", "/external_api/v1/bills/"+bills[2], map[string]any{"bill": map[string]any{"disable_penalties_until": "2027-02-28T23:59:59.999-03:00"}}).want(t, 200)
+		b.at(t, "2027-02-12 10:00")
+		if got := b.bill(t, bills[2]); got["status"] != "overdue" || got["current_amount_cents"] != got["original_amount_cents"] {
+			t.Fatalf("installment 2 waived once overdue: %v owing %v of %v", got["status"], got["current_amount_cents"], got["original_amount_cents"])
 		}
 	})
 }

@@ -100,7 +100,8 @@ func expiredPayments(d parcela.Due) (string, []any) {
 }
 
 // LateInstallments selects pending installments of active billings past
-// their effective due date with an unpaid payment, leaving out those whose
+// their effective due date and their waiver (disable_penalties_until) with
+// an unpaid payment, leaving out those whose
 // first Pix or boleto (card attempts are none) was issued after that date
 // and has not expired yet (they are late from its expiry, as
 // Bill.lateFrom).
@@ -120,11 +121,12 @@ func lateInstallments(d parcela.Due) (string, []any) {
 		FROM ` + companyBills + ` JOIN billings bl ON bl.id = b.billing_id` + failuresOf("b.id") + `
 		WHERE ` + ofEachCompany + ` AND b.status = 'pending'` + company + ` AND b.due_date <= ? AND b.effective_due_date < ?
 		AND b.bill_type = 'installment' AND bl.status = 'active'
+		AND (b.disable_penalties_until IS NULL OR b.disable_penalties_until <= ?)
 		AND EXISTS (SELECT 1 FROM payments p WHERE p.bill_id = b.id AND p.status = 'unpaid')
 		AND NOT EXISTS (SELECT 1 FROM payments p0 WHERE p0.bill_id = b.id AND p0.payment_method <> 'credit_card'
 			AND p0.created_at > b.effective_due_date AND p0.expires_at > ?
 			AND p0.created_at = (SELECT MIN(p1.created_at) FROM payments p1 WHERE p1.bill_id = b.id AND p1.payment_method <> 'credit_card'))` + retryDue),
-		args(parcela.SweepMarkOverdue, scoped, now, now, now, now, d.Limit)
+		args(parcela.SweepMarkOverdue, scoped, now, now, now, now, now, d.Limit)
 }
 
 // InstallmentsToIssue selects open installments of active billings inside
