@@ -160,7 +160,7 @@ var MaxCETAnnualRate = MustRate("100000")
 var maxDailyRate = decimal.RequireFromString("0.032046")
 
 // withinMaxDailyRate is a daily rate whose annual rate is below
-// MaxCETAnnualRate ((1.032045)^365 − 1 ≈ 99,950): a plan whose root is
+// MaxCETAnnualRate ((1.032045)^365 − 1 ≈ 99,999.3): a plan whose root is
 // at most it has a CET within the maximum.
 var withinMaxDailyRate = decimal.RequireFromString("0.032045")
 
