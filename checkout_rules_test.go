@@ -221,10 +221,19 @@ func TestDemandPaymentFirstBillPixAfterItsDueInstant(t *testing.T) {
 			t.Errorf("%s: a Pix issued at %v expires at %v", tt.name, tt.now, o.expires)
 		}
 	}
-	// The boleto keeps the charge's due date and expiry.
-	o := demandPayment(&c, pc, bill, MethodBoleto, calSP(2026, time.March, 8, 10, 0, 0, 0))
-	if !o.due.Equal(due) || !o.expires.Equal(BoletoExpiry(due, c.BoletoGraceBusinessDays)) {
-		t.Errorf("boleto due %v, expires %v", o.due, o.expires)
+	// A boleto keeps the charge's expiry, and its due date on the due day;
+	// asked for on a later day (Sunday), it is due on its last payable
+	// day, the Monday: a bank registers no boleto due before its issue,
+	// and it was due on the Saturday already past (an audit).
+	for now, wantDue := range map[time.Time]time.Time{
+		calSP(2026, time.March, 7, 15, 0, 0, 0):  due,
+		calSP(2026, time.March, 8, 10, 0, 0, 0):  calEndOfDay(2026, time.March, 9),
+		calSP(2026, time.March, 9, 23, 59, 0, 0): calEndOfDay(2026, time.March, 9),
+	} {
+		o := demandPayment(&c, pc, bill, MethodBoleto, now)
+		if o.amount != 30000 || !o.due.Equal(wantDue) || !o.expires.Equal(BoletoExpiry(due, c.BoletoGraceBusinessDays)) {
+			t.Errorf("boleto asked for at %v: %d cents due %v, expires %v; want due %v", now, o.amount, o.due, o.expires, wantDue)
+		}
 	}
 }
 

@@ -194,7 +194,20 @@ func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentO
 		o.due = BoletoPayableUntil(bill.DueDate)
 		o.expires = ExpiryAfter(o.due)
 	}
+	if method == MethodBoleto && pastDueDay(bill.DueDate, now) {
+		o.due = BoletoPayableUntil(bill.DueDate)
+	}
 	return o
+}
+
+// pastDueDay tells whether now is on a São Paulo day after due's. A boleto
+// issued then for a bill still payable (due on a Saturday, payable through
+// the Monday) is due on its last payable day, not on the day already past:
+// a bank registers no boleto due before its issue, and the payer read a
+// past date on it (an audit). Its amount and expiry are the same either
+// way.
+func pastDueDay(due, now time.Time) bool {
+	return SaoPauloDate(due).Before(SaoPauloDate(now))
 }
 
 // installmentPayment is the boleto (with a Pix code for bolepix) that an
@@ -229,6 +242,9 @@ func installmentDue(c *Company, bill *Bill, now time.Time) time.Time {
 		// On a business day: one due on a Saturday is taken for its amount
 		// on the Monday, when the bill owes two more days of interest.
 		return EffectiveDueDate(EndOfDay(now.Add(time.Duration(c.PaymentExpiryHours) * time.Hour)))
+	}
+	if pastDueDay(bill.DueDate, now) {
+		return BoletoPayableUntil(bill.DueDate)
 	}
 	return bill.DueDate
 }

@@ -455,6 +455,12 @@ func TestInstallmentPayment(t *testing.T) {
 		wantExpires time.Time
 	}{
 		{"ten days before it is due", calSP(2027, 1, 1, 9, 0, 0, 0), nil, due, 10000, calEndOfDay(2027, 1, 12).Add(time.Millisecond)},
+		{"on its due day", calSP(2027, 1, 10, 9, 0, 0, 0), nil, due, 10000, calEndOfDay(2027, 1, 12).Add(time.Millisecond)},
+		// Issued on the Monday it is payable through (the issue sweep or
+		// the provider late), it is due that Monday, not on the Sunday
+		// already past: a bank registers no boleto due before its issue
+		// (an audit).
+		{"issued the business day its due date moved to", calSP(2027, 1, 11, 9, 0, 0, 0), nil, calEndOfDay(2027, 1, 11), 10000, calEndOfDay(2027, 1, 12).Add(time.Millisecond)},
 		// 72 hours on is Saturday 16: due Monday 18, 8 days since Sunday 10.
 		{"re-issued the day after its boleto expired, at what it owes on the new due date, a business day",
 			calSP(2027, 1, 13, 0, 5, 0, 0), []*Payment{{Status: PaymentExpired, CreatedAt: calSP(2027, 1, 1, 9, 0, 0, 0), ExpiresAt: calEndOfDay(2027, 1, 12).Add(time.Millisecond)}},
