@@ -10,7 +10,10 @@ import (
 // guarded by the state it was decided on, the rows it creates and the events
 // it emits. The store applies it in one transaction, or not at all.
 type Change struct {
-	At          time.Time
+	At time.Time
+	// Owner is the company and environment whose change it is: on
+	// PostgreSQL its transaction waits for the owner's turn.
+	Owner       Auth
 	Billings    []BillingMove
 	Order       *OrderMove
 	Bills       []BillMove

@@ -54,7 +54,7 @@ type mover struct {
 }
 
 func newMover(a Auth, now time.Time, links Links) *mover {
-	return &mover{c: Change{At: now}, a: a, links: links,
+	return &mover{c: Change{At: now, Owner: a}, a: a, links: links,
 		billings: map[string]int{}, bills: map[string]int{}, payments: map[string]int{}, created: map[string]bool{}}
 }
 

@@ -20,7 +20,7 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 	if c == nil {
 		return nil
 	}
-	return failed("apply change", db.inTx(ctx, func(tx *Tx) error {
+	return failed("apply change", db.inTxOf(ctx, c.Owner, func(tx *Tx) error {
 		p := tx.pipeline()
 		for _, m := range c.Billings {
 			b := m.Billing

@@ -92,6 +92,8 @@ type DB struct {
 	writes    writeHealth
 	group     *groupWriter // SQLite only
 	attempts  attemptGroup
+	// writeTurns: PostgreSQL only, one company's transactions a few at a time.
+	writeTurns *writeTurns
 
 	offers offerCache // offers with their company, product and configurations, by catalog version
 
@@ -311,7 +313,8 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	db := stdlib.OpenDBFromPool(pool)
 	b := &binder{dialect: Postgres}
 	reader := runner{q: db, b: b, pool: pool, gate: newPageGate(pageReaders(cfg.MaxConns))}
-	return &DB{dialect: Postgres, writes: writeHealth{probing: make(chan struct{}, 1)}, write: db, read: db, reader: reader, pool: pool, binder: b}, nil
+	return &DB{dialect: Postgres, writes: writeHealth{probing: make(chan struct{}, 1)}, write: db, read: db, reader: reader, pool: pool, binder: b,
+		writeTurns: newWriteTurns(cfg.MaxConns)}, nil
 }
 
 // Dialect tells which engine this is.

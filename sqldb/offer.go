@@ -35,7 +35,7 @@ func scanOffer(row rowScanner) (*parcela.Offer, error) {
 // locks it first, UpdateProduct) either waits for this offer and then
 // counts it, or is read here.
 func (db *DB) CreateOffer(ctx context.Context, o *parcela.Offer) error {
-	return failed("create offer", db.inTx(ctx, func(tx *Tx) error { return db.insertOffer(ctx, tx, o) }))
+	return failed("create offer", db.inTxOf(ctx, parcela.Auth{CompanyID: o.CompanyID, Environment: o.Environment}, func(tx *Tx) error { return db.insertOffer(ctx, tx, o) }))
 }
 
 // insertOffer stores o in tx if it costs no more than its product (a
@@ -166,7 +166,7 @@ func (db *DB) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (in
 // holds it up.
 func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 	o := u.Offer
-	return failed("update offer", db.inTx(ctx, func(tx *Tx) error {
+	return failed("update offer", db.inTxOf(ctx, parcela.Auth{CompanyID: u.Offer.CompanyID, Environment: u.Offer.Environment}, func(tx *Tx) error {
 		var seats, expires sql.NullInt64
 		var taken int
 		var name, availability string

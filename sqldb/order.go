@@ -39,7 +39,7 @@ func scanOrder(row rowScanner) (*parcela.Order, error) {
 // share-locked, as a charge's are (takeSeat): a PATCH in flight, which
 // locks its row first, is waited for and then read as it committed.
 func (db *DB) CreateOrder(ctx context.Context, o *parcela.Order) error {
-	return failed("create order", db.inTx(ctx, func(tx *Tx) error {
+	return failed("create order", db.inTxOf(ctx, parcela.Auth{CompanyID: o.CompanyID, Environment: o.Environment}, func(tx *Tx) error {
 		p := tx.pipeline()
 		if err := insertAddress(ctx, p, &o.Address); err != nil {
 			return err

@@ -62,7 +62,7 @@ func (db *DB) ProductReferences(ctx context.Context) (kinds, shifts map[string]p
 
 // CreateProduct stores a new product.
 func (db *DB) CreateProduct(ctx context.Context, p *parcela.Product) error {
-	return failed("create product", db.inTx(ctx, func(tx *Tx) error { return insertProduct(ctx, tx, p) }))
+	return failed("create product", db.inTxOf(ctx, parcela.Auth{CompanyID: p.CompanyID, Environment: p.Environment}, func(tx *Tx) error { return insertProduct(ctx, tx, p) }))
 }
 
 // insertProduct stores p in tx.
@@ -118,7 +118,7 @@ func (db *DB) MaxOfferAmount(ctx context.Context, productID string) (int64, bool
 // begun after that offer committed sees it. FOR NO KEY UPDATE: what only refers
 // to the product (its key) does not wait for it.
 func (db *DB) UpdateProduct(ctx context.Context, p *parcela.Product) error {
-	return failed("update product", db.inTx(ctx, func(tx *Tx) error {
+	return failed("update product", db.inTxOf(ctx, parcela.Auth{CompanyID: p.CompanyID, Environment: p.Environment}, func(tx *Tx) error {
 		var id string
 		if err := tx.r.queryRow(ctx, `SELECT id FROM products WHERE id = ?`+db.lockRows("NO KEY UPDATE"), p.ID).Scan(&id); err != nil {
 			return notFound(err, "product")

@@ -39,7 +39,7 @@ func scanWebhook(row rowScanner) (*parcela.Webhook, error) {
 // KEY UPDATE, which the key-share locks of the company's other writes (an
 // order, a bill, an event referring to it) do not wait for, nor it for them.
 func (db *DB) CreateWebhook(ctx context.Context, w *parcela.Webhook, limit int) error {
-	return failed("create webhook", db.inTx(ctx, func(tx *Tx) error {
+	return failed("create webhook", db.inTxOf(ctx, parcela.Auth{CompanyID: w.CompanyID, Environment: w.Environment}, func(tx *Tx) error {
 		var id string
 		if err := tx.r.queryRow(ctx, `SELECT id FROM companies WHERE id = ?`+db.lockRows("NO KEY UPDATE"), w.CompanyID).Scan(&id); err != nil {
 			return notFound(err, "company")
@@ -92,7 +92,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, were parcel
 		// A new address starts its five days of failures afresh (Apply).
 		q += `, failing_since = NULL`
 	}
-	return failed("update webhook", db.inTx(ctx, func(tx *Tx) error {
+	return failed("update webhook", db.inTxOf(ctx, parcela.Auth{CompanyID: w.CompanyID, Environment: w.Environment}, func(tx *Tx) error {
 		return tx.r.guarded(ctx, "webhook", w.ID, q+` WHERE id = ? AND deleted_at IS NULL AND name = ? AND url = ? AND events = ? AND verb = ?`,
 			append(args, w.ID, were.Name, were.URL, strings.Join(were.Events, ","), were.Verb)...)
 	}))
@@ -105,7 +105,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, w *parcela.Webhook, were parcel
 // since the rotation's read stands (only the secrets are written), and the
 // answer, stored under an Idempotency-Key, showed the webhook as read.
 func (db *DB) RotateWebhookSecret(ctx context.Context, w *parcela.Webhook, from string) error {
-	return failed("rotate webhook secret", db.inTx(ctx, func(tx *Tx) error {
+	return failed("rotate webhook secret", db.inTxOf(ctx, parcela.Auth{CompanyID: w.CompanyID, Environment: w.Environment}, func(tx *Tx) error {
 		if err := tx.r.guarded(ctx, "webhook", w.ID, `UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?
 			WHERE id = ? AND secret = ? AND deleted_at IS NULL`, w.Secret, w.PreviousSecret, msPtr(w.PreviousSecretUntil), ms64(w.UpdatedAt), w.ID, from); err != nil {
 			return err
@@ -121,7 +121,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, w *parcela.Webhook, from 
 
 // DeleteWebhook removes a webhook; its delivery log is kept.
 func (db *DB) DeleteWebhook(ctx context.Context, a parcela.Auth, id string, at time.Time) error {
-	return failed("delete webhook", db.inTx(ctx, func(tx *Tx) error {
+	return failed("delete webhook", db.inTxOf(ctx, a, func(tx *Tx) error {
 		res, err := tx.r.exec(ctx, `UPDATE webhooks SET deleted_at = ?, enabled = ?, updated_at = ? WHERE id = ? AND company_id = ? AND environment = ? AND deleted_at IS NULL`,
 			ms64(at), false, ms64(at), id, a.CompanyID, string(a.Environment))
 		return oneRow(res, err, "webhook")
