@@ -176,7 +176,7 @@ func (c CardPayment) Check(now time.Time, maxInstallments int) (CardSummary, err
 		v.Add("card.cvv", "invalid", fmt.Sprintf("must be %d digits", cvvLen))
 	}
 	if c.Installments < 1 || c.Installments > maxInstallments {
-		v.Add("card.installments", "invalid", fmt.Sprintf("must be between 1 and %d", max(1, maxInstallments)))
+		v.Add("card.installments", boundCode(c.Installments < 1), fmt.Sprintf("must be between 1 and %d", max(1, maxInstallments)))
 	}
 	if err := v.Err(); err != nil {
 		return CardSummary{}, err

@@ -84,12 +84,12 @@ func TestCardPaymentCheck(t *testing.T) {
 		{"bad check digit", func(c *CardPayment) { c.Number = "4111111111111112" }, now, map[string]string{"card.number": "invalid"}},
 		{"letters", func(c *CardPayment) { c.Number = "4111 1111 1111 111a" }, now, map[string]string{"card.number": "invalid"}},
 		{"missing everything", func(c *CardPayment) { *c = CardPayment{} }, now, map[string]string{
-			"card.number": "required", "card.holder_name": "required", "card.expiry": "invalid", "card.cvv": "required", "card.installments": "invalid"}},
+			"card.number": "required", "card.holder_name": "required", "card.expiry": "invalid", "card.cvv": "required", "card.installments": "too_small"}},
 		{"unsupported brand", func(c *CardPayment) { c.Number = "6011111111111117" }, now, map[string]string{"card.number": "unsupported_brand"}},
 		{"amex takes four cvv digits", func(c *CardPayment) { c.Number = "378282246310005" }, now, map[string]string{"card.cvv": "invalid"}},
 		{"amex with four", func(c *CardPayment) { c.Number, c.CVV = "378282246310005", "1234" }, now, nil},
 		{"visa with four", func(c *CardPayment) { c.CVV = "1234" }, now, map[string]string{"card.cvv": "invalid"}},
-		{"too many installments", func(c *CardPayment) { c.Installments = 4 }, now, map[string]string{"card.installments": "invalid"}},
+		{"too many installments", func(c *CardPayment) { c.Installments = 4 }, now, map[string]string{"card.installments": "too_large"}},
 		{"control character in name", func(c *CardPayment) { c.HolderName = "MARIA\x00" }, now, map[string]string{"card.holder_name": "invalid"}},
 		// Checked as the domain's other single-line texts are: a byte that
 		// is not UTF-8, or a direction override, went to the acquirer as typed.

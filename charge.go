@@ -144,7 +144,7 @@ func PlanCharge(req ChargeRequest, o *Order, c *Company, now time.Time, checkout
 	if req.DueDay == nil {
 		v.Add("due_day", "required", "is required")
 	} else if p.DueDay = *req.DueDay; p.DueDay < 1 || p.DueDay > 31 {
-		v.Add("due_day", "invalid", "must be between 1 and 31")
+		v.Add("due_day", boundCode(p.DueDay < 1), "must be between 1 and 31")
 	}
 	if req.Installments == nil {
 		v.Add("installments", "required", "is required")
@@ -231,9 +231,11 @@ func (p *ChargePlan) checkVariation(v *Validation, c *Company) {
 		}
 		return
 	}
+	// A number past its bounds is too_small or too_large, as the field
+	// codes' catalogue names them; it answered invalid (an audit).
 	limit := min(pc.MaxInstallments, c.MaxInstallments)
 	if p.Installments < 2 || p.Installments > limit {
-		v.Add("installments", "invalid", fmt.Sprintf("must be between 2 and %d for this financed configuration", limit))
+		v.Add("installments", boundCode(p.Installments < 2), fmt.Sprintf("must be between 2 and %d for this financed configuration", limit))
 	}
 	if p.Method != "" && !slices.Contains(pc.AllowedDownPaymentMethods, p.Method) {
 		v.Add("payment.payment_method", "not_allowed", "the configuration does not allow this down payment method; allowed: "+strings.Join(pc.AllowedDownPaymentMethods, ", "))

@@ -109,6 +109,15 @@ func (v *Validation) Add(field, code, message string) {
 	v.Fields = append(v.Fields, FieldError{Field: field, Code: code, Message: message})
 }
 
+// boundCode is the field code of a number past one of its bounds: below
+// its minimum (too_small) or above its maximum (too_large).
+func boundCode(below bool) string {
+	if below {
+		return "too_small"
+	}
+	return "too_large"
+}
+
 // Count is how many field errors were added, those past MaxFieldErrors
 // too: a check that runs only on a valid value compares it before and
 // after, and once the list is full only this grows.

@@ -81,9 +81,19 @@ type AddressInput struct {
 // checks the zipcode against the city's state (CheckZipcodeState).
 func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	var v Validation
+	o := buildOrder(&v, req, now)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// buildOrder is BuildOrder's order, its errors added to v: as far as it
+// could be read, so that the caller checks its offer and city beside them.
+func buildOrder(v *Validation, req OrderRequest, now time.Time) *Order {
 	in := req.Order
 	o := &Order{Status: OrderPending}
-	str := func(field string, p *string, max int) string { return requiredText(&v, field, p, max) }
+	str := func(field string, p *string, max int) string { return requiredText(v, field, p, max) }
 	if o.OfferID = LowerUUID(str("order.offer_id", in.OfferID, 64)); o.OfferID != "" && !IsUUID(o.OfferID) {
 		v.Add("order.offer_id", "not_found", "is not an offer of this company and environment")
 	}
@@ -121,13 +131,10 @@ func BuildOrder(req OrderRequest, now time.Time) (*Order, error) {
 	}
 	if in.Address == nil {
 		v.Add("order.address", "required", "is required")
-		return nil, v.Err()
+		return o
 	}
-	o.Address = buildAddress(&v, "order.address.", in.Address)
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	return o, nil
+	o.Address = buildAddress(v, "order.address.", in.Address)
+	return o
 }
 
 // requiredText is the text *p holds, trimmed (TrimText), or "" with a

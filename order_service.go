@@ -65,39 +65,34 @@ func (s *Orders) FormOrder(ctx context.Context, a Auth, formKey string) (*Order,
 
 func (s *Orders) createOrder(ctx context.Context, a Auth, req OrderRequest, formKey string) (*Order, error) {
 	now := s.clock.Now()
-	o, err := BuildOrder(req, now)
+	var v Validation
+	o := buildOrder(&v, req, now)
+	offer, city, err := s.orderReferences(ctx, a, o, &v, now)
 	if err != nil {
 		return nil, err
 	}
-	var city *City
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	o.Address.ID, o.Address.City, o.Address.CreatedAt, o.Address.UpdatedAt = NewID(), *city, now, now
+	o.ID, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.CompanyID, a.Environment, now, now
+	o.AccessCode, o.FormKey = accessCode(), formKey
 	err = decideAndApply("offer", func() error {
-		offer, err := s.store.Offer(ctx, a, o.OfferID)
-		if ErrorCode(err) == ENOTFOUND {
-			return &Error{Code: EINVALID, Message: "order.offer_id is not an offer of this company and environment",
-				Fields: []FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company and environment"}}}
-		} else if err != nil {
-			return err
-		}
-		if err := offer.Sellable(now); err != nil {
-			return &Error{Code: EINVALID, Message: "order.offer_id: " + ErrorMessage(err),
-				Fields: []FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: ErrorMessage(err)}}}
-		}
-		if city == nil {
-			city, err = s.store.City(ctx, o.Address.City.IBGECode)
-			if ErrorCode(err) == ENOTFOUND {
-				return &Error{Code: EINVALID, Message: "order.address.city_ibge_code is not a known IBGE municipality",
-					Fields: []FieldError{{Field: "order.address.city_ibge_code", Code: "not_found", Message: "is not a known IBGE municipality"}}}
+		if offer == nil {
+			// Decided again after a conflict: a PATCH stopped the offer's
+			// sales since it was read.
+			if offer, err = s.store.Offer(ctx, a, o.OfferID); ErrorCode(err) == ENOTFOUND {
+				return &Error{Code: EINVALID, Message: "order.offer_id is not an offer of this company and environment",
+					Fields: []FieldError{{Field: "order.offer_id", Code: "not_found", Message: "is not an offer of this company and environment"}}}
 			} else if err != nil {
 				return err
 			}
-			o.Address.ID, o.Address.City, o.Address.CreatedAt, o.Address.UpdatedAt = NewID(), *city, now, now
-			if err := CheckZipcodeState("order.address.zipcode", &o.Address); err != nil {
-				return err
+			if err := offer.Sellable(now); err != nil {
+				return offerNotSellable(err)
 			}
-			o.ID, o.CompanyID, o.Environment, o.CreatedAt, o.UpdatedAt = NewID(), a.CompanyID, a.Environment, now, now
-			o.AccessCode, o.FormKey = accessCode(), formKey
 		}
 		o.Offer, o.Billings = offer, []*Billing{}
+		offer = nil
 		err = s.store.CreateOrder(answering(ctx, o), o)
 		if formKey != "" && IsConflict(err) {
 			// Another post of the form took its key: not a change to decide
@@ -112,6 +107,51 @@ func (s *Orders) createOrder(ctx context.Context, a Auth, req OrderRequest, form
 		return nil, err
 	}
 	return o, nil
+}
+
+// orderReferences reads the offer and the city order o names, adding to v
+// what is wrong with them (an unknown or unsellable offer, an unknown city,
+// a zipcode of another state) beside the errors of o's own fields, so that
+// one answer lists every field at fault: an invalid CPF hid an unsellable
+// offer, and the offer a zipcode of another state, until each was fixed
+// (an audit). A field already at fault is not looked up.
+func (s *Orders) orderReferences(ctx context.Context, a Auth, o *Order, v *Validation, now time.Time) (*Offer, *City, error) {
+	var offer *Offer
+	if o.OfferID != "" && !v.Has("order.offer_id") {
+		var err error
+		switch offer, err = s.store.Offer(ctx, a, o.OfferID); {
+		case ErrorCode(err) == ENOTFOUND:
+			v.Add("order.offer_id", "not_found", "is not an offer of this company and environment")
+		case err != nil:
+			return nil, nil, err
+		default:
+			if err := offer.Sellable(now); err != nil {
+				v.Add("order.offer_id", "not_sellable", ErrorMessage(err))
+			}
+		}
+	}
+	const cityField = "order.address.city_ibge_code"
+	if o.Address.City.IBGECode == "" || v.Has(cityField) {
+		return offer, nil, nil
+	}
+	city, err := s.store.City(ctx, o.Address.City.IBGECode)
+	if ErrorCode(err) == ENOTFOUND {
+		v.Add(cityField, "not_found", "is not a known IBGE municipality")
+		return offer, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if o.Address.Zipcode != "" && !v.Has("order.address.zipcode") {
+		checkZipcodeState(v, "order.address.zipcode", &Address{Zipcode: o.Address.Zipcode, City: *city})
+	}
+	return offer, city, nil
+}
+
+// offerNotSellable is the answer to an order of an offer that does not
+// sell (Offer.Sellable's err).
+func offerNotSellable(err error) error {
+	return &Error{Code: EINVALID, Message: "order.offer_id: " + ErrorMessage(err),
+		Fields: []FieldError{{Field: "order.offer_id", Code: "not_sellable", Message: ErrorMessage(err)}}}
 }
 
 // Order returns one of the caller's orders with its offer and billings.

@@ -43,6 +43,25 @@ var _ WebhookService = (*Webhooks)(nil)
 // the policy checks again. Set it before serving.
 func (s *Webhooks) RefuseAddresses(policy *webhook.AddressPolicy) { s.addresses = policy }
 
+// settle is what Apply answered for w, with the refusal of its URL's
+// address (checkAddress) beside its other fields' errors: a webhook with
+// no name and a private address was refused for its name alone, and its
+// address only once the name was fixed (an audit).
+func (s *Webhooks) settle(w *Webhook, applied error, urlSet bool) error {
+	var v Validation
+	if e, ok := applied.(*Error); ok && e.Code == EINVALID && len(e.Fields) > 0 {
+		v.Fields = e.Fields
+	} else if applied != nil {
+		return applied
+	}
+	if urlSet && !v.Has("url") {
+		if err := s.checkAddress(w); err != nil {
+			v.Fields = append(v.Fields, err.(*Error).Fields...)
+		}
+	}
+	return v.Err()
+}
+
 // checkAddress refuses w's URL whose host is an address s.addresses
 // refuses.
 func (s *Webhooks) checkAddress(w *Webhook) error {
@@ -130,10 +149,7 @@ func looseIPv4(host string) (netip.Addr, bool) {
 // CreateWebhook validates and stores a webhook with a new signing secret.
 func (s *Webhooks) CreateWebhook(ctx context.Context, a Auth, req WebhookRequest) (*Webhook, error) {
 	w := &Webhook{CompanyID: a.CompanyID, Environment: a.Environment, Enabled: true}
-	if err := w.Apply(req, true); err != nil {
-		return nil, err
-	}
-	if err := s.checkAddress(w); err != nil {
+	if err := s.settle(w, w.Apply(req, true), true); err != nil {
 		return nil, err
 	}
 	secret, err := webhook.NewSecret()
@@ -176,13 +192,8 @@ func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req Web
 			return err
 		}
 		state, were := w.patchesState(req), w.Settings()
-		if err := w.Apply(req, false); err != nil {
+		if err := s.settle(w, w.Apply(req, false), req.URL != nil); err != nil {
 			return err
-		}
-		if req.URL != nil {
-			if err := s.checkAddress(w); err != nil {
-				return err
-			}
 		}
 		w.UpdatedAt = s.clock.Now()
 		return s.store.UpdateWebhook(ctx, w, were, state)

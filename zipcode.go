@@ -65,10 +65,14 @@ func validZipcode(zipcode string) bool { return zipcodePrefix(zipcode) >= 1000 }
 // city_ibge_code), as a validation error on field, e.g.
 // "order.address.zipcode".
 func CheckZipcodeState(field string, a *Address) error {
-	if ZipcodeInState(a.Zipcode, a.City.State.Acronym) {
-		return nil
-	}
 	var v Validation
-	v.Add(field, "invalid", "is not a zipcode of "+a.City.Name+" ("+a.City.State.Acronym+"): the state's zipcodes do not include it")
+	checkZipcodeState(&v, field, a)
 	return v.Err()
+}
+
+// checkZipcodeState is CheckZipcodeState adding its error to v.
+func checkZipcodeState(v *Validation, field string, a *Address) {
+	if !ZipcodeInState(a.Zipcode, a.City.State.Acronym) {
+		v.Add(field, "invalid", "is not a zipcode of "+a.City.Name+" ("+a.City.State.Acronym+"): the state's zipcodes do not include it")
+	}
 }

@@ -1,0 +1,34 @@
+package server_test
+
+import (
+	"testing"
+
+	"parcela/sqldb"
+)
+
+// A charge's number past one of its bounds is too_small or too_large, as
+// the field codes' catalogue names them: more installments than the
+// configuration allows answered invalid (an audit).
+func TestChargeNumbersPastTheirBounds(t *testing.T) {
+	t.Parallel()
+	b := setup(t, sqldb.SQLite)
+	offer, order := b.order()
+	_, fin := configs(offer)
+	path := "/external_api/v1/orders/" + order["id"].(string) + "/charge"
+	for _, tc := range []struct {
+		field string
+		value int
+		want  string
+	}{
+		{"installments", 40, "too_large"},
+		{"installments", 1, "too_small"},
+		{"due_day", 32, "too_large"},
+		{"due_day", 0, "too_small"},
+	} {
+		body := chargeBody(fin, "pix", 3)
+		body[tc.field] = tc.value
+		if got := fieldCodes(t, b.call("POST", path, body))[tc.field]; got != tc.want {
+			t.Errorf("%s %d: code %q, want %q", tc.field, tc.value, got, tc.want)
+		}
+	}
+}
