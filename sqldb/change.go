@@ -74,7 +74,7 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 		}
 		// The offer is locked last, as a charge's seat locks it.
 		if m := c.Order; m != nil && m.From == parcela.OrderInProgress && m.Order.Status == parcela.OrderCanceled {
-			if err := releaseSeat(ctx, p, m.Order.OfferID); err != nil {
+			if err := releaseSeat(ctx, p, tx.db, m.Order.OfferID); err != nil {
 				return err
 			}
 		}
@@ -97,8 +97,15 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 // a PATCH in flight counted the canceled order, and its seat was taken
 // for ever. A cancelation is rare: it holds the charges of the offer up
 // for a moment only.
-func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
-	return p.exec(ctx, nil, `UPDATE offers SET seats_taken = CASE WHEN seats IS NOT NULL AND seats_taken > 0 THEN seats_taken - 1 ELSE seats_taken END
+//
+// On SQLite it also counts the offer's sales, limited or not (offers.sold,
+// read by UpdateOffer).
+func releaseSeat(ctx context.Context, p *pipeline, db *DB, offerID string) error {
+	sold := ""
+	if db.dialect == SQLite {
+		sold = `, sold = CASE WHEN sold > 0 THEN sold - 1 ELSE 0 END`
+	}
+	return p.exec(ctx, nil, `UPDATE offers SET seats_taken = CASE WHEN seats IS NOT NULL AND seats_taken > 0 THEN seats_taken - 1 ELSE seats_taken END`+sold+`
 		WHERE id = ?`, offerID)
 }
 
@@ -116,8 +123,14 @@ func releaseSeat(ctx context.Context, p *pipeline, offerID string) error {
 // to the commit. They only share-lock it, so that a PATCH (which locks it
 // for update) waits for them, and they for it: one giving the offer a
 // limit then counts every seat (UpdateOffer). SQLite serializes writes
-// anyway.
+// anyway, and there every offer's sales are counted (offers.sold, read by
+// UpdateOffer).
 func takeSeat(ctx context.Context, p *pipeline, db *DB, offer *parcela.Offer, at time.Time) error {
+	if db.dialect == SQLite {
+		if err := p.exec(ctx, nil, `UPDATE offers SET sold = sold + 1 WHERE id = ?`, offer.ID); err != nil {
+			return err
+		}
+	}
 	if offer.Seats != nil {
 		if err := p.guarded(ctx, "offer", offer.ID, `UPDATE offers SET seats_taken = seats_taken + 1
 			WHERE id = ? AND seats_taken < seats AND availability = ? AND (expires_at IS NULL OR expires_at > ?)`,

@@ -66,6 +66,9 @@ const (
 	BeforeCommit FaultPoint = "before_commit"
 	// AfterCommit: both are committed; the client has no answer yet.
 	AfterCommit FaultPoint = "after_commit"
+	// CountSeatsInTx: a PATCH giving an offer a seat limit is about to
+	// count the offer's sales inside its transaction.
+	CountSeatsInTx FaultPoint = "count_seats_in_tx"
 )
 
 func (db *DB) fault(ctx context.Context, at FaultPoint) {

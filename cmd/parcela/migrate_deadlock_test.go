@@ -47,6 +47,7 @@ func TestMigrationAbortedByADeadlockRunsAgain(t *testing.T) {
 		version int
 		file    string
 	}{
+		{26, "../../sqldb/migrations/postgres/00026_offer_sales_counted.sql"},
 		{25, "../../sqldb/migrations/00025_boleto_expiry_after_its_last_day.sql"},
 		{24, "../../sqldb/migrations/00024_orders_by_offer.sql"},
 		{23, "../../sqldb/migrations/postgres/00023_bills_keyed_to_their_billing.sql"},

@@ -31,20 +31,23 @@ func TestConcurrentMigrationsOnSQLite(t *testing.T) {
 	// The file as the release before 00024 left it. 00025, a data
 	// migration run again by the second process, finds no boleto left to
 	// move (it moves those expiring at a millisecond 999 to a 000) and is
-	// recorded again; 00024 is the one that fails when run twice.
+	// recorded again; 00024 and 00026 fail when run twice.
 	var latest int64
 	if err := db.SQLDB().QueryRowContext(ctx, "SELECT MAX(version_id) FROM goose_db_version").Scan(&latest); err != nil {
 		t.Fatal(err)
 	}
-	if latest != 25 {
-		t.Fatalf("the test undoes 00024 and 00025 by hand, and the latest migration is %d: undo it too", latest)
+	if latest != 26 {
+		t.Fatalf("the test undoes 00024 to 00026 by hand, and the latest migration is %d: undo it too", latest)
 	}
-	if _, err := db.SQLDB().ExecContext(ctx, "DROP INDEX orders_offer; DELETE FROM goose_db_version WHERE version_id IN (24, 25)"); err != nil {
+	if _, err := db.SQLDB().ExecContext(ctx, "ALTER TABLE offers DROP COLUMN sold; DROP INDEX orders_offer; DELETE FROM goose_db_version WHERE version_id IN (24, 25, 26)"); err != nil {
 		t.Fatal(err)
 	}
 	migrateAtOnce(t, db, dsn)
-	var applied, moved int
+	var applied, moved, counted int
 	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 24").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 26").Scan(&counted); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SQLDB().QueryRowContext(ctx, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 25").Scan(&moved); err != nil {
@@ -54,8 +57,8 @@ func TestConcurrentMigrationsOnSQLite(t *testing.T) {
 	if err := db.SQLDB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE name = 'orders_offer'").Scan(&index); err != nil || !strings.Contains(index, "offer_id") {
 		t.Errorf("orders_offer: %q, %v", index, err)
 	}
-	if applied != 1 || moved < 1 {
-		t.Errorf("00024 recorded %d times, want once; 00025 %d times, want at least once", applied, moved)
+	if applied != 1 || moved < 1 || counted != 1 {
+		t.Errorf("00024 recorded %d times, want once; 00025 %d times, want at least once; 00026 %d times, want once", applied, moved, counted)
 	}
 }
 

@@ -1,0 +1,117 @@
+package sqldb_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// SQLite counts every offer's sales as charges take seats and
+// cancelations give them back, so a PATCH giving an offer a seat limit
+// reads the count instead of counting on the single writer, where one
+// offer's 300,000 sales held every company's writes for most of a second a
+// PATCH (an audit). A count that disagrees with the reader's is taken
+// again, and set right. PostgreSQL counts in the transaction, which holds
+// only the offer's row.
+func TestSeatLimitReadsTheSalesCountedOnSQLite(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			var counted atomic.Int32
+			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: quietEnqueuer{}, Fault: func(_ context.Context, at sqldb.FaultPoint) {
+				if at == sqldb.CountSeatsInTx {
+					counted.Add(1)
+				}
+			}})
+			ctx := context.Background()
+			r := newRound(t, db, 3, false)
+			offer := r.order.Offer
+			for range 3 {
+				o := r.pendingOrder(offer.ID)
+				if _, err := r.app.Orders.ChargeOrder(ctx, r.a, o.ID, r.chargeRequest(offer, 3)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := r.app.Orders.CancelOrder(ctx, r.a, r.order.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+			sold := func() int {
+				t.Helper()
+				var n int
+				if err := db.SQLDB().QueryRowContext(ctx, `SELECT sold FROM offers WHERE id = ?`, offer.ID).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if e == sqldb.SQLite {
+				if got := sold(); got != 3 {
+					t.Fatalf("sold %d after 4 charges and a cancelation, want 3", got)
+				}
+			}
+			limit := func(want, wantCounted int) {
+				t.Helper()
+				counted.Store(0)
+				if err := r.patchOffer(offer.ID, `{"seats": 10}`); err != nil {
+					t.Fatal(err)
+				}
+				if n, o := r.sold(offer.ID); n != want || o.SeatsTaken != want {
+					t.Fatalf("seats taken %d, sold %d, want %d", o.SeatsTaken, n, want)
+				}
+				if got := int(counted.Load()); got != wantCounted {
+					t.Errorf("counted in the transaction %d times, want %d", got, wantCounted)
+				}
+				if _, err := r.app.Catalog.UpdateOffer(ctx, r.a, offer.ID, parcela.OfferFields{ClearSeats: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if e == sqldb.Postgres {
+				limit(3, 1)
+				return
+			}
+			limit(3, 0)
+			// A count gone wrong is counted again, and set right.
+			if _, err := db.SQLDB().ExecContext(ctx, `UPDATE offers SET sold = 7 WHERE id = ?`, offer.ID); err != nil {
+				t.Fatal(err)
+			}
+			limit(3, 1)
+			if got := sold(); got != 3 {
+				t.Errorf("sold %d after the count, want 3", got)
+			}
+			limit(3, 0)
+		})
+	}
+}
+
+// The migration counts every offer's sales, limited or not.
+func TestOfferSalesMigrationCounts(t *testing.T) {
+	t.Parallel()
+	db := sqldbtest.Open(t, sqldb.SQLite, sqldb.Config{Enqueuer: quietEnqueuer{}})
+	ctx := context.Background()
+	r := newRound(t, db, 3, false)
+	offer := r.order.Offer
+	o := r.pendingOrder(offer.ID)
+	if _, err := r.app.Orders.ChargeOrder(ctx, r.a, o.ID, r.chargeRequest(offer, 3)); err != nil {
+		t.Fatal(err)
+	}
+	r.pendingOrder(offer.ID) // not charged: no seat
+	if _, err := db.SQLDB().ExecContext(ctx, `UPDATE offers SET sold = 0`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := db.SQLDB().ExecContext(ctx, `ALTER TABLE offers DROP COLUMN sold`); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunMigrationUp(db, "sqlite/00026_offer_sales_counted.sql"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.SQLDB().QueryRowContext(ctx, `SELECT sold FROM offers WHERE id = ?`, offer.ID).Scan(&n); err != nil || n != 2 {
+			t.Fatalf("sold %d (%v), want 2", n, err)
+		}
+	}
+}
