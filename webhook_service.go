@@ -84,16 +84,26 @@ func (s *Webhooks) checkAddress(w *Webhook) error {
 		host = strings.ReplaceAll(norm.NFKC.String(u.Hostname()), "\u3002", ".")
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	// With its port, so that one of parcela's own listeners is refused
+	// here, as every delivery to it would be (an audit).
+	port := uint16(80)
+	if u.Scheme == "https" {
+		port = 443
+	}
+	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+		port = uint16(p)
+	}
+	check := func(a netip.Addr) error { return s.addresses.CheckDial(netip.AddrPortFrom(a, port)) }
 	var refused error
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		// Always loopback (RFC 6761), of either family.
-		if s.addresses.Check(netip.MustParseAddr("127.0.0.1")) != nil {
-			refused = s.addresses.Check(netip.IPv6Loopback())
+		if check(netip.MustParseAddr("127.0.0.1")) != nil {
+			refused = check(netip.IPv6Loopback())
 		}
 	} else if addr, err := netip.ParseAddr(host); err == nil {
-		refused = s.addresses.Check(addr)
+		refused = check(addr)
 	} else if addr, ok := looseIPv4(host); ok {
-		refused = s.addresses.Check(addr)
+		refused = check(addr)
 	}
 	if refused != nil {
 		var v Validation

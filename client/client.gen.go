@@ -2071,6 +2071,9 @@ type HealthOK = Health
 // InternalError An RFC 9457 problem, the body of every error response (`application/problem+json`).
 type InternalError = Problem
 
+// ListingInvalid An RFC 9457 problem, the body of every error response (`application/problem+json`).
+type ListingInvalid = Problem
+
 // MalformedRequest An RFC 9457 problem, the body of every error response (`application/problem+json`).
 type MalformedRequest = Problem
 
@@ -2596,8 +2599,9 @@ type ClientInterface interface {
 	// Records a customer's order of an offer, with status `pending` and no
 	// billings. The customer data is validated: `customer_document` is a CPF
 	// with valid check digits (punctuation is accepted and stripped),
-	// `customer_birthdate` is in the past, `email` is an address, `phone` has
-	// 10 or 11 digits, `address.zipcode` 8 digits and
+	// `customer_birthdate` is in the past, `email` is an address, `phone` is
+	// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+	// 11 (its area code, then 9), `address.zipcode` 8 digits and
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -2616,8 +2620,9 @@ type ClientInterface interface {
 	// Records a customer's order of an offer, with status `pending` and no
 	// billings. The customer data is validated: `customer_document` is a CPF
 	// with valid check digits (punctuation is accepted and stripped),
-	// `customer_birthdate` is in the past, `email` is an address, `phone` has
-	// 10 or 11 digits, `address.zipcode` 8 digits and
+	// `customer_birthdate` is in the past, `email` is an address, `phone` is
+	// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+	// 11 (its area code, then 9), `address.zipcode` 8 digits and
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -3037,7 +3042,8 @@ type ClientInterface interface {
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
-	// host, whatever the operator allows); a name is checked when each delivery connects;
+	// host, and the address and port of one of parcela's own listeners,
+	// whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -3061,7 +3067,8 @@ type ClientInterface interface {
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
-	// host, whatever the operator allows); a name is checked when each delivery connects;
+	// host, and the address and port of one of parcela's own listeners,
+	// whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -3505,8 +3512,9 @@ func (c *RawClient) UpdateOffer(ctx context.Context, id OfferId, params *UpdateO
 // Records a customer's order of an offer, with status `pending` and no
 // billings. The customer data is validated: `customer_document` is a CPF
 // with valid check digits (punctuation is accepted and stripped),
-// `customer_birthdate` is in the past, `email` is an address, `phone` has
-// 10 or 11 digits, `address.zipcode` 8 digits and
+// `customer_birthdate` is in the past, `email` is an address, `phone` is
+// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+// 11 (its area code, then 9), `address.zipcode` 8 digits and
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -3535,8 +3543,9 @@ func (c *RawClient) CreateOrderWithBody(ctx context.Context, params *CreateOrder
 // Records a customer's order of an offer, with status `pending` and no
 // billings. The customer data is validated: `customer_document` is a CPF
 // with valid check digits (punctuation is accepted and stripped),
-// `customer_birthdate` is in the past, `email` is an address, `phone` has
-// 10 or 11 digits, `address.zipcode` 8 digits and
+// `customer_birthdate` is in the past, `email` is an address, `phone` is
+// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+// 11 (its area code, then 9), `address.zipcode` 8 digits and
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -4166,7 +4175,8 @@ func (c *RawClient) ListWebhooks(ctx context.Context, reqEditors ...RequestEdito
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range; 0.0.0.0 and `::`, which reach the server's own
-// host, whatever the operator allows); a name is checked when each delivery connects;
+// host, and the address and port of one of parcela's own listeners,
+// whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -4200,7 +4210,8 @@ func (c *RawClient) CreateWebhookWithBody(ctx context.Context, params *CreateWeb
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range; 0.0.0.0 and `::`, which reach the server's own
-// host, whatever the operator allows); a name is checked when each delivery connects;
+// host, and the address and port of one of parcela's own listeners,
+// whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -6373,8 +6384,9 @@ type ClientWithResponsesInterface interface {
 	// Records a customer's order of an offer, with status `pending` and no
 	// billings. The customer data is validated: `customer_document` is a CPF
 	// with valid check digits (punctuation is accepted and stripped),
-	// `customer_birthdate` is in the past, `email` is an address, `phone` has
-	// 10 or 11 digits, `address.zipcode` 8 digits and
+	// `customer_birthdate` is in the past, `email` is an address, `phone` is
+	// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+	// 11 (its area code, then 9), `address.zipcode` 8 digits and
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -6393,8 +6405,9 @@ type ClientWithResponsesInterface interface {
 	// Records a customer's order of an offer, with status `pending` and no
 	// billings. The customer data is validated: `customer_document` is a CPF
 	// with valid check digits (punctuation is accepted and stripped),
-	// `customer_birthdate` is in the past, `email` is an address, `phone` has
-	// 10 or 11 digits, `address.zipcode` 8 digits and
+	// `customer_birthdate` is in the past, `email` is an address, `phone` is
+	// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+	// 11 (its area code, then 9), `address.zipcode` 8 digits and
 	// `address.city_ibge_code` is a known IBGE municipality code. The offer
 	// must be on sale: it and its product enabled, not expired, not sold out
 	// (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -6834,7 +6847,8 @@ type ClientWithResponsesInterface interface {
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
-	// host, whatever the operator allows); a name is checked when each delivery connects;
+	// host, and the address and port of one of parcela's own listeners,
+	// whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -6858,7 +6872,8 @@ type ClientWithResponsesInterface interface {
 	// `localhost`, is 422
 	// `invalid` on `url` here and on a PATCH of it (unless the operator
 	// allowed its range; 0.0.0.0 and `::`, which reach the server's own
-	// host, whatever the operator allows); a name is checked when each delivery connects;
+	// host, and the address and port of one of parcela's own listeners,
+	// whatever the operator allows); a name is checked when each delivery connects;
 	// `events` is a non-empty subset of the entity's events (see the
 	// Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 	// a 26th is 422 `validation_failed`. The response carries the signing
@@ -7363,7 +7378,7 @@ type ListBillsResponse struct {
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *ListingInvalid
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -7409,7 +7424,7 @@ func (r ListBillsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r ListBillsResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r ListBillsResponse) GetApplicationproblemJSON422() *ListingInvalid {
 	return r.ApplicationproblemJSON422
 }
 
@@ -7856,7 +7871,7 @@ type ListOffersResponse struct {
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *ListingInvalid
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -7902,7 +7917,7 @@ func (r ListOffersResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r ListOffersResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r ListOffersResponse) GetApplicationproblemJSON422() *ListingInvalid {
 	return r.ApplicationproblemJSON422
 }
 
@@ -9535,7 +9550,7 @@ type ListProductsResponse struct {
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *ListingInvalid
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -9581,7 +9596,7 @@ func (r ListProductsResponse) GetApplicationproblemJSON405() *MethodNotAllowed {
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r ListProductsResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r ListProductsResponse) GetApplicationproblemJSON422() *ListingInvalid {
 	return r.ApplicationproblemJSON422
 }
 
@@ -10600,7 +10615,7 @@ type ListWebhookDeliveriesResponse struct {
 	// ApplicationproblemJSON405 the response for an HTTP 405 `application/problem+json` response
 	ApplicationproblemJSON405 *MethodNotAllowed
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationproblemJSON422 *ValidationFailed
+	ApplicationproblemJSON422 *ListingInvalid
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *RateLimited
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10653,7 +10668,7 @@ func (r ListWebhookDeliveriesResponse) GetApplicationproblemJSON405() *MethodNot
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r ListWebhookDeliveriesResponse) GetApplicationproblemJSON422() *ValidationFailed {
+func (r ListWebhookDeliveriesResponse) GetApplicationproblemJSON422() *ListingInvalid {
 	return r.ApplicationproblemJSON422
 }
 
@@ -12551,8 +12566,9 @@ func (c *ClientWithResponses) UpdateOfferWithResponse(ctx context.Context, id Of
 // Records a customer's order of an offer, with status `pending` and no
 // billings. The customer data is validated: `customer_document` is a CPF
 // with valid check digits (punctuation is accepted and stripped),
-// `customer_birthdate` is in the past, `email` is an address, `phone` has
-// 10 or 11 digits, `address.zipcode` 8 digits and
+// `customer_birthdate` is in the past, `email` is an address, `phone` is
+// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+// 11 (its area code, then 9), `address.zipcode` 8 digits and
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -12577,8 +12593,9 @@ func (c *ClientWithResponses) CreateOrderWithBodyWithResponse(ctx context.Contex
 // Records a customer's order of an offer, with status `pending` and no
 // billings. The customer data is validated: `customer_document` is a CPF
 // with valid check digits (punctuation is accepted and stripped),
-// `customer_birthdate` is in the past, `email` is an address, `phone` has
-// 10 or 11 digits, `address.zipcode` 8 digits and
+// `customer_birthdate` is in the past, `email` is an address, `phone` is
+// a landline of 10 digits (its area code, then 2 to 5) or a mobile of
+// 11 (its area code, then 9), `address.zipcode` 8 digits and
 // `address.city_ibge_code` is a known IBGE municipality code. The offer
 // must be on sale: it and its product enabled, not expired, not sold out
 // (else 422, `not_sellable` on `order.offer_id`, whose message says why:
@@ -13144,7 +13161,8 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, reqE
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range; 0.0.0.0 and `::`, which reach the server's own
-// host, whatever the operator allows); a name is checked when each delivery connects;
+// host, and the address and port of one of parcela's own listeners,
+// whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -13174,7 +13192,8 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 // `localhost`, is 422
 // `invalid` on `url` here and on a PATCH of it (unless the operator
 // allowed its range; 0.0.0.0 and `::`, which reach the server's own
-// host, whatever the operator allows); a name is checked when each delivery connects;
+// host, and the address and port of one of parcela's own listeners,
+// whatever the operator allows); a name is checked when each delivery connects;
 // `events` is a non-empty subset of the entity's events (see the
 // Webhooks section), kept once each in alphabetical order. A company has at most 25 webhooks per environment:
 // a 26th is 422 `validation_failed`. The response carries the signing
@@ -13806,7 +13825,7 @@ func ParseListBillsResponse(rsp *http.Response) (*ListBillsResponse, error) {
 		response.ApplicationproblemJSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest ListingInvalid
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14422,7 +14441,7 @@ func ParseListOffersResponse(rsp *http.Response) (*ListOffersResponse, error) {
 		response.ApplicationproblemJSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest ListingInvalid
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -16575,7 +16594,7 @@ func ParseListProductsResponse(rsp *http.Response) (*ListProductsResponse, error
 		response.ApplicationproblemJSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest ListingInvalid
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -17913,7 +17932,7 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		response.ApplicationproblemJSON405 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest ValidationFailed
+		var dest ListingInvalid
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"parcela"
 	"parcela/jobs"
+	"parcela/sqldb"
 	"parcela/webhook"
 )
 
@@ -579,4 +581,33 @@ func urlHost(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return u.Host
+}
+
+// A URL naming one of parcela's own listeners is refused when the webhook
+// is created or its URL changed, though the operator allowed its range (as
+// the README does loopback for development): every delivery to it would be
+// refused, and it was accepted and retried for days (an audit). Another
+// port of the same address is a receiver like any other.
+func TestWebhookURLAtAnOwnListenerRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t, sqldb.SQLite)
+	policy, err := webhook.NewAddressPolicy("127.0.0.0/8,::1/128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := netip.MustParseAddrPort("127.0.0.1:18381")
+	policy.RefuseOwn([]netip.AddrPort{own, netip.MustParseAddrPort("127.0.0.1:80")}, nil)
+	b.app.Webhooks.RefuseAddresses(policy)
+	body := func(url string) map[string]any {
+		return map[string]any{"name": "ERP", "url": url, "entity": "bill", "events": []string{"paid"}, "verb": "post"}
+	}
+	for _, url := range []string{"http://127.0.0.1:18381/x", "http://localhost:18381/x", "http://127.0.0.1/x", "http://[::ffff:127.0.0.1]:18381/x"} {
+		if got := fieldCodes(t, b.call("POST", "/external_api/v1/webhooks", body(url))); got["url"] != "invalid" {
+			t.Errorf("%s: %v, want url invalid", url, got)
+		}
+	}
+	hook := b.call("POST", "/external_api/v1/webhooks", body("http://127.0.0.1:18382/x")).want(t, 201).JSON(t)
+	if got := fieldCodes(t, b.call("PATCH", "/external_api/v1/webhooks/"+hook["id"].(string), map[string]any{"url": "http://127.0.0.1:18381/y"})); got["url"] != "invalid" {
+		t.Errorf("PATCH to the own listener: %v", got)
+	}
 }

@@ -130,6 +130,12 @@ func (p *AddressPolicy) Control(network, address string, _ syscall.RawConn) erro
 		// Fail closed: an address we cannot read is an address we cannot vouch for.
 		return fmt.Errorf("webhook: cannot check dial address %q: %w", address, err)
 	}
+	return p.CheckDial(ap)
+}
+
+// CheckDial is Check for a connection to ap: one of the process's own
+// listeners (RefuseOwn) is refused too.
+func (p *AddressPolicy) CheckDial(ap netip.AddrPort) error {
 	if p.ownListener(ap) {
 		return &BlockedAddressError{Addr: ap.Addr(), Reason: "one of parcela's own listeners"}
 	}
