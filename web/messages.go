@@ -63,7 +63,10 @@ var fieldMessages = map[string]map[string]string{
 	"option": {"required": "Escolha uma forma de pagamento.", "under_age": "O parcelamento é só para maiores de 18 anos; escolha pagar à vista.",
 		"under_age_financed_only": "O parcelamento é só para maiores de 18 anos, e esta oferta só é vendida parcelada.",
 		"":                        "Esta forma de pagamento não está disponível; escolha outra."},
-	"installments": {"too_large": "Este número de parcelas não está disponível nesta oferta; escolha menos parcelas.", "": "Escolha um número de parcelas da lista."},
+	// Past its bounds or below the smallest installment, a count the list
+	// did not offer (a page left open while the offer changed): the list
+	// shown again has the counts that are.
+	"installments": {"": "Escolha um número de parcelas da lista."},
 	"due_day":      {"": "Escolha um dia de vencimento entre 1 e 31."},
 	"card_number": {"required": "Informe o número do cartão.", "unsupported_brand": "Aceitamos Visa, Mastercard, Elo, American Express e Hipercard.",
 		"": "Número de cartão inválido: confira os números."},
