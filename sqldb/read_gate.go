@@ -34,14 +34,51 @@ type readGate struct {
 	// for the whole gate is not counted; the reads it holds back are.
 	waits, waited atomic.Int64
 
-	turnsMu sync.Mutex
-	turns   map[string]*ownerTurn // by owner, while any of its pages wants the gate
+	turns ownerTurns // of the owners any of whose pages wants the gate
 }
 
-// ownerTurn admits one owner's pages to the gate a few at a time.
+// ownerTurns admits each owner's work a few at a time, first come, first
+// served among that owner's: its pages to a read gate, its transactions to
+// PostgreSQL's pool (writeTurns). The zero value is ready.
+type ownerTurns struct {
+	mu    sync.Mutex
+	turns map[string]*ownerTurn // by owner, while any of its work holds or wants a turn
+}
+
+// ownerTurn is one owner's turns.
 type ownerTurn struct {
 	sem   *semaphore.Weighted
-	users int // pages holding or waiting for a turn
+	users int // holding or waiting for a turn
+}
+
+// take waits for one of owner's per turns and returns what gives it back.
+func (o *ownerTurns) take(ctx context.Context, owner string, per int64) (func(), error) {
+	o.mu.Lock()
+	t := o.turns[owner]
+	if t == nil {
+		if o.turns == nil {
+			o.turns = map[string]*ownerTurn{}
+		}
+		t = &ownerTurn{sem: semaphore.NewWeighted(per)}
+		o.turns[owner] = t
+	}
+	t.users++
+	o.mu.Unlock()
+	leave := func() {
+		o.mu.Lock()
+		if t.users--; t.users == 0 {
+			delete(o.turns, owner)
+		}
+		o.mu.Unlock()
+	}
+	if err := t.sem.Acquire(ctx, 1); err != nil {
+		leave()
+		return nil, err
+	}
+	return sync.OnceFunc(func() {
+		t.sem.Release(1)
+		leave()
+	}), nil
 }
 
 // perOwner is how many pages of one company and environment may be in
@@ -60,32 +97,7 @@ func (g *readGate) perOwner() int64 {
 // turn waits for one of owner's turns at the gate (perOwner), first come,
 // first served among its pages, and returns what gives it back.
 func (g *readGate) turn(ctx context.Context, owner string) (func(), error) {
-	g.turnsMu.Lock()
-	t := g.turns[owner]
-	if t == nil {
-		if g.turns == nil {
-			g.turns = map[string]*ownerTurn{}
-		}
-		t = &ownerTurn{sem: semaphore.NewWeighted(g.perOwner())}
-		g.turns[owner] = t
-	}
-	t.users++
-	g.turnsMu.Unlock()
-	leave := func() {
-		g.turnsMu.Lock()
-		if t.users--; t.users == 0 {
-			delete(g.turns, owner)
-		}
-		g.turnsMu.Unlock()
-	}
-	if err := t.sem.Acquire(ctx, 1); err != nil {
-		leave()
-		return nil, err
-	}
-	return sync.OnceFunc(func() {
-		t.sem.Release(1)
-		leave()
-	}), nil
+	return g.turns.take(ctx, owner, g.perOwner())
 }
 
 // acquire takes w of the gate, behind whoever came first, and counts the

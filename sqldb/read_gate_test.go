@@ -336,9 +336,9 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 			}()
 			deadline := time.Now().Add(5 * time.Second)
 			for {
-				gate.turnsMu.Lock()
-				waiting := gate.turns[busy.CompanyID+"/"+string(busy.Environment)].users
-				gate.turnsMu.Unlock()
+				gate.turns.mu.Lock()
+				waiting := gate.turns.turns[busy.CompanyID+"/"+string(busy.Environment)].users
+				gate.turns.mu.Unlock()
 				if waiting == turns+1 {
 					break
 				}
@@ -386,9 +386,9 @@ func TestReadGateAdmitsACompanysPagesByTurns(t *testing.T) {
 			for _, rows := range held[1:] {
 				rows.Close()
 			}
-			gate.turnsMu.Lock()
-			left := len(gate.turns)
-			gate.turnsMu.Unlock()
+			gate.turns.mu.Lock()
+			left := len(gate.turns.turns)
+			gate.turns.mu.Unlock()
 			if left != 0 || !gate.sem.TryAcquire(4) {
 				t.Fatalf("turns of %d companies left, or the gate's slots were not all given back", left)
 			}
@@ -440,11 +440,11 @@ func TestReadGateAdmitsPaidRangePagesByTurns(t *testing.T) {
 					t.Fatalf("the first page of a paid_at range passed without its company's turn (%v)", err)
 				case <-time.After(time.Millisecond):
 				}
-				gate.turnsMu.Lock()
-				if turn := gate.turns[owner]; turn != nil {
+				gate.turns.mu.Lock()
+				if turn := gate.turns.turns[owner]; turn != nil {
 					waiting = turn.users
 				}
-				gate.turnsMu.Unlock()
+				gate.turns.mu.Unlock()
 			}
 			due := r.billPagesOf(busy, parcela.BillFilter{Page: first, DueFrom: &from, DueTo: &to})
 			if due.owner != "" {
@@ -527,9 +527,9 @@ func TestDeliveryListingCountsWithinItsTurn(t *testing.T) {
 				t.Fatalf("deliveries of webhook %q counted outside the gate, while it was full:\n%s", webhookID, s)
 			}
 		}
-		db.reader.gate.turnsMu.Lock()
-		turn := db.reader.gate.turns[busy.CompanyID+"/"+string(busy.Environment)]
-		db.reader.gate.turnsMu.Unlock()
+		db.reader.gate.turns.mu.Lock()
+		turn := db.reader.gate.turns.turns[busy.CompanyID+"/"+string(busy.Environment)]
+		db.reader.gate.turns.mu.Unlock()
 		if turn == nil {
 			t.Fatalf("deliveries of webhook %q listed without the company's turn", webhookID)
 		}

@@ -64,12 +64,12 @@ func TestReadGateAdmitsWidePagesByTurns(t *testing.T) {
 			// the gate full of them and the rest queued at it.
 			key := busy.CompanyID + "/" + string(busy.Environment)
 			for deadline := time.Now().Add(5 * time.Second); ; {
-				gate.turnsMu.Lock()
+				gate.turns.mu.Lock()
 				users := 0
-				if tn := gate.turns[key]; tn != nil {
+				if tn := gate.turns.turns[key]; tn != nil {
 					users = tn.users
 				}
-				gate.turnsMu.Unlock()
+				gate.turns.mu.Unlock()
 				in := int(admitted.Load())
 				if (users == total && in == int(gate.perOwner())) || (in == fits && !gate.sem.TryAcquire(0)) {
 					break

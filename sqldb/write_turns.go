@@ -2,9 +2,6 @@ package sqldb
 
 import (
 	"context"
-	"sync"
-
-	"golang.org/x/sync/semaphore"
 
 	"parcela"
 )
@@ -21,14 +18,13 @@ import (
 // single writer, and its reads have connections of their own.
 type writeTurns struct {
 	per   int64
-	mu    sync.Mutex
-	turns map[string]*ownerTurn
+	turns ownerTurns
 }
 
 // newWriteTurns gives each company and environment half of a pool of
 // maxConns connections for its transactions, at least one.
 func newWriteTurns(maxConns int32) *writeTurns {
-	return &writeTurns{per: max(1, int64(maxConns)/2), turns: map[string]*ownerTurn{}}
+	return &writeTurns{per: max(1, int64(maxConns)/2)}
 }
 
 // take waits for one of a's turns, first come, first served among its
@@ -39,30 +35,7 @@ func (w *writeTurns) take(ctx context.Context, a parcela.Auth) (func(), error) {
 	if w == nil || a.CompanyID == "" {
 		return func() {}, nil
 	}
-	owner := a.CompanyID + "/" + string(a.Environment)
-	w.mu.Lock()
-	t := w.turns[owner]
-	if t == nil {
-		t = &ownerTurn{sem: semaphore.NewWeighted(w.per)}
-		w.turns[owner] = t
-	}
-	t.users++
-	w.mu.Unlock()
-	leave := func() {
-		w.mu.Lock()
-		if t.users--; t.users == 0 {
-			delete(w.turns, owner)
-		}
-		w.mu.Unlock()
-	}
-	if err := t.sem.Acquire(ctx, 1); err != nil {
-		leave()
-		return nil, err
-	}
-	return sync.OnceFunc(func() {
-		t.sem.Release(1)
-		leave()
-	}), nil
+	return w.turns.take(ctx, a.CompanyID+"/"+string(a.Environment), w.per)
 }
 
 // inTxOf is inTx for a transaction of a's: on PostgreSQL it waits for a's
