@@ -283,7 +283,7 @@ func (s *Catalog) UpdateOffer(ctx context.Context, a Auth, id string, f OfferFie
 		u := OfferUpdate{Offer: o, Were: StateOf(o), SeatsWere: o.Seats, TakenWere: o.SeatsTaken}
 		if o.Seats == nil && f.Seats != nil {
 			// Offers without a limit keep no count: take it now.
-			if o.SeatsTaken, err = s.store.SeatsSold(ctx, a, id); err != nil {
+			if o.SeatsTaken, u.MarkWere, err = s.store.SeatsSold(ctx, a, id); err != nil {
 				return err
 			}
 			u.TakenWere = o.SeatsTaken

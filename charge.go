@@ -224,7 +224,7 @@ func (p *ChargePlan) checkVariation(v *Validation, c *Company) {
 	}
 	if pc.PaymentType == Upfront {
 		if p.Installments != 1 {
-			v.Add("installments", "invalid", "must be 1 for an upfront configuration")
+			v.Add("installments", boundCode(p.Installments < 1), "must be 1 for an upfront configuration")
 		}
 		if p.Method != "" && !slices.Contains(pc.PaymentMethods, p.Method) {
 			v.Add("payment.payment_method", "not_allowed", "must be one of the configuration's payment_methods: "+strings.Join(pc.PaymentMethods, ", "))

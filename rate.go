@@ -49,6 +49,9 @@ func parseRate(s string) (Rate, error) {
 	d, err := decimal.NewFromString(s)
 	if err != nil {
 		if isJSONNumber(s) { // an exponent past int32
+			if zeroMantissa(s) {
+				return Rate{d: decimal.Zero}, nil
+			}
 			return Rate{unbounded: true}, nil
 		}
 		return Rate{}, fmt.Errorf("not a decimal number")
@@ -62,6 +65,13 @@ func parseRate(s string) (Rate, error) {
 		return Rate{unbounded: true}, nil
 	}
 	return Rate{d: d}, nil
+}
+
+// zeroMantissa tells whether the number s (isJSONNumber) is zero: every
+// digit before its exponent is 0.
+func zeroMantissa(s string) bool {
+	m, _, _ := strings.Cut(strings.ToLower(s), "e")
+	return strings.Trim(m, "-+0.") == ""
 }
 
 // ParseRate reads a decimal written in plain or exponent notation, refusing

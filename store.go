@@ -42,8 +42,10 @@ type CatalogStore interface {
 	// its configurations.
 	Offer(ctx context.Context, a Auth, id string) (*Offer, error)
 	Offers(ctx context.Context, a Auth, p Page) ([]*Offer, int, error)
-	// SeatsSold counts the charged orders of an offer.
-	SeatsSold(ctx context.Context, a Auth, offerID string) (int, error)
+	// SeatsSold counts the charged orders of an offer (sold), and reads in
+	// the same snapshot the running count the store keeps of them, if it
+	// keeps one (mark; 0 if not), for UpdateOffer (OfferUpdate.MarkWere).
+	SeatsSold(ctx context.Context, a Auth, offerID string) (sold, mark int, err error)
 	UpdateOffer(ctx context.Context, u OfferUpdate) error
 }
 
@@ -59,6 +61,9 @@ type OfferUpdate struct {
 	Were      OfferState
 	SeatsWere *int
 	TakenWere int
+	// MarkWere is the store's running count read with TakenWere
+	// (SeatsSold), when the update gives the offer a limit.
+	MarkWere int
 }
 
 // OfferState is what a PATCH of an offer may change besides its seats.

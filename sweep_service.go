@@ -155,9 +155,26 @@ func (s *Sweeps) each(ctx context.Context, sweep string, rows []DueRow, fn func(
 	return r, nil
 }
 
+// sweepKey marks a context as a sweep's (Sweeping).
+type sweepKey struct{}
+
+func sweeping(ctx context.Context) context.Context { return context.WithValue(ctx, sweepKey{}, true) }
+
+// Sweeping tells whether ctx is a sweep's. A sweep's writes take no
+// company's turn on PostgreSQL (the store's write turns): a sweep works one
+// row at a time, every company's in turn, so it holds one connection at
+// most, and one company whose charges queued on a locked offer row held
+// its turns, and with them every company's sweep behind its row (a
+// review).
+func Sweeping(ctx context.Context) bool {
+	v, _ := ctx.Value(sweepKey{}).(bool)
+	return v
+}
+
 // ExpireDuePayments expires unpaid payments past their expiry, each in its
 // own change, and re-issues the boleto of an installment that stays open.
 func (s *Sweeps) ExpireDuePayments(ctx context.Context) (SweepReport, error) {
+	ctx = sweeping(ctx)
 	return s.drain(ctx, SweepExpirePayments, func(d Due) ([]DueRow, error) { return s.store.ExpiredPayments(ctx, d) }, func(p DueRow) (bool, error) {
 		_, err := s.payments.expire(ctx, p.Auth, p.ID, false)
 		if ErrorCode(err) == EINVALIDSTATE {
@@ -170,6 +187,7 @@ func (s *Sweeps) ExpireDuePayments(ctx context.Context) (SweepReport, error) {
 // MarkOverdue moves late installments to overdue (mover.markOverdue).
 // Down payments are not swept here: they expire instead.
 func (s *Sweeps) MarkOverdue(ctx context.Context) (SweepReport, error) {
+	ctx = sweeping(ctx)
 	return s.drain(ctx, SweepMarkOverdue, func(d Due) ([]DueRow, error) { return s.store.LateInstallments(ctx, d) }, func(b DueRow) (bool, error) {
 		moved := false
 		err := decideAndApply("bill", func() error {
@@ -191,6 +209,7 @@ func (s *Sweeps) MarkOverdue(ctx context.Context) (SweepReport, error) {
 // active billing whose due date is within the company's issue window and
 // that has no live payment yet.
 func (s *Sweeps) IssueDueInstallments(ctx context.Context) (SweepReport, error) {
+	ctx = sweeping(ctx)
 	return s.drain(ctx, SweepIssueInstallments, func(d Due) ([]DueRow, error) { return s.store.InstallmentsToIssue(ctx, d) }, func(b DueRow) (bool, error) {
 		return s.payments.issueInstallment(ctx, b.Auth, b.ID, true)
 	})
@@ -202,6 +221,7 @@ func (s *Sweeps) IssueDueInstallments(ctx context.Context) (SweepReport, error) 
 // retry), and an installment without a payment is issued again by
 // IssueDueInstallments.
 func (s *Sweeps) RecoverIntents(ctx context.Context) (SweepReport, error) {
+	ctx = sweeping(ctx)
 	stale := func(d Due) ([]DueRow, error) { return s.store.StaleIntents(ctx, d, d.Now.Add(-IntentTimeout)) }
 	return s.drain(ctx, SweepRecoverIntents, stale, func(in DueRow) (bool, error) {
 		return s.payments.issuer.void(ctx, in.Auth.Environment, in.ID)
@@ -212,6 +232,7 @@ func (s *Sweeps) RecoverIntents(ctx context.Context) (SweepReport, error) {
 // is past its due date with nothing to pay it with (Bill.lapsed): a first
 // bill charged for a card the payer never paid with.
 func (s *Sweeps) LapseFirstBills(ctx context.Context) (SweepReport, error) {
+	ctx = sweeping(ctx)
 	return s.drain(ctx, SweepLapseFirstBills, func(d Due) ([]DueRow, error) { return s.store.LapsedFirstBills(ctx, d) }, func(row DueRow) (bool, error) {
 		moved := false
 		err := decideAndApply("bill", func() error {

@@ -74,6 +74,12 @@ type WebhookRequest struct {
 // webhooks must use https; the sandbox also takes http.
 func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 	var v Validation
+	w.apply(&v, req, creating)
+	return v.Err()
+}
+
+// apply is Apply adding its errors to v, beside those the caller finds.
+func (w *Webhook) apply(v *Validation, req WebhookRequest, creating bool) {
 	if creating {
 		// A slice, not a map: the errors (and the message naming the first)
 		// come in the body's order on every call.
@@ -98,7 +104,7 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 		case TooLong(w.Name, 255):
 			v.Add("name", "too_long", "must be at most 255 characters")
 		default:
-			checkText(&v, "name", w.Name, SingleLine)
+			checkText(v, "name", w.Name, SingleLine)
 		}
 	}
 	if req.URL != nil {
@@ -161,7 +167,6 @@ func (w *Webhook) Apply(req WebhookRequest, creating bool) error {
 			w.DisabledReason = &reason
 		}
 	}
-	return v.Err()
 }
 
 // validPort reports whether a URL's port (digits, as url.Parse leaves

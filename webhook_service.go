@@ -43,34 +43,28 @@ var _ WebhookService = (*Webhooks)(nil)
 // the policy checks again. Set it before serving.
 func (s *Webhooks) RefuseAddresses(policy *webhook.AddressPolicy) { s.addresses = policy }
 
-// settle is what Apply answered for w, with the refusal of its URL's
-// address (checkAddress) beside its other fields' errors: a webhook with
+// apply applies req to w (Webhook.Apply) and checks its URL's address
+// (checkAddress), answering every field at fault at once: a webhook with
 // no name and a private address was refused for its name alone, and its
 // address only once the name was fixed (an audit).
-func (s *Webhooks) settle(w *Webhook, applied error, urlSet bool) error {
+func (s *Webhooks) apply(w *Webhook, req WebhookRequest, creating bool) error {
 	var v Validation
-	if e, ok := applied.(*Error); ok && e.Code == EINVALID && len(e.Fields) > 0 {
-		v.Fields = e.Fields
-	} else if applied != nil {
-		return applied
-	}
-	if urlSet && !v.Has("url") {
-		if err := s.checkAddress(w); err != nil {
-			v.Fields = append(v.Fields, err.(*Error).Fields...)
-		}
+	w.apply(&v, req, creating)
+	if req.URL != nil && !v.Has("url") {
+		s.checkAddress(&v, w)
 	}
 	return v.Err()
 }
 
-// checkAddress refuses w's URL whose host is an address s.addresses
+// checkAddress refuses, in v, w's URL whose host is an address s.addresses
 // refuses.
-func (s *Webhooks) checkAddress(w *Webhook) error {
+func (s *Webhooks) checkAddress(v *Validation, w *Webhook) {
 	if s.addresses == nil {
-		return nil
+		return
 	}
 	u, err := url.Parse(w.URL)
 	if err != nil {
-		return nil // Apply refused it
+		return // Apply refused it
 	}
 	// The client dials the host as IDNA's lookup profile maps it, the
 	// one net/http applies before dialling (full-width and circled digits
@@ -106,11 +100,8 @@ func (s *Webhooks) checkAddress(w *Webhook) error {
 		refused = check(addr)
 	}
 	if refused != nil {
-		var v Validation
 		v.Add("url", "invalid", "must reach a public address: "+refused.Error())
-		return v.Err()
 	}
-	return nil
 }
 
 // looseIPv4 reads host as the IPv4 address URL parsers and inet_aton
@@ -159,7 +150,7 @@ func looseIPv4(host string) (netip.Addr, bool) {
 // CreateWebhook validates and stores a webhook with a new signing secret.
 func (s *Webhooks) CreateWebhook(ctx context.Context, a Auth, req WebhookRequest) (*Webhook, error) {
 	w := &Webhook{CompanyID: a.CompanyID, Environment: a.Environment, Enabled: true}
-	if err := s.settle(w, w.Apply(req, true), true); err != nil {
+	if err := s.apply(w, req, true); err != nil {
 		return nil, err
 	}
 	secret, err := webhook.NewSecret()
@@ -202,7 +193,7 @@ func (s *Webhooks) UpdateWebhook(ctx context.Context, a Auth, id string, req Web
 			return err
 		}
 		state, were := w.patchesState(req), w.Settings()
-		if err := s.settle(w, w.Apply(req, false), req.URL != nil); err != nil {
+		if err := s.apply(w, req, false); err != nil {
 			return err
 		}
 		w.UpdatedAt = s.clock.Now()

@@ -13,19 +13,21 @@ func TestChargeNumbersPastTheirBounds(t *testing.T) {
 	t.Parallel()
 	b := setup(t, sqldb.SQLite)
 	offer, order := b.order()
-	_, fin := configs(offer)
+	up, fin := configs(offer)
 	path := "/external_api/v1/orders/" + order["id"].(string) + "/charge"
 	for _, tc := range []struct {
-		field string
-		value int
-		want  string
+		config, field string
+		value         int
+		want          string
 	}{
-		{"installments", 40, "too_large"},
-		{"installments", 1, "too_small"},
-		{"due_day", 32, "too_large"},
-		{"due_day", 0, "too_small"},
+		{fin, "installments", 40, "too_large"},
+		{fin, "installments", 1, "too_small"},
+		{fin, "due_day", 32, "too_large"},
+		{fin, "due_day", 0, "too_small"},
+		{up, "installments", 3, "too_large"}, // an upfront configuration's is 1 (a review)
+		{up, "installments", 0, "too_small"},
 	} {
-		body := chargeBody(fin, "pix", 3)
+		body := chargeBody(tc.config, "pix", 3)
 		body[tc.field] = tc.value
 		if got := fieldCodes(t, b.call("POST", path, body))[tc.field]; got != tc.want {
 			t.Errorf("%s %d: code %q, want %q", tc.field, tc.value, got, tc.want)

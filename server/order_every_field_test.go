@@ -1,9 +1,13 @@
 package server_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 
+	"parcela"
 	"parcela/sqldb"
 	"parcela/webhook"
 )
@@ -67,5 +71,35 @@ func TestWebhookListsItsAddressBesideOtherFields(t *testing.T) {
 	got = fieldCodes(t, b.call("PATCH", "/external_api/v1/webhooks/"+hook["id"].(string), map[string]any{"name": "", "url": "http://10.0.0.1/x"}))
 	if !maps.Equal(got, want) {
 		t.Errorf("PATCH: %v, want %v", got, want)
+	}
+}
+
+// A webhook refused for more fields than an answer lists keeps their
+// count, its address among them: rebuilt from the answer's list, it listed
+// one more than MaxFieldErrors and counted one fewer (a review).
+func TestWebhookRefusalPastTheListKeepsItsCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t, sqldb.SQLite)
+	policy, err := webhook.NewAddressPolicy("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.app.Webhooks.RefuseAddresses(policy)
+	events := make([]string, 150)
+	for i := range events {
+		events[i] = fmt.Sprintf("nope%d", i)
+	}
+	r := b.call("POST", "/external_api/v1/webhooks", map[string]any{"name": "ERP", "url": "http://10.0.0.1/x",
+		"entity": "bill", "events": events, "verb": "post"})
+	r.want(t, 422)
+	var p struct {
+		Detail string
+		Errors []parcela.FieldError
+	}
+	if err := json.Unmarshal(r.Body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Errors) != parcela.MaxFieldErrors || !strings.Contains(p.Detail, "and 150 more errors") {
+		t.Errorf("%d errors listed (want %d); detail %q, want 151 errors counted", len(p.Errors), parcela.MaxFieldErrors, p.Detail)
 	}
 }

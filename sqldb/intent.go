@@ -27,7 +27,7 @@ func (db *DB) RecordIntent(ctx context.Context, in *parcela.PaymentIntent) error
 		db.writes.note(ctx, err)
 		return failed("record payment intent", err)
 	}
-	return failed("record payment intent", db.inTxOf(ctx, parcela.Auth{CompanyID: in.CompanyID, Environment: in.Environment}, func(tx *Tx) error {
+	return failed("record payment intent", db.inTx(ctx, func(tx *Tx) error {
 		_, err := tx.r.exec(ctx, q, args...)
 		return err
 	}))

@@ -151,10 +151,20 @@ const seatsSold = `SELECT COUNT(*) FROM billings bl JOIN orders o ON o.id = bl.o
 
 // SeatsSold counts the charged orders of one of the caller's offers that
 // are not canceled, as releaseSeat keeps the count.
-func (db *DB) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (int, error) {
-	var n int
-	err := db.reader.queryRow(ctx, seatsSold, a.CompanyID, string(a.Environment), offerID).Scan(&n)
-	return n, failed("count seats sold", err)
+//
+// On SQLite it reads the offer's running count (sold) in the same
+// statement, so in the same snapshot: UpdateOffer takes the count then as
+// this count plus what the running count moved since, and counts nothing
+// on the single writer.
+func (db *DB) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (sold, mark int, err error) {
+	q, args := seatsSold, []any{a.CompanyID, string(a.Environment), offerID}
+	if db.dialect == SQLite {
+		q, args = `SELECT (`+seatsSold+`), COALESCE((SELECT sold FROM offers WHERE id = ?), 0)`, append(args, offerID)
+	} else {
+		q = `SELECT (` + seatsSold + `), 0`
+	}
+	err = db.reader.queryRow(ctx, q, args...).Scan(&sold, &mark)
+	return sold, mark, failed("count seats sold", err)
 }
 
 // UpdateOffer writes an offer's fields if the offer is as the update was
@@ -185,20 +195,23 @@ func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 			expires.Valid != (was.ExpiresAt != nil) || (expires.Valid && expires.Int64 != ms64(*was.ExpiresAt))
 		if !moved && u.SeatsWere == nil && o.Seats != nil {
 			// Offers without a limit keep no count: it was counted. SQLite
-			// keeps every offer's (sold), so the count is not run on its
-			// single writer, where one offer's 300,000 sales held every
-			// company's writes for most of a second (an audit); a count
-			// that disagrees with the reader's is taken again, and set
-			// right.
-			if taken = sold; db.dialect != SQLite || sold != u.TakenWere {
-				db.fault(ctx, CountSeatsInTx)
-				if err := tx.r.queryRow(ctx, seatsSold, o.CompanyID, string(o.Environment), o.ID).Scan(&taken); err != nil {
-					return err
-				}
-				if db.dialect == SQLite && taken != sold {
+			// keeps every offer's running count (sold), so the count is not
+			// run on its single writer, where one offer's 300,000 sales held
+			// every company's writes for most of a second (an audit): it is
+			// the reader's count plus what the running count moved since
+			// (a sale or a cancelation between them moves both by one), and
+			// a running count gone apart from it (rows written past
+			// takeSeat) is set to it.
+			if db.dialect == SQLite {
+				if taken = u.TakenWere + sold - u.MarkWere; taken != sold {
 					if _, err := tx.r.exec(ctx, `UPDATE offers SET sold = ? WHERE id = ?`, taken, o.ID); err != nil {
 						return err
 					}
+				}
+			} else {
+				db.fault(ctx, CountSeatsInTx)
+				if err := tx.r.queryRow(ctx, seatsSold, o.CompanyID, string(o.Environment), o.ID).Scan(&taken); err != nil {
+					return err
 				}
 			}
 		}

@@ -58,7 +58,8 @@ func newCatalogFixture(t *testing.T, db *sqldb.DB) catalogFixture {
 }
 
 // Every column of every row an offer's wide read returns moves its
-// company's catalog version when it changes, but an offer's sold seats;
+// company's catalog version when it changes, but an offer's sold seats
+// (seats_taken, and SQLite's sold);
 // a column added later without its trigger fails here. Each change is
 // made by hand, as another process or an operator would, and rolled back.
 func TestCatalogVersionMovesWithEveryColumn(t *testing.T) {
@@ -103,7 +104,9 @@ func TestCatalogVersionMovesWithEveryColumn(t *testing.T) {
 						t.Fatalf("%s.%s: no change written for its type %s", tb.table, col.name, col.kind)
 					}
 					before, after := versionAcross(t, db, f.company, sqldb.Rebind(db, `UPDATE `+tb.table+` SET `+col.name+` = `+set+` WHERE id = ?`), tb.id)
-					wantMoved := !(tb.table == "offers" && col.name == "seats_taken")
+					// An offer's seats sold (and, on SQLite, its sales) are read
+					// apart: a sale moves no catalog.
+					wantMoved := !(tb.table == "offers" && (col.name == "seats_taken" || col.name == "sold"))
 					if moved := after != before; moved != wantMoved {
 						t.Errorf("%s.%s changed: version %d → %d, want moved %v", tb.table, col.name, before, after, wantMoved)
 					}

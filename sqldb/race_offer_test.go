@@ -37,7 +37,7 @@ func (r *raceRound) patchOffer(id, body string) error {
 // sold counts the billings charged from the offer and reads its seats.
 func (r *raceRound) sold(offerID string) (billings int, offer *parcela.Offer) {
 	r.t.Helper()
-	n, err := r.db.SeatsSold(r.ctx, r.a, offerID)
+	n, _, err := r.db.SeatsSold(r.ctx, r.a, offerID)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -39,8 +39,11 @@ func (w *writeTurns) take(ctx context.Context, a parcela.Auth) (func(), error) {
 }
 
 // inTxOf is inTx for a transaction of a's: on PostgreSQL it waits for a's
-// turn first (writeTurns).
+// turn first (writeTurns), unless it is a sweep's (parcela.Sweeping).
 func (db *DB) inTxOf(ctx context.Context, a parcela.Auth, fn func(tx *Tx) error) error {
+	if parcela.Sweeping(ctx) {
+		return db.inTx(ctx, fn)
+	}
 	done, err := db.writeTurns.take(ctx, a)
 	if err != nil {
 		return err

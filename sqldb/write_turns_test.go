@@ -115,3 +115,84 @@ func TestOneCompanysLockWaitsLeaveAnothersRead(t *testing.T) {
 		t.Errorf("%d transactions waited on the row at once, over half the pool", waiting)
 	}
 }
+
+// A sweep's writes take no company's turn: one company's charges queued on
+// its offer's locked row held all its turns, and the overdue sweep, which
+// works every company's rows one at a time, waited behind that company's
+// bill for the lock, and another company's bill stayed pending (a review).
+// Shown by order: the lock is released only after the sweep has answered.
+func TestACompanysQueuedChargesLeaveTheSweeps(t *testing.T) {
+	t.Parallel()
+	if !slices.Contains(sqldbtest.Engines(), sqldb.Postgres) {
+		t.Skip("PostgreSQL only: SQLite takes no turns")
+	}
+	enq := &holdingEnqueuer{holding: make(chan struct{}), release: make(chan struct{})}
+	db := sqldbtest.Open(t, sqldb.Postgres, sqldb.Config{Enqueuer: enq})
+	ctx := context.Background()
+	a := newRound(t, db, 3, false)
+	a.activate()
+	b := newRound(t, db, 3, false)
+	b.activate()
+	offer := a.order.Offer
+	if err := a.patchOffer(offer.ID, `{"seats": 100}`); err != nil {
+		t.Fatal(err)
+	}
+	sweeps := b.app.Sweeps.Only(a.a.CompanyID, b.a.CompanyID)
+	b.clock.Set(b.unpaid(1).ExpiresAt.AddDate(0, 0, 5))
+	if _, err := sweeps.ExpireDuePayments(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.clock.Set(b.clock.Now())
+	holder := a.pendingOrder(offer.ID)
+	if _, err := a.app.Orders.ChargeOrder(ctx, a.a, holder.ID, a.chargeRequest(offer, 3)); err != nil {
+		t.Fatal(err)
+	}
+	orders := make([]*parcela.Order, 12)
+	for i := range orders {
+		orders[i] = a.pendingOrder(offer.ID)
+	}
+	enq.hold.Store(true)
+	canceled := make(chan error, 1)
+	go func() {
+		_, err := a.app.Orders.CancelOrder(ctx, a.a, holder.ID, "")
+		canceled <- err
+	}()
+	select {
+	case <-enq.holding:
+	case err := <-canceled:
+		t.Fatalf("the cancelation voided nothing: %v", err)
+	}
+	var release sync.Once
+	defer release.Do(func() { close(enq.release) })
+	var wg sync.WaitGroup
+	for _, o := range orders {
+		wg.Go(func() { _, _ = a.app.Orders.ChargeOrder(ctx, a.a, o.ID, a.chargeRequest(offer, 3)) })
+	}
+	admin, err := pgx.Connect(ctx, sqldbtest.DSN(t, sqldb.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	// Every turn of the company taken: its charges wait on the row.
+	var waiting int
+	for start := time.Now(); waiting < 7; time.Sleep(10 * time.Millisecond) {
+		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) > time.Minute {
+			t.Fatalf("only %d transactions wait on the offer's row", waiting)
+		}
+	}
+	sweepCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rep, sweepErr := sweeps.MarkOverdue(sweepCtx)
+	status := b.bill(1).Status
+	release.Do(func() { close(enq.release) })
+	if err := <-canceled; err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	wg.Wait()
+	if sweepErr != nil || rep.Moved < 2 || status != parcela.BillOverdue {
+		t.Fatalf("the overdue sweep while one company's charges held its turns: %+v, %v; the other company's bill %s", rep, sweepErr, status)
+	}
+}
