@@ -44,6 +44,9 @@ func parseRate(s string) (Rate, error) {
 		if !isJSONNumber(s) {
 			return Rate{}, fmt.Errorf("not a decimal number")
 		}
+		if zeroMantissa(s) {
+			return Rate{d: decimal.Zero}, nil
+		}
 		return Rate{unbounded: true}, nil
 	}
 	d, err := decimal.NewFromString(s)

@@ -146,7 +146,8 @@ func TestCentsTimesMatchesMulCents(t *testing.T) {
 // "0e-41" was refused as out of range where "0e-40" was read (an audit).
 func TestZeroWithAnyExponentIsARate(t *testing.T) {
 	for _, s := range []string{"0e-40", "0e-41", "0E-100", "-0e-41", "0e+99", "0.0e-2000",
-		"0e-2147483649", "0e9999999999", "0.0e-99999999999", "-0.000E+99999999999"} { // exponents past 32 bits too (a review)
+		"0e-2147483649", "0e9999999999", "0.0e-99999999999", "-0.000E+99999999999", // exponents past 32 bits too (a review)
+		"0." + strings.Repeat("0", 70), "0e-" + strings.Repeat("9", 70)} { // and past 64 characters
 		r, err := ParseRate(s)
 		if err != nil {
 			t.Errorf("ParseRate(%q): %v", s, err)
@@ -157,7 +158,7 @@ func TestZeroWithAnyExponentIsARate(t *testing.T) {
 			t.Errorf("%q: %v, refused %+v", s, r, v.Fields)
 		}
 	}
-	for _, s := range []string{"1e-41", "0.1e-99999999999", "10e9999999999"} {
+	for _, s := range []string{"1e-41", "0.1e-99999999999", "10e9999999999", "0." + strings.Repeat("0", 70) + "1"} {
 		if _, err := ParseRate(s); err == nil {
 			t.Errorf("%s read as a rate", s)
 		}

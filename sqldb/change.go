@@ -103,7 +103,11 @@ func (db *DB) Apply(ctx context.Context, c *parcela.Change) error {
 func releaseSeat(ctx context.Context, p *pipeline, db *DB, offerID string) error {
 	sold := ""
 	if db.dialect == SQLite {
-		sold = `, sold = CASE WHEN sold > 0 THEN sold - 1 ELSE 0 END`
+		// Unclamped: a count read by its differences (UpdateOffer), whose
+		// every sale and cancelation must move it by one; held at 0 on an
+		// offer whose rows were written past takeSeat, a cancelation
+		// between a PATCH's count and its write lost a seat (a review).
+		sold = `, sold = sold - 1`
 	}
 	return p.exec(ctx, nil, `UPDATE offers SET seats_taken = CASE WHEN seats IS NOT NULL AND seats_taken > 0 THEN seats_taken - 1 ELSE seats_taken END`+sold+`
 		WHERE id = ?`, offerID)

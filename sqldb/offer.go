@@ -215,8 +215,19 @@ func (db *DB) UpdateOffer(ctx context.Context, u parcela.OfferUpdate) error {
 				}
 			}
 		}
-		if moved || taken != u.TakenWere {
+		if moved {
 			return &parcela.Conflict{Entity: "offer", ID: o.ID}
+		}
+		if o.Seats != nil {
+			// The seats taken now, counted exactly under the writer (or the
+			// row's lock), are written and answered: a sale between the
+			// PATCH's read and its write was a conflict, and an offer that
+			// kept selling had every decision refused (a review). A limit
+			// below them is decided again, and refused there.
+			if taken > *o.Seats {
+				return &parcela.Conflict{Entity: "offer", ID: o.ID}
+			}
+			o.SeatsTaken = taken
 		}
 		_, err := tx.r.exec(ctx, `UPDATE offers SET name = ?, availability = ?, expires_at = ?, seats = ?, seats_taken = ?, exclude_from_campaign = ?,
 			updated_at = ? WHERE id = ?`,

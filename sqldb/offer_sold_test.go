@@ -139,30 +139,85 @@ func (s *saleBetween) SeatsSold(ctx context.Context, a parcela.Auth, offerID str
 	return n, mark, err
 }
 
-// A sale between a PATCH's count and its write is decided again, still
-// without a count on SQLite's single writer: the count was taken again in
-// the writer each time, on an offer that kept selling (a review).
+// A sale between a PATCH's count and its write is counted there, without
+// a count on SQLite's single writer, and the PATCH is answered with it: the
+// count was taken again in the writer each time, and then the PATCH was
+// decided again at each sale, so an offer that kept selling had every
+// decision refused (a review). Both engines.
 func TestSeatLimitOnAnOfferStillSelling(t *testing.T) {
 	t.Parallel()
-	var counted atomic.Int32
-	db := sqldbtest.Open(t, sqldb.SQLite, sqldb.Config{Enqueuer: quietEnqueuer{}, Fault: func(_ context.Context, at sqldb.FaultPoint) {
-		if at == sqldb.CountSeatsInTx {
-			counted.Add(1)
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			var counted atomic.Int32
+			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: quietEnqueuer{}, Fault: func(_ context.Context, at sqldb.FaultPoint) {
+				if at == sqldb.CountSeatsInTx {
+					counted.Add(1)
+				}
+			}})
+			ctx := context.Background()
+			r := newRound(t, db, 3, false)
+			offer := r.order.Offer
+			catalog := parcela.NewCatalog(&saleBetween{DB: db, r: r, offer: offer, sales: 8}, r.clock)
+			seats := 100
+			o, err := catalog.UpdateOffer(ctx, r.a, offer.ID, parcela.OfferFields{Seats: &seats})
+			if err != nil {
+				t.Fatalf("a seat limit on an offer selling at every count: %v", err)
+			}
+			if n, stored := r.sold(offer.ID); o.SeatsTaken != n || stored.SeatsTaken != n {
+				t.Errorf("seats taken %d answered, %d stored; %d sold", o.SeatsTaken, stored.SeatsTaken, n)
+			}
+			if n := counted.Load(); e == sqldb.SQLite && n != 0 {
+				t.Errorf("the PATCH counted the offer's sales on the single writer %d times", n)
+			}
+		})
+	}
+}
+
+// cancelBetween cancels an order after the first count of the offer's
+// seats sold, before the PATCH that read it writes.
+type cancelBetween struct {
+	*sqldb.DB
+	r      *raceRound
+	cancel string
+}
+
+func (s *cancelBetween) SeatsSold(ctx context.Context, a parcela.Auth, offerID string) (int, int, error) {
+	n, mark, err := s.DB.SeatsSold(ctx, a, offerID)
+	if id := s.cancel; id != "" {
+		s.cancel = ""
+		if _, err := s.r.app.Orders.CancelOrder(ctx, s.r.a, id, ""); err != nil {
+			s.r.t.Fatal(err)
 		}
-	}})
+	}
+	return n, mark, err
+}
+
+// A cancelation between a PATCH's count and its write, on an offer whose
+// running count was left behind (its rows written past takeSeat, at 0),
+// gives its seat back: held at 0, the count lost a seat for good (a
+// review).
+func TestSeatLimitWithACancelationBetweenOnAnOfferLeftBehind(t *testing.T) {
+	t.Parallel()
+	db := sqldbtest.Open(t, sqldb.SQLite, sqldb.Config{Enqueuer: quietEnqueuer{}})
 	ctx := context.Background()
 	r := newRound(t, db, 3, false)
 	offer := r.order.Offer
-	catalog := parcela.NewCatalog(&saleBetween{DB: db, r: r, offer: offer, sales: 3}, r.clock)
-	seats := 100
-	o, err := catalog.UpdateOffer(ctx, r.a, offer.ID, parcela.OfferFields{Seats: &seats})
-	if err != nil {
+	for range 2 {
+		o := r.pendingOrder(offer.ID)
+		if _, err := r.app.Orders.ChargeOrder(ctx, r.a, o.ID, r.chargeRequest(offer, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SQLDB().ExecContext(ctx, `UPDATE offers SET sold = 0 WHERE id = ?`, offer.ID); err != nil {
 		t.Fatal(err)
 	}
-	if n, stored := r.sold(offer.ID); o.SeatsTaken != 4 || n != 4 || stored.SeatsTaken != 4 {
-		t.Errorf("seats taken %d answered, %d stored, %d sold; want 4", o.SeatsTaken, stored.SeatsTaken, n)
+	catalog := parcela.NewCatalog(&cancelBetween{DB: db, r: r, cancel: r.order.ID}, r.clock)
+	seats := 10
+	if _, err := catalog.UpdateOffer(ctx, r.a, offer.ID, parcela.OfferFields{Seats: &seats}); err != nil {
+		t.Fatal(err)
 	}
-	if n := counted.Load(); n != 0 {
-		t.Errorf("the PATCH counted the offer's sales on the single writer %d times", n)
+	if n, stored := r.sold(offer.ID); stored.SeatsTaken != n || n != 2 {
+		t.Errorf("seats taken %d stored, %d orders charged and not canceled, want 2", stored.SeatsTaken, n)
 	}
 }
