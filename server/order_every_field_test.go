@@ -55,11 +55,7 @@ func TestOrderListsEveryFieldAtFaultAtOnce(t *testing.T) {
 func TestWebhookListsItsAddressBesideOtherFields(t *testing.T) {
 	t.Parallel()
 	b := setup(t, sqldb.SQLite)
-	policy, err := webhook.NewAddressPolicy("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.app.Webhooks.RefuseAddresses(policy)
+	b.refuseSpecialAddresses(t)
 	want := map[string]string{"name": "required", "url": "invalid"}
 	got := fieldCodes(t, b.call("POST", "/external_api/v1/webhooks", map[string]any{"name": "", "url": "http://10.0.0.1/x",
 		"entity": "bill", "events": []string{"paid"}, "verb": "post"}))
@@ -80,11 +76,7 @@ func TestWebhookListsItsAddressBesideOtherFields(t *testing.T) {
 func TestWebhookRefusalPastTheListKeepsItsCount(t *testing.T) {
 	t.Parallel()
 	b := setup(t, sqldb.SQLite)
-	policy, err := webhook.NewAddressPolicy("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.app.Webhooks.RefuseAddresses(policy)
+	b.refuseSpecialAddresses(t)
 	events := make([]string, 150)
 	for i := range events {
 		events[i] = fmt.Sprintf("nope%d", i)
@@ -102,4 +94,15 @@ func TestWebhookRefusalPastTheListKeepsItsCount(t *testing.T) {
 	if len(p.Errors) != parcela.MaxFieldErrors || !strings.Contains(p.Detail, "and 150 more errors") {
 		t.Errorf("%d errors listed (want %d); detail %q, want 151 errors counted", len(p.Errors), parcela.MaxFieldErrors, p.Detail)
 	}
+}
+
+// refuseSpecialAddresses has b's webhooks refuse every special-purpose
+// address, as a server allowing none does.
+func (b *bundle) refuseSpecialAddresses(t *testing.T) {
+	t.Helper()
+	policy, err := webhook.NewAddressPolicy("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.app.Webhooks.RefuseAddresses(policy)
 }

@@ -10,6 +10,19 @@ import (
 	"parcela/sqldb/sqldbtest"
 )
 
+// openCountingSeats opens a store on e that counts the times a PATCH
+// counts an offer's sales inside its transaction (CountSeatsInTx).
+func openCountingSeats(t *testing.T, e sqldb.Dialect) (*sqldb.DB, *atomic.Int32) {
+	t.Helper()
+	counted := new(atomic.Int32)
+	db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: quietEnqueuer{}, Fault: func(_ context.Context, at sqldb.FaultPoint) {
+		if at == sqldb.CountSeatsInTx {
+			counted.Add(1)
+		}
+	}})
+	return db, counted
+}
+
 // SQLite counts every offer's sales as charges take seats and
 // cancelations give them back, so a PATCH giving an offer a seat limit
 // counts on a reader and never on the single writer, where one offer's
@@ -22,12 +35,7 @@ func TestSeatLimitReadsTheSalesCountedOnSQLite(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			var counted atomic.Int32
-			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: quietEnqueuer{}, Fault: func(_ context.Context, at sqldb.FaultPoint) {
-				if at == sqldb.CountSeatsInTx {
-					counted.Add(1)
-				}
-			}})
+			db, counted := openCountingSeats(t, e)
 			ctx := context.Background()
 			r := newRound(t, db, 3, false)
 			offer := r.order.Offer
@@ -149,12 +157,7 @@ func TestSeatLimitOnAnOfferStillSelling(t *testing.T) {
 	for _, e := range sqldbtest.Engines() {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			var counted atomic.Int32
-			db := sqldbtest.Open(t, e, sqldb.Config{Enqueuer: quietEnqueuer{}, Fault: func(_ context.Context, at sqldb.FaultPoint) {
-				if at == sqldb.CountSeatsInTx {
-					counted.Add(1)
-				}
-			}})
+			db, counted := openCountingSeats(t, e)
 			ctx := context.Background()
 			r := newRound(t, db, 3, false)
 			offer := r.order.Offer
