@@ -141,6 +141,23 @@ type refPlan struct {
 	daysTo               []int64 // from the charge: [0] the down payment's, [k] installment k's
 }
 
+// uneven tells whether the plan's last installment is further from its
+// PMT than the definition allows: two cents an installment, or 1% of the
+// PMT (rounded down), either way.
+func (p refPlan) uneven() bool {
+	n := len(p.amort)
+	if n == 0 {
+		return false
+	}
+	last := new(big.Int).Add(p.amort[n-1], p.interest[n-1])
+	drift := new(big.Int).Abs(new(big.Int).Sub(last, p.pmt))
+	bound := big.NewInt(2 * int64(n))
+	if onePercent := new(big.Int).Quo(p.pmt, big.NewInt(100)); onePercent.Cmp(bound) > 0 {
+		bound = onePercent
+	}
+	return drift.Cmp(bound) > 0
+}
+
 // refSchedule is the definition's plan of in (financed).
 func refSchedule(in ScheduleInput, rate, feeRate, downValue *big.Rat) refPlan {
 	amount := big.NewRat(in.AmountCents, 1)
@@ -310,6 +327,9 @@ func checkAgainstReference(t *testing.T, c refCase) {
 			chargeable = false
 		}
 		amortSum.Add(amortSum, ref.amort[k])
+	}
+	if n > 0 && ref.uneven() {
+		chargeable = false
 	}
 
 	s, err := BuildSchedule(in)

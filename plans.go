@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/shopspring/decimal"
@@ -18,7 +19,8 @@ const (
 // checkPlans refuses a configuration of an offer of amount cents when some
 // plan it allows could not be charged: a bill of 0 cents, an installment
 // below the configuration's minimum, a bill above what a boleto or Pix code
-// carries, or a cost of credit beyond MaxCETAnnualRate. A charge checks its
+// carries, a last installment off level (maxLastDrift), or a cost of
+// credit beyond MaxCETAnnualRate. A charge checks its
 // own plan again (PlanCharge); this makes the seller find out at the offer,
 // not when a customer is refused.
 //
@@ -69,11 +71,15 @@ func checkPlans(v *Validation, at string, pc *PaymentConfiguration, amount int64
 	}
 	allowed := 1         // the most installments such that every smaller number is fine too
 	aboveBoleto := false // a bill of the first plan refused is more than a boleto carries
+	uneven := false      // the first plan refused has its last installment off level
 	for n := 2; n <= pc.MaxInstallments; n++ {
 		ok := true
 		for _, factor := range factors {
 			amounts, err := priceTableCarried(principal, pc.InterestRate, n-1, factor)
-			if err != nil {
+			if errors.Is(err, errUnevenPlan) {
+				ok, uneven = false, true
+				break
+			} else if err != nil {
 				ok, aboveBoleto = false, true // past int64: above any boleto
 				break
 			}
@@ -94,6 +100,10 @@ func checkPlans(v *Validation, at string, pc *PaymentConfiguration, amount int64
 		// The fewest installments make the largest bills: no number of
 		// them up to max_installments helps, only less credit or interest.
 		v.Add(at+"down_payment_value", "too_small", fmt.Sprintf("leaves a 2-installment plan an installment above %d cents, more than a boleto or Pix code can carry: raise the down payment or lower the interest rate", int64(MaxAmountCents)))
+		return
+	}
+	if allowed < pc.MaxInstallments && uneven {
+		v.Add(at+"max_installments", "too_large", fmt.Sprintf("allows plans whose last installment is not level with the others: at this interest rate, rounding each installment to the cent grows into the last one; at most %d installments keep every plan level", allowed))
 		return
 	}
 	if allowed < pc.MaxInstallments {

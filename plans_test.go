@@ -1,11 +1,14 @@
 package parcela
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // TestAcceptedOfferChargesEveryPlan: a financed configuration checkPlans
@@ -144,6 +147,84 @@ func TestOfferFloorIsCheckedAtPeriodsAPlanCanHave(t *testing.T) {
 			if _, err := PlanCharge(req, o, &c, at, ""); err != nil {
 				t.Fatalf("charged %s on day %d: %v", at, day, err)
 			}
+		}
+	}
+}
+
+// An offer whose longest plans would end with a last installment off level
+// (the rounding of each installment to the cent grown by (1+i) a month: at
+// 10% a month over 119 installments of R$ 9.261,16, a last one of
+// R$ 13.085,29) is capped below them, with that reason, and every plan it
+// then allows is charged level; one cent more on the price no longer turns
+// the same offer into a refusal for a principal "too small".
+func TestOfferCapsPlansThatWouldEndUneven(t *testing.T) {
+	t.Parallel()
+	c := NewCompany("Escola", "11222333000181", "escola")
+	c.MaxInstallments = 120
+	for _, tc := range []struct {
+		rate   string
+		amount int64
+	}{{"0.10", 100_000_03}, {"0.08", 100_000_00}, {"0.15", 100_000_00}, {"0.15", 100_000_03}} {
+		dpType := DownPaymentPercentage
+		pc := &PaymentConfiguration{ID: "financed", PaymentType: Financed, InterestRate: MustRate(tc.rate), RegistrationFee: MustRate("0"),
+			DownPaymentType: &dpType, DownPaymentValue: MustRate("0.1"), MaxInstallments: 120, MinInstallmentCents: 500, ExpiresIn: 72,
+			AllowedDownPaymentMethods: []string{MethodBoleto}, PaymentMethods: []string{MethodBoleto}, Availability: "enabled"}
+		var v Validation
+		checkPlans(&v, "", pc, tc.amount)
+		if len(v.Fields) != 1 || v.Fields[0].Field != "max_installments" || !strings.Contains(v.Fields[0].Message, "not level") {
+			t.Fatalf("%s a month, %d cents: %+v, want max_installments refused as not level", tc.rate, tc.amount, v.Fields)
+		}
+		var allowed int
+		if _, err := fmt.Sscanf(v.Fields[0].Message[strings.Index(v.Fields[0].Message, "at most "):], "at most %d installments", &allowed); err != nil || allowed < 2 {
+			t.Fatalf("%s a month: %q names no count: %v", tc.rate, v.Fields[0].Message, err)
+		}
+		pc.MaxInstallments = allowed
+		v = Validation{}
+		if checkPlans(&v, "", pc, tc.amount); len(v.Fields) > 0 {
+			t.Fatalf("%s a month capped at %d: still refused: %+v", tc.rate, allowed, v.Fields)
+		}
+		o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: tc.amount, Availability: "enabled",
+			PaymentConfigurations: []*PaymentConfiguration{pc}}}
+		for _, day := range []int{1, 10, 28, 31} {
+			req := chargeReq("financed", MethodBoleto, 0)
+			req.DueDay, req.Installments = &day, &allowed
+			p, err := PlanCharge(req, o, &c, calSP(2026, time.March, 2, 10, 0, 0, 0), "")
+			if err != nil {
+				t.Fatalf("%s a month, %d installments on day %d: %v", tc.rate, allowed, day, err)
+			}
+			s := p.Schedule
+			last := s.Bills[len(s.Bills)-1].AmountCents
+			if d := last - s.InstallmentCents; d > max(2*int64(allowed-1), s.InstallmentCents/100) || -d > max(2*int64(allowed-1), s.InstallmentCents/100) {
+				t.Errorf("%s a month, %d installments on day %d: installments of %d cents, the last %d", tc.rate, allowed, day, s.InstallmentCents, last)
+			}
+		}
+		// A charge of 120 installments (the offer's before the cap) is
+		// refused on installments, saying why.
+		all, day := 120, 10
+		req := chargeReq("financed", MethodBoleto, 0)
+		req.DueDay, req.Installments = &day, &all
+		pc.MaxInstallments = 120
+		_, err := PlanCharge(req, o, &c, calSP(2026, time.March, 2, 10, 0, 0, 0), "")
+		var e *Error
+		if !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "installments" || !strings.Contains(e.Fields[0].Message, "choose fewer installments") {
+			t.Errorf("%s a month, 120 installments: %v, want installments refused as uneven", tc.rate, err)
+		}
+	}
+}
+
+// Plans of up to 24 installments at up to 5% a month are never refused as
+// uneven, whatever the amount and first period: their rounding reaches the
+// last installment as at most 2 cents an installment.
+func TestLevelPlansAreNeverUneven(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(18, 24))
+	for range 20_000 {
+		rate := RateFromDecimal(decimal.New(rng.Int64N(501), -4))
+		n := 1 + rng.IntN(23)
+		principal := int64(n) * (1 + rng.Int64N(10_000_000))
+		days := int64(28 + rng.IntN(35))
+		if _, err := priceTableCarried(principal, rate, n, prorataFactor(rate.Decimal(), days)); errors.Is(err, errUnevenPlan) {
+			t.Fatalf("%d cents at %s a month in %d installments, %d days to the first: %v", principal, rate, n, days, err)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package parcela
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -164,14 +166,52 @@ func priceTableCarried(principal int64, rate Rate, n int, factor decimal.Decimal
 			interest, amortization = owed, left
 		}
 		if amortization > left {
-			// Only reachable when the principal is a few cents per installment:
-			// the rounded PMT would repay more than was lent.
-			return priceAmounts{}, Errorf(EINVALID, "principal of %d cents is too small for %d installments", principal, n)
+			// The rounded PMT would repay more than was lent: the last
+			// installment would be at most 0, a PMT away from the others.
+			// Of a PMT of a few cents (a principal of a few cents an
+			// installment) that is within maxLastDrift; of any other, it
+			// is the rounding grown past the last installment (below).
+			if pmt <= maxLastDrift(pmt, n) {
+				return priceAmounts{}, Errorf(EINVALID, "principal of %d cents is too small for %d installments", principal, n)
+			}
+			return priceAmounts{}, unevenPlan(n, pmt, 0)
 		}
 		left, unpaid = left-amortization, owed-interest
 		out.parts = append(out.parts, BillDetails{AmortizationCents: amortization, InterestCents: interest})
 	}
+	if n < 1 {
+		return out, nil
+	}
+	last := out.parts[n-1].AmortizationCents + out.parts[n-1].InterestCents
+	if d := last - pmt; d > maxLastDrift(pmt, n) || -d > maxLastDrift(pmt, n) {
+		return priceAmounts{}, unevenPlan(n, pmt, last)
+	}
 	return out, nil
+}
+
+// errUnevenPlan is the cause of unevenPlan's error, for checkPlans.
+var errUnevenPlan = errors.New("the last installment is not level with the others")
+
+// maxLastDrift is how far a Price table's last installment may be from its
+// PMT: two cents an installment, or 1% of the PMT. Every installment's
+// rounding to the cent (the PMT's and each interest's, half a cent each)
+// reaches the last one grown by (1+i) a month, and at a high rate over a
+// long plan that is no longer a level installment (at 10% a month over 119,
+// 41% more than the others; at 7.78% over 45 of R$ 5,11, R$ 3,90): not the
+// table that was sold, so it is refused, and checkPlans caps
+// max_installments below it. At zero interest the drift is under half a
+// cent an installment, and a plan of up to 24 installments at up to 5% a
+// month stays within the bound (TestLevelPlansAreNeverUneven).
+func maxLastDrift(pmt int64, n int) int64 { return max(2*int64(n), pmt/100) }
+
+// unevenPlan is the error of a table whose last installment (last, or 0
+// where it would repay more than is left) is too far from its pmt.
+func unevenPlan(n int, pmt, last int64) *Error {
+	msg := fmt.Sprintf("at this interest rate, rounding %d installments of %d cents to the cent grows into the last one, which would be %d cents: choose fewer installments", n, pmt, last)
+	if last == 0 {
+		msg = fmt.Sprintf("at this interest rate, rounding %d installments of %d cents to the cent grows past the last one: choose fewer installments", n, pmt)
+	}
+	return &Error{Code: EINVALID, Message: msg, Cause: errUnevenPlan}
 }
 
 // centsTimes returns cents ↦ cents × r rounded half-up, the same as

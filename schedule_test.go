@@ -1,6 +1,7 @@
 package parcela
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -256,7 +257,7 @@ func TestBuildScheduleErrors(t *testing.T) {
 			in.DownPaymentType, in.DownPaymentValue = DownPaymentAbsolute, MustRate("100.00")
 		},
 		"due day 31":          func(in *ScheduleInput) { in.DueDay = 31 },
-		"120 installments":    func(in *ScheduleInput) { in.Installments = 120 },
+		"120 installments":    func(in *ScheduleInput) { in.Installments, in.AmountCents = 120, 10_000_000 },
 		"interest of 100%":    func(in *ScheduleInput) { in.InterestRate = MustRate("1") },
 		"interest 0.000001":   func(in *ScheduleInput) { in.InterestRate = MustRate("0.000001") },
 		"interest 0.02000000": func(in *ScheduleInput) { in.InterestRate = MustRate("0.02000000") },
@@ -396,6 +397,14 @@ func TestScheduleProperties(t *testing.T) {
 
 		s, err := BuildSchedule(in)
 		if err != nil {
+			if errors.Is(err, errUnevenPlan) {
+				// The definition's own table must be uneven too.
+				if ref := refSchedule(in, in.InterestRate.Decimal().Rat(), in.RegistrationFee.Decimal().Rat(), in.DownPaymentValue.Decimal().Rat()); !ref.uneven() {
+					t.Fatalf("run %d: %+v: refused as uneven (%v), but the definition's last installment is level", run, in, err)
+				}
+				refused++
+				continue
+			}
 			if why := schedCheckRefusal(in); ErrorCode(err) != EINVALID || in.Upfront || (why != "" && !schedCostBeyondMax(in)) {
 				t.Fatalf("run %d: %+v: refused (%v): %s", run, in, err, why)
 			}
