@@ -206,7 +206,7 @@ func TestDemandPaymentFirstBillPixAfterItsDueInstant(t *testing.T) {
 		wantDue     time.Time
 		wantExpires time.Time
 	}{
-		{"before its due instant: expires then, as the charge's", calSP(2026, time.March, 7, 9, 0, 0, 0), due, due},
+		{"before its due instant: with the boleto's last payable day, as the page says", calSP(2026, time.March, 7, 9, 0, 0, 0), calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
 		{"at its due instant", due, calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
 		{"on Sunday", calSP(2026, time.March, 8, 10, 0, 0, 0), calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
 		{"the last minute of Monday", calSP(2026, time.March, 9, 23, 59, 0, 0), calEndOfDay(2026, time.March, 9), calSP(2026, time.March, 10, 0, 0, 0, 0)},
@@ -220,6 +220,13 @@ func TestDemandPaymentFirstBillPixAfterItsDueInstant(t *testing.T) {
 		if !o.expires.After(tt.now) {
 			t.Errorf("%s: a Pix issued at %v expires at %v", tt.name, tt.now, o.expires)
 		}
+	}
+	// A bill charged by Pix or card is payable until its due instant
+	// exactly: a Pix asked for before it expires then.
+	exact := *bill
+	exact.EffectiveDueDate = due
+	if o := demandPayment(&c, pc, &exact, MethodPix, calSP(2026, time.March, 7, 9, 0, 0, 0)); !o.due.Equal(due) || !o.expires.Equal(due) {
+		t.Errorf("a Pix for a bill due at its instant, asked for before it: due %v, expires %v; want both %v", o.due, o.expires, due)
 	}
 	// A boleto keeps the charge's expiry, and its due date on the due day;
 	// asked for on a later day (Sunday), it is due on its last payable

@@ -182,15 +182,17 @@ func (s *issuer) voidClaimed(ctx context.Context, env Environment, id string, re
 // payer asks for on its checkout at now: for what the bill has not
 // received (its amount less an earlier payment's partial settlement), due
 // with it; a Pix charge expires at the due instant, a boleto after its
-// last payable day and the company's grace. Past the due instant only a
-// boleto keeps the bill payable, through the end of its last payable day:
-// a Pix asked for then expires with that day (a Pix settles at once, so
-// it needs no grace), as it would otherwise have expired before it was
-// issued.
+// last payable day and the company's grace. A bill charged as a boleto is
+// payable through the end of its last payable day (its effective due
+// date), and so is a Pix asked for on its checkout, at any time (a Pix
+// settles at once, so it needs no grace): one asked for before the due
+// instant expired then, beside a page saying the bill was payable through
+// Monday (an audit), and one asked for after it would otherwise have
+// expired before it was issued.
 func firstPayment(c *Company, bill *Bill, method string, now time.Time) paymentOrder {
 	o := paymentOrder{company: c, bill: bill, method: method, amount: bill.AmountCents - bill.Received(), due: bill.DueDate,
 		expires: PaymentExpiry(method, bill.DueDate, c.BoletoGraceBusinessDays)}
-	if method == MethodPix && !now.Before(bill.DueDate) {
+	if method == MethodPix && (!now.Before(bill.DueDate) || bill.EffectiveDueDate.After(bill.DueDate)) {
 		o.due = BoletoPayableUntil(bill.DueDate)
 		o.expires = ExpiryAfter(o.due)
 	}

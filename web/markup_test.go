@@ -25,6 +25,12 @@ func TestPayBoxWritesWhatItsTemplateWrote(t *testing.T) {
 	t.Parallel()
 	ref := template.Must(template.New("ref").Funcs(template.FuncMap{
 		"brl": brl, "date": date, "dateTime": dateTime, "codeRows": codeRows, "linha": formatLinha,
+		"payableUntil": func(due time.Time) string {
+			if until := date(parcela.BoletoPayableUntil(due)); until != date(due) {
+				return until
+			}
+			return ""
+		},
 	}).ParseFiles("testdata/pay-box.html"))
 
 	now := time.Date(2026, time.December, 31, 23, 59, 0, 0, parcela.SaoPaulo)

@@ -1,6 +1,10 @@
 package web
 
-import "html/template"
+import (
+	"html/template"
+
+	"parcela"
+)
 
 // payBox is a payment's box on the checkout, order and payment pages: its
 // amount, why it differs from the code's, and its Pix and boleto codes
@@ -101,5 +105,12 @@ func payBoleto(m *markup, v payView) {
 	m.int(codeRows(linha))
 	m.textIn("\" readonly>", linha, "</textarea>\n    <button type=\"button\" class=\"button secondary js-only\" data-copy=\"linha-")
 	m.text(v.ID)
-	m.textIn("\">Copiar linha digitável</button>\n    <p class=\"time-left\">Vencimento: <strong>", date(v.DueDate), "</strong>. Pague no app do banco, internet banking ou lotérica.</p>\n  </div>")
+	due := date(v.DueDate)
+	m.textIn("\">Copiar linha digitável</button>\n    <p class=\"time-left\">Vencimento: <strong>", due, "</strong>")
+	if until := date(parcela.BoletoPayableUntil(v.DueDate)); until != due {
+		// Due on a weekend or holiday: banks take it through the next
+		// business day, as the checkout's "Pagável até" says (an audit).
+		m.textIn(" (pagável até <strong>", until, "</strong>, próximo dia útil)")
+	}
+	m.raw(". Pague no app do banco, internet banking ou lotérica.</p>\n  </div>")
 }
