@@ -130,7 +130,9 @@ func (c *Company) Validate() error {
 	default:
 		checkText(&v, "name", c.Name, SingleLine)
 	}
-	if doc := brcode.NormalizeDigits(c.Document); len(doc) == 11 && brcode.ValidCPF(doc) || len(doc) == 14 && brcode.ValidCNPJ(doc) {
+	// An alphanumeric CNPJ's letters are capitals; one typed in lower
+	// case is the same CNPJ (an audit).
+	if doc := strings.ToUpper(brcode.NormalizeDigits(c.Document)); len(doc) == 11 && brcode.ValidCPF(doc) || len(doc) == 14 && brcode.ValidCNPJ(doc) {
 		c.Document = doc
 	} else {
 		v.Add("document", "invalid", "must be a CNPJ (14 characters) or, for a sole seller, a CPF (11 digits), with correct check digits")

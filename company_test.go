@@ -16,6 +16,7 @@ func TestCompanyValidate(t *testing.T) {
 		{"defaults", func(*Company) {}, nil},
 		{"formatted CNPJ", func(c *Company) { c.Document = "11.222.333/0001-81" }, nil},
 		{"alphanumeric CNPJ", func(c *Company) { c.Document = "12.ABC.345/01DE-35" }, nil},
+		{"alphanumeric CNPJ in lower case", func(c *Company) { c.Document = "12.abc.345/01de-35" }, nil},
 		{"CPF of a sole seller", func(c *Company) { c.Document = "529.982.247-25" }, nil},
 		{"CNPJ with a wrong check digit", func(c *Company) { c.Document = "11222333000182" }, []string{"document"}},
 		{"CPF with a wrong check digit", func(c *Company) { c.Document = "52998224724" }, []string{"document"}},
@@ -68,8 +69,8 @@ func TestCompanyValidate(t *testing.T) {
 		}
 	}
 
-	// The stored forms are digits (and CNPJ capitals).
-	c := NewCompany("Escola X", "12.ABC.345/01DE-35", "escola-x")
+	// The stored forms are digits (and CNPJ capitals, however typed).
+	c := NewCompany("Escola X", "12.abc.345/01De-35", "escola-x")
 	c.Phone = str("+55 (11) 3234-5678")
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)

@@ -1290,7 +1290,7 @@ type Order struct {
 	// Billings Empty before the charge.
 	Billings []BillingOrder `json:"billings"`
 
-	// CancelationReason Extension. Why the order was canceled (`expired` when the down payment was not paid); `null` while not canceled, or when canceled without a reason.
+	// CancelationReason Extension. Why the order was canceled (`expired` when the down payment was not paid); `null` while not canceled; a cancelation sent without a reason is `customer_dropout`.
 	CancelationReason *string   `json:"cancelation_reason"`
 	CreatedAt         time.Time `json:"created_at"`
 	CustomerBirthdate string    `json:"customer_birthdate"`
@@ -1410,7 +1410,7 @@ type PaymentBill struct {
 	CardLastDigits *string   `json:"card_last_digits"`
 	CreatedAt      time.Time `json:"created_at"`
 
-	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the start of the day after the last day banks take it, which is the end of the company's settlement grace (one business day by default) after its last payable day, its due date moved to the next business day (weekends, national bank holidays, 31 December); with no grace, the start of the day after its last payable day. A payment in that day's last millisecond (23:59:59.999) settles it. A first bill's boleto (a down payment or an upfront bill) stays `unpaid` to the end of the business day after the last day banks take it (the day of the millisecond before its `expires_at`), for the bank's notice of a payment made that day, then turns `expired` (its order is canceled then); an installment's turns `expired` at once, and a later notice still pays its bill while it is open. A Pix that keeps a bill payable to the end of a day (one asked for on an installment's checkout, or on a first bill's after its due moment) expires at the start of the next day, so that a payment in the day's last millisecond, when the bill is still on time, settles it.
+	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the start of the day after the last day banks take it, which is the end of the company's settlement grace (one business day by default) after its last payable day, its due date moved to the next business day (weekends, national bank holidays, 31 December); with no grace, the start of the day after its last payable day. A payment in that day's last millisecond (23:59:59.999) settles it. A first bill's boleto (a down payment or an upfront bill) stays `unpaid` to the end of the business day after the last day banks take it (the day of the millisecond before its `expires_at`), for the bank's notice of a payment made that day, then turns `expired` (its order is canceled then); an installment's turns `expired` at once, and a later notice still pays its bill while it is open. A Pix that keeps a bill payable to the end of a day (one asked for on an installment's checkout, or on a first bill's charged as a boleto or after its due moment) expires at the start of the next day, so that a payment in the day's last millisecond, when the bill is still on time, settles it.
 	ExpiresAt time.Time `json:"expires_at"`
 	Id        string    `json:"id"`
 
@@ -1614,7 +1614,7 @@ type PaymentOrder struct {
 	CardLastDigits *string   `json:"card_last_digits"`
 	CreatedAt      time.Time `json:"created_at"`
 
-	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the start of the day after the last day banks take it, which is the end of the company's settlement grace (one business day by default) after its last payable day, its due date moved to the next business day (weekends, national bank holidays, 31 December); with no grace, the start of the day after its last payable day. A payment in that day's last millisecond (23:59:59.999) settles it. A first bill's boleto (a down payment or an upfront bill) stays `unpaid` to the end of the business day after the last day banks take it (the day of the millisecond before its `expires_at`), for the bank's notice of a payment made that day, then turns `expired` (its order is canceled then); an installment's turns `expired` at once, and a later notice still pays its bill while it is open. A Pix that keeps a bill payable to the end of a day (one asked for on an installment's checkout, or on a first bill's after its due moment) expires at the start of the next day, so that a payment in the day's last millisecond, when the bill is still on time, settles it.
+	// ExpiresAt When an unpaid payment expires. A Pix charge: its due moment, exactly; nothing paid from then settles it, but it stays `unpaid` an hour longer for the bank's notice of a payment made before, then turns `expired` (a down payment's order is canceled then). A boleto: the start of the day after the last day banks take it, which is the end of the company's settlement grace (one business day by default) after its last payable day, its due date moved to the next business day (weekends, national bank holidays, 31 December); with no grace, the start of the day after its last payable day. A payment in that day's last millisecond (23:59:59.999) settles it. A first bill's boleto (a down payment or an upfront bill) stays `unpaid` to the end of the business day after the last day banks take it (the day of the millisecond before its `expires_at`), for the bank's notice of a payment made that day, then turns `expired` (its order is canceled then); an installment's turns `expired` at once, and a later notice still pays its bill while it is open. A Pix that keeps a bill payable to the end of a day (one asked for on an installment's checkout, or on a first bill's charged as a boleto or after its due moment) expires at the start of the next day, so that a payment in the day's last millisecond, when the bill is still on time, settles it.
 	ExpiresAt time.Time `json:"expires_at"`
 	Id        string    `json:"id"`
 
@@ -1944,7 +1944,7 @@ type Webhook struct {
 	// Url Address that receives the notifications.
 	Url string `json:"url"`
 
-	// Verb HTTP method of the notification request.
+	// Verb HTTP method of the notification request, answered in lower case; a request may send it in any letter case (`POST`).
 	Verb WebhookVerb `json:"verb"`
 }
 
@@ -1959,7 +1959,7 @@ type WebhookCreateRequest struct {
 	// Url Absolute http(s) address without credentials (https only in production) that resolves to a public IP address.
 	Url string `json:"url"`
 
-	// Verb HTTP method of the notification request.
+	// Verb HTTP method of the notification request, answered in lower case; a request may send it in any letter case (`POST`).
 	Verb WebhookVerb `json:"verb"`
 }
 
@@ -1978,11 +1978,11 @@ type WebhookUpdateRequest struct {
 	Name    *string             `json:"name,omitempty"`
 	Url     *string             `json:"url,omitempty"`
 
-	// Verb HTTP method of the notification request.
+	// Verb HTTP method of the notification request, answered in lower case; a request may send it in any letter case (`POST`).
 	Verb *WebhookVerb `json:"verb,omitempty"`
 }
 
-// WebhookVerb HTTP method of the notification request.
+// WebhookVerb HTTP method of the notification request, answered in lower case; a request may send it in any letter case (`POST`).
 type WebhookVerb string
 
 // WebhookWithSecret A webhook with its signing secret (creation and rotation only).
@@ -2010,7 +2010,7 @@ type WebhookWithSecret struct {
 	// Url Address that receives the notifications.
 	Url string `json:"url"`
 
-	// Verb HTTP method of the notification request.
+	// Verb HTTP method of the notification request, answered in lower case; a request may send it in any letter case (`POST`).
 	Verb WebhookVerb `json:"verb"`
 }
 
@@ -2109,10 +2109,10 @@ type CancelBillingParams struct {
 
 // ListBillsParams defines parameters for ListBills.
 type ListBillsParams struct {
-	// BillingId Only bills of this billing.
+	// BillingId Only bills of this billing. An id of no billing of yours, or not a UUID at all, matches no bill (200 with an empty page).
 	BillingId *string `form:"billing_id,omitempty" json:"billing_id,omitempty"`
 
-	// OrderId Only bills of this order's billings.
+	// OrderId Only bills of this order's billings. An id of no order of yours, or not a UUID at all, matches no bill (200 with an empty page).
 	OrderId *string `form:"order_id,omitempty" json:"order_id,omitempty"`
 
 	// Status Only bills with this status.
