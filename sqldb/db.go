@@ -228,6 +228,9 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 	if err := notADirectory(path); err != nil {
 		return nil, err
 	}
+	if err := oneName(path); err != nil {
+		return nil, err
+	}
 	// synchronous(FULL): a commit flushes the log before its request is
 	// answered, so an acknowledged write survives a power loss, not only a
 	// crash of the process; the group commit shares one flush among its
@@ -291,6 +294,18 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres url: %w", err)
+	}
+	// pgx splits user:password@host at the first @, so the rest of a
+	// password holding one became the host, and the refusal printed it
+	// ("lookup ssw0rd@127.0.0.1: no such host", an audit).
+	hosts := []string{cfg.ConnConfig.Host}
+	for _, f := range cfg.ConnConfig.Fallbacks {
+		hosts = append(hosts, f.Host)
+	}
+	for _, h := range hosts {
+		if strings.Contains(h, "@") {
+			return nil, errors.New("postgres url: more than one @ before the host: percent-encode an @ in the user or password as %40")
+		}
 	}
 	if cfg.MaxConns < 16 {
 		cfg.MaxConns = 16

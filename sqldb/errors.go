@@ -67,6 +67,13 @@ func classify(err error) driverError {
 			return unavailable
 		}
 	}
+	// No connection was made: a server that does not answer, or one that
+	// refuses the connection itself (its database dropped, the role
+	// removed or its password rotated: a FATAL PgError inside), an
+	// outage either way (an audit: those answered 500).
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return unavailable
+	}
 	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
 		switch c := pe.Code; {
 		case c == pgUniqueViolation:
@@ -85,10 +92,7 @@ func classify(err error) driverError {
 		}
 		return otherError
 	}
-	// No server answered: a refused or lost connection.
-	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
-		return unavailable
-	}
+	// No server answered: a lost connection.
 	if _, ok := errors.AsType[*net.OpError](err); ok {
 		return unavailable
 	}

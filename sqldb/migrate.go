@@ -98,6 +98,31 @@ func (db *DB) Migrate(ctx context.Context) error {
 	return db.seed(ctx)
 }
 
+// HasSchema tells whether the database holds parcela's schema: goose's
+// table of versions, with a version applied. A command that reads what is
+// there refuses a database without it rather than migrating it (an audit:
+// pointed at another service's database, or at an empty file from a failed
+// restore, company list made parcela's tables there and answered an empty
+// list, as if every company were gone).
+func (db *DB) HasSchema(ctx context.Context) (bool, error) {
+	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
+	if db.dialect == Postgres {
+		q = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'goose_db_version'`
+	}
+	var tables int
+	if err := db.write.QueryRowContext(ctx, q).Scan(&tables); err != nil {
+		return false, fmt.Errorf("read the schema: %w", err)
+	}
+	if tables == 0 {
+		return false, nil
+	}
+	var applied int
+	if err := db.write.QueryRowContext(ctx, `SELECT count(*) FROM goose_db_version WHERE version_id > 0 AND is_applied`).Scan(&applied); err != nil {
+		return false, fmt.Errorf("read the schema's versions: %w", err)
+	}
+	return applied > 0, nil
+}
+
 // migrationAttempts bounds how often a migration aborted by a deadlock is
 // run again.
 const migrationAttempts = 3

@@ -65,13 +65,11 @@ func LockServe(dsn string) (release func(), err error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", lockPath, err)
 	}
-	// SQLite names the log and its index after the path (-wal, -shm): a
-	// server by another hard link to the same file would keep a log of its
-	// own beside this one's, which corrupts the database, and locks
-	// another lock file. One name, one server.
-	if n := hardLinks(path); n > 1 {
+	// A server by another hard link to the same file would lock another
+	// lock file (oneName; Open refuses it too).
+	if err := oneName(path); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("the database %s has %d hard links: serve it by one name (SQLite keeps its log beside the name it was opened by, so two names would keep two logs of one file)", path, n)
+		return nil, err
 	}
 	// Who holds it, for the refusal of the next start: an operator looks
 	// for the process by it.
@@ -80,6 +78,19 @@ func LockServe(dsn string) (release func(), err error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+" "+host+"\n"), 0)
 	}
 	return func() { f.Close() }, nil
+}
+
+// oneName refuses a database file with more than one hard link. SQLite
+// names the log and its index after the path (-wal, -shm): a server, or a
+// command (migrate, company, token) beside it, by another hard link to the
+// same file keeps a log of its own beside the other's, which corrupts the
+// database (an audit: a company created by a second name while the server
+// wrote left its indexes missing rows). One name for every opener.
+func oneName(path string) error {
+	if n := hardLinks(path); n > 1 {
+		return fmt.Errorf("the database %s has %d hard links: open it by one name (SQLite keeps its log beside the name it was opened by, so two names would keep two logs of one file)", path, n)
+	}
+	return nil
 }
 
 // holderOf reads the lock file's "pid host" line.

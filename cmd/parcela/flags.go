@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -188,11 +189,41 @@ func openExistingDB(ctx context.Context, flagValue string, getenv func(string) s
 		return nil, err
 	}
 	if path, ok := sqldb.SQLitePath(dsn); ok {
-		if _, err := os.Stat(path); errors.Is(err, iofs.ErrNotExist) {
+		if fi, err := os.Stat(path); errors.Is(err, iofs.ErrNotExist) {
 			return nil, fmt.Errorf("no database at %s: give the one parcela serves (--database or PARCELA_DATABASE_URL); migrate or company create makes a new one", path)
+		} else if err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+			// Opened, it would be written (a log mode in its header)
+			// before its schema is found missing.
+			return nil, fmt.Errorf("no parcela schema in %s (an empty file): give the database parcela serves (--database or PARCELA_DATABASE_URL); migrate or company create makes one", databaseNamed(dsn))
 		}
 	}
-	return openAt(ctx, dsn, sqldb.Config{})
+	db, err := sqldb.Open(ctx, dsn, sqldb.Config{})
+	if err != nil {
+		return nil, err
+	}
+	// Another service's database, or an empty file, is not parcela's: made
+	// parcela's here, it too answered an empty list (an audit).
+	if ok, err := db.HasSchema(ctx); err != nil || !ok {
+		db.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("no parcela schema in %s: give the database parcela serves (--database or PARCELA_DATABASE_URL); migrate or company create makes one", databaseNamed(dsn))
+	}
+	return migrated(ctx, db)
+}
+
+// databaseNamed names the database dsn addresses for a message: its file,
+// or its name, host and user, never its password.
+func databaseNamed(dsn string) string {
+	if path, ok := sqldb.SQLitePath(dsn); ok {
+		return "the database at " + path
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "the PostgreSQL database given"
+	}
+	return fmt.Sprintf("the PostgreSQL database %q on %s (user %q)", strings.TrimPrefix(u.Path, "/"), u.Host, u.User.Username())
 }
 
 func openAt(ctx context.Context, dsn string, cfg sqldb.Config) (*sqldb.DB, error) {
@@ -200,6 +231,11 @@ func openAt(ctx context.Context, dsn string, cfg sqldb.Config) (*sqldb.DB, error
 	if err != nil {
 		return nil, err
 	}
+	return migrated(ctx, db)
+}
+
+// migrated is db after Migrate, or closed with its error.
+func migrated(ctx context.Context, db *sqldb.DB) (*sqldb.DB, error) {
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

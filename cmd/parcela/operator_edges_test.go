@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // A public address set to nothing (a secret that did not reach the
@@ -112,6 +114,56 @@ func TestReadingCommandsRefuseAMissingDatabase(t *testing.T) {
 		}
 		if _, statErr := os.Stat(path); statErr == nil {
 			t.Errorf("%v made %s", args, path)
+		}
+	}
+}
+
+// The reading commands refuse a database without parcela's schema, and
+// leave it as it was: an empty file (a failed restore's copy) or another
+// service's PostgreSQL database (the server's default "postgres") was
+// given parcela's tables and answered an empty list, "company not found"
+// or "token not found", as if the real database had lost its rows (an
+// audit).
+func TestReadingCommandsRefuseADatabaseWithoutParcela(t *testing.T) {
+	t.Parallel()
+	empty := filepath.Join(t.TempDir(), "restored.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dsns := map[string]string{"an empty SQLite file": empty}
+	if os.Getenv("PARCELA_TEST_POSTGRES_URL") != "" {
+		dsns["another PostgreSQL database"] = freshPostgres(t)
+	}
+	id := "01a227f0-5b99-7b8f-9034-f94619ff408e"
+	for name, dsn := range dsns {
+		for _, args := range [][]string{
+			{"company", "list"},
+			{"token", "create", "--company", id, "--environment", "sandbox"},
+			{"token", "list", "--company", id},
+			{"token", "revoke", id},
+		} {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), append(args, "--database", dsn), env(nil), &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), "no parcela schema") {
+				t.Errorf("%s: %v: %v, %q", name, args, err, out.String())
+			}
+		}
+	}
+	if fi, err := os.Stat(empty); err != nil || fi.Size() != 0 {
+		t.Errorf("the empty file was written: %v, %v", fi, err)
+	}
+	if pg, ok := dsns["another PostgreSQL database"]; ok {
+		c, err := pgx.Connect(context.Background(), pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		var n int
+		if err := c.QueryRow(context.Background(), `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("the reading commands made %d tables in a database that was not parcela's", n)
 		}
 	}
 }
