@@ -207,9 +207,9 @@ func maxLastDrift(pmt int64, n int) int64 { return max(2*int64(n), pmt/100) }
 // unevenPlan is the error of a table whose last installment (last, or 0
 // where it would repay more than is left) is too far from its pmt.
 func unevenPlan(n int, pmt, last int64) *Error {
-	msg := fmt.Sprintf("at this interest rate, rounding %d installments of %d cents to the cent grows into the last one, which would be %d cents: choose fewer installments", n, pmt, last)
+	msg := fmt.Sprintf("at this interest rate, rounding %d monthly installments of %d cents to the cent grows into the last one, which would be %d cents: choose fewer installments", n, pmt, last)
 	if last == 0 {
-		msg = fmt.Sprintf("at this interest rate, rounding %d installments of %d cents to the cent grows past the last one: choose fewer installments", n, pmt)
+		msg = fmt.Sprintf("at this interest rate, rounding %d monthly installments of %d cents to the cent grows past the last one: choose fewer installments", n, pmt)
 	}
 	return &Error{Code: EINVALID, Message: msg, Cause: errUnevenPlan}
 }
