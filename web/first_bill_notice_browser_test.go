@@ -37,3 +37,17 @@ func TestBrowserFirstBillThroughItsBoletosGraceAndNotice(t *testing.T) {
 	}
 	tb.Shots("first-bill-boleto-notice")
 }
+
+// A boleto due on a Sunday, in Chromium: on the Sunday its box names the
+// Monday as its last payable day, beside the due date printed on it.
+func TestBrowserWeekendBoletoNamesItsLastPayableDay(t *testing.T) {
+	b := setup(t)
+	first := b.firstBoletoWithItsGrace(t) // due Sunday 8 March 2026, payable through Monday 9
+	tb := browsertest.Open(t, b.server.URL)
+	b.clock.Set(time.Date(2026, 3, 8, 20, 0, 0, 0, parcela.SaoPaulo))
+	tb.Open(parcela.Links{}.CheckoutURL(first.ID, first.AuthenticationCode))
+	if text := tb.Eval(`document.querySelector(".boleto").innerText`); !strings.Contains(text, "Vencimento: 08/03/2026 (pagável até 09/03/2026, próximo dia útil)") {
+		t.Errorf("the boleto's box on its Sunday: %q", text)
+	}
+	tb.Shots("weekend-boleto")
+}
