@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"time"
 )
 
 // Bills yields every bill that params selects, fetching page after page
 // (params.Page, when set, is the first page; params.PerPage the page size,
 // default 25). An error ends the sequence after being yielded. Bills are
 // ordered by due date, then id, and paged by position: a bill that joins
-// the selection while walking moves the later ones a place on (one may be
-// seen twice), and one that leaves it moves them a place back (one is
-// missed). Leaving includes what the loop itself does: walking status
+// the selection while walking moves the later ones a place on, and those
+// already yielded are not yielded again (each is yielded once, in order);
+// one that leaves it moves them a place back (one is missed). Leaving includes what the loop itself does: walking status
 // pending and paying each bill as it comes skips every other one. Collect
 // the bills first, then act on them.
 //
@@ -29,6 +30,13 @@ func (c *Client) Bills(ctx context.Context, params ListBillsParams) iter.Seq2[Bi
 		if params.Page != nil {
 			page = *params.Page
 		}
+		// The last bill yielded: a page fetched after bills joined the
+		// selection before it starts with ones already yielded (GET /bills
+		// pages by position), which are skipped, as the order is a total one
+		// (due date, then id).
+		var lastDue time.Time
+		var lastID string
+		yielded := false
 		for {
 			walk.Page = &page
 			resp, err := c.ListBillsWithResponse(ctx, &walk)
@@ -40,6 +48,10 @@ func (c *Client) Bills(ctx context.Context, params ListBillsParams) iter.Seq2[Bi
 				return
 			}
 			for _, b := range resp.JSON200.Results {
+				if yielded && (b.DueDate.Before(lastDue) || b.DueDate.Equal(lastDue) && b.Id <= lastID) {
+					continue
+				}
+				yielded, lastDue, lastID = true, b.DueDate, b.Id
 				if !yield(b, nil) {
 					return
 				}

@@ -12,8 +12,9 @@
 //     than a tab, which no header carries, is an
 //     error before any attempt), so it can be retried without doing
 //     its work twice or answering a lost first answer differently;
-//   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, and lost connections
-//     (not a certificate the client refuses), are retried a bounded number of times, honouring Retry-After and the
+//   - answers 409 idempotency_in_flight and conflict, 429 and 5xx, lost connections
+//     (not a certificate the client refuses) and a 2xx whose body was cut
+//     short, are retried a bounded number of times, honouring Retry-After and the
 //     request's context (a retry its deadline would not leave time for is
 //     not waited for: the answer is returned at once);
 //   - an error answer becomes an error of type *Problem (errors.As), and a
@@ -22,6 +23,9 @@
 //     body (JSON200, JSON201) or an error;
 //   - a redirect is an error, not followed (the API answers none): the
 //     token and a POST's body go to the listener's address only;
+//   - the error of a POST, PATCH or DELETE carries its Idempotency-Key
+//     (IdempotencyKeyOf): one that failed without an answer may have been
+//     done, and sent again with that key it is done at most once;
 //   - Bills walks every page of a bill listing;
 //   - VerifyWebhook checks a notification's Standard Webhooks signature.
 //

@@ -43,7 +43,46 @@ const maxProblemBytes = 1 << 20
 // not stored, so its retry runs for real) and answers a retry with the
 // first answer: a DELETE whose 204 was lost is 204 again, not 404. A GET
 // changes nothing.
+//
+// An error of a request with a key carries it (IdempotencyKeyOf): a
+// caller whose every attempt lost its connection, or found the first
+// still running, does not know whether it was done, and resumes it by
+// sending it again with that key (an audit: the key was the client's
+// alone, and a call again made a second charge or rotation).
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
+	resp, err := t.do(req)
+	if key := req.Header.Get("Idempotency-Key"); err != nil && key != "" {
+		err = &keyedError{key: key, err: err}
+	}
+	return resp, err
+}
+
+// keyedError is the error of a request sent with an Idempotency-Key.
+type keyedError struct {
+	key string
+	err error
+}
+
+func (e *keyedError) Error() string          { return e.err.Error() }
+func (e *keyedError) Unwrap() error          { return e.err }
+func (e *keyedError) IdempotencyKey() string { return e.key }
+
+// IdempotencyKeyOf is the Idempotency-Key that the failed request err is
+// the error of was sent with, the client's own or the caller's, or "" for
+// a GET (or an error of something else). A call that failed without an
+// answer (lost connections, or 409 idempotency_in_flight until the client
+// gave up) may have been done: send it again with this key (a request
+// editor setting the Idempotency-Key header), and the server runs it at
+// most once, or answers what it answered.
+func IdempotencyKeyOf(err error) string {
+	var k *keyedError
+	if errors.As(err, &k) {
+		return k.key
+	}
+	return ""
+}
+
+func (t *transport) do(req *http.Request) (*http.Response, error) {
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", t.userAgent)
@@ -78,10 +117,18 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 			}
 			wait, failed = t.delay(attempt), err
 		case resp.StatusCode < 400:
-			if err := notTheAPIs(req, resp); err != nil {
+			err := notTheAPIs(req, resp)
+			if err == nil {
+				return resp, nil
+			}
+			// The answer's body was lost on the way (the connection dropped
+			// mid-body): the request was done, and its retry, with the same
+			// Idempotency-Key, is answered with the stored answer.
+			var lost *lostBodyError
+			if !errors.As(err, &lost) || ctx.Err() != nil || attempt >= t.maxAttempts {
 				return nil, err
 			}
-			return resp, nil
+			wait, failed = t.delay(attempt), err
 		default:
 			p := readProblem(resp)
 			if attempt >= t.maxAttempts || !retryable(p) {
@@ -238,6 +285,9 @@ func notTheAPIs(req *http.Request, resp *http.Response) error {
 		// ("unexpected end of JSON input").
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if err != nil {
+			err = &lostBodyError{err}
+		}
 		if err == nil && !json.Valid(body) {
 			err = errors.New("the body is not JSON (cut short?)")
 		}
@@ -260,3 +310,9 @@ func newIdempotencyKey() string {
 	crand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// lostBodyError is a 2xx answer whose body could not be read to its end.
+type lostBodyError struct{ err error }
+
+func (e *lostBodyError) Error() string { return e.err.Error() }
+func (e *lostBodyError) Unwrap() error { return e.err }

@@ -93,15 +93,17 @@ func SignatureHeader(secrets []string, msgID string, timestamp time.Time, body [
 // headers present, webhook-timestamp within tolerance of now (either side, to
 // stop replays), and at least one v1 signature in webhook-signature matching
 // the body. Signatures of other versions are skipped, as the specification
-// asks, so new schemes can be added without breaking receivers.
+// asks, so new schemes can be added without breaking receivers. A header
+// map built by hand with keys in lower case (a serverless adapter's) is
+// read too.
 func Verify(secret string, header http.Header, body []byte, now time.Time, tolerance time.Duration) error {
 	key, err := decodeSecret(secret)
 	if err != nil {
 		return err
 	}
-	id := header.Get("webhook-id")
-	ts := header.Get("webhook-timestamp")
-	sigs := header.Get("webhook-signature")
+	id := headerValue(header, "webhook-id")
+	ts := headerValue(header, "webhook-timestamp")
+	sigs := headerValue(header, "webhook-signature")
 	if id == "" || ts == "" || sigs == "" {
 		return ErrMissingHeaders
 	}
@@ -127,4 +129,21 @@ func Verify(secret string, header http.Header, body []byte, now time.Time, toler
 		}
 	}
 	return ErrNoMatch
+}
+
+// headerValue is h.Get(name), or, where h holds no key in canonical form
+// for it, the first value under a key equal to name in any case: Get
+// reads only the canonical key ("Webhook-Id"), and a map filled by
+// assignment (h["webhook-id"] = …) answered ErrMissingHeaders for a signed
+// request (an audit).
+func headerValue(h http.Header, name string) string {
+	if v := h.Get(name); v != "" {
+		return v
+	}
+	for k, vs := range h {
+		if len(vs) > 0 && strings.EqualFold(k, name) {
+			return vs[0]
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,9 @@ func TestVerify(t *testing.T) {
 		{"too old", vecSecret, vecHeader(vecSig), body, now.Add(6 * time.Minute), ErrTimestampSkew},
 		{"too new", vecSecret, vecHeader(vecSig), body, now.Add(-6 * time.Minute), ErrTimestampSkew},
 		{"missing headers", vecSecret, http.Header{}, body, now, ErrMissingHeaders},
+		// A map filled by assignment, as serverless adapters do (an audit).
+		{"keys in lower case", vecSecret, http.Header{"webhook-id": {vecID}, "webhook-timestamp": {strconv.FormatInt(vecUnix, 10)},
+			"webhook-signature": {vecSig}}, body, now, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
