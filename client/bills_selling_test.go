@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"parcela/client"
@@ -12,35 +11,7 @@ import (
 // installments due on dueDay.
 func chargeWithDueDay(t *testing.T, c *client.Client, dueDay int) {
 	t.Helper()
-	ctx := context.Background()
-	product, err := c.CreateProductWithResponse(ctx, nil, client.ProductCreateRequest{Product: client.ProductCreateInput{Name: "Curso", FullAmountCents: 150000}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	offer, err := c.CreateOfferWithResponse(ctx, nil, client.OfferCreateRequest{
-		Offer: client.OfferInput{Name: "Turma", ProductId: product.JSON201.Id, AmountCents: 120000},
-		PaymentConfigurations: []client.PaymentConfigurationRequest{{
-			PaymentType: client.PaymentTypeFinanced, AllowedDownPaymentMethods: &[]client.PaymentMethod{client.PaymentMethodPix},
-			DownPaymentType: client.Ptr(client.DownPaymentTypePercentage), DownPaymentValue: client.Ptr(json.Number("0.2")),
-			MaxInstallments: client.Ptr(12),
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	order, err := c.CreateOrderWithResponse(ctx, nil, client.OrderCreateRequest{Order: client.OrderInput{
-		OfferId: offer.JSON201.Id, CustomerName: "Maria da Silva", CustomerBirthdate: "1990-05-17",
-		CustomerDocument: "52998224725", Email: "maria@example.com", Phone: "11987654321",
-		Address: client.AddressInput{Zipcode: "01310100", Street: "Avenida Paulista", Number: "1000", Neighborhood: "Bela Vista", CityIbgeCode: "3550308"},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.ChargeOrderWithResponse(ctx, order.JSON201.Id, nil, client.ChargeRequest{
-		PaymentConfigurationId: offer.JSON201.PaymentConfigurations[0].Id, DueDay: dueDay, Installments: 4,
-		Payment:   client.ChargePayment{PaymentMethod: client.ChargePaymentPaymentMethodPix},
-		Signature: client.ChargeSignature{RemoteIp: "203.0.113.7", UserAgent: "audit"},
-	}); err != nil {
+	if _, err := chargeDueOn(c, dueDay); err != nil {
 		t.Fatal(err)
 	}
 }

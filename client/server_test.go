@@ -164,14 +164,24 @@ func (s *exampleSandbox) PublicURL() string { return sandboxPublicURL }
 // charges the order financed in 4 bills with a Pix down payment; it
 // returns the order's id.
 func (s *exampleSandbox) ChargedOrder() string {
-	ctx := context.Background()
 	c, err := client.New(s.URL, s.Token)
 	if err != nil {
 		panic(err)
 	}
-	product, err := c.CreateProductWithResponse(ctx, nil, client.ProductCreateRequest{Product: client.ProductCreateInput{Name: "Curso", FullAmountCents: 150000}})
+	id, err := chargeDueOn(c, 10)
 	if err != nil {
 		panic(err)
+	}
+	return id
+}
+
+// chargeDueOn sells one financed order through c (4 bills, a Pix down
+// payment, the installments due on dueDay) and returns its id.
+func chargeDueOn(c *client.Client, dueDay int) (string, error) {
+	ctx := context.Background()
+	product, err := c.CreateProductWithResponse(ctx, nil, client.ProductCreateRequest{Product: client.ProductCreateInput{Name: "Curso", FullAmountCents: 150000}})
+	if err != nil {
+		return "", err
 	}
 	offer, err := c.CreateOfferWithResponse(ctx, nil, client.OfferCreateRequest{
 		Offer: client.OfferInput{Name: "Turma", ProductId: product.JSON201.Id, AmountCents: 120000},
@@ -182,7 +192,7 @@ func (s *exampleSandbox) ChargedOrder() string {
 		}},
 	})
 	if err != nil {
-		panic(err)
+		return "", err
 	}
 	order, err := c.CreateOrderWithResponse(ctx, nil, client.OrderCreateRequest{Order: client.OrderInput{
 		OfferId: offer.JSON201.Id, CustomerName: "Maria da Silva", CustomerBirthdate: "1990-05-17",
@@ -190,14 +200,14 @@ func (s *exampleSandbox) ChargedOrder() string {
 		Address: client.AddressInput{Zipcode: "01310100", Street: "Avenida Paulista", Number: "1000", Neighborhood: "Bela Vista", CityIbgeCode: "3550308"},
 	}})
 	if err != nil {
-		panic(err)
+		return "", err
 	}
 	if _, err := c.ChargeOrderWithResponse(ctx, order.JSON201.Id, nil, client.ChargeRequest{
-		PaymentConfigurationId: offer.JSON201.PaymentConfigurations[0].Id, DueDay: 10, Installments: 4,
+		PaymentConfigurationId: offer.JSON201.PaymentConfigurations[0].Id, DueDay: dueDay, Installments: 4,
 		Payment:   client.ChargePayment{PaymentMethod: client.ChargePaymentPaymentMethodPix},
 		Signature: client.ChargeSignature{RemoteIp: "203.0.113.7", UserAgent: "example"},
 	}); err != nil {
-		panic(err)
+		return "", err
 	}
-	return order.JSON201.Id
+	return order.JSON201.Id, nil
 }
