@@ -129,8 +129,16 @@ func checkPlans(v *Validation, at string, pc *PaymentConfiguration, amount int64
 // MaxCETAnnualRate in its dearest calendar: the fee paid at the charge and
 // installments every 28 days from the 28th.
 func planCostWithinMax(principal, fee int64, rate Rate, n int) bool {
-	amounts, err := priceTable(principal, rate, n, minFirstPeriodDays)
-	if err != nil {
+	// Not priceTable: the level bound is checkPlans' to apply, at the
+	// periods a charge can have; 28 days is a bound on the cost only.
+	amounts, err := priceTableUnlevelled(principal, rate, n, prorataFactor(rate.Decimal(), minFirstPeriodDays))
+	if errors.Is(err, errUnevenPlan) {
+		// Rounding that repays more than is left at 28 days: a calendar
+		// this configuration's charges do not have (checkPlans found every
+		// one they have level), and no bound on theirs. A charge checks
+		// its own plan's cost.
+		return true
+	} else if err != nil {
 		return false
 	}
 	flows := []cashFlow{{days: 0, cents: fee}}

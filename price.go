@@ -132,6 +132,20 @@ var priceTables = newMemo[priceKey, priceTableResult](4096)
 
 // priceTableCarried is priceTable given the pro rata factor (prorataFactor).
 func priceTableCarried(principal int64, rate Rate, n int, factor decimal.Decimal) (priceAmounts, error) {
+	out, err := priceTableUnlevelled(principal, rate, n, factor)
+	if err != nil || n < 1 {
+		return out, err
+	}
+	last := out.parts[n-1].AmortizationCents + out.parts[n-1].InterestCents
+	if d := last - out.pmt; d > maxLastDrift(out.pmt, n) || -d > maxLastDrift(out.pmt, n) {
+		return priceAmounts{}, unevenPlan(n, out.pmt, last)
+	}
+	return out, nil
+}
+
+// priceTableUnlevelled is priceTableCarried without the level bound on the
+// last installment (planCostWithinMax prices a calendar no charge may have).
+func priceTableUnlevelled(principal int64, rate Rate, n int, factor decimal.Decimal) (priceAmounts, error) {
 	i := rate.Decimal()
 	p := decimal.NewFromInt(principal)
 	carried := p.Mul(factor)
@@ -178,13 +192,6 @@ func priceTableCarried(principal int64, rate Rate, n int, factor decimal.Decimal
 		}
 		left, unpaid = left-amortization, owed-interest
 		out.parts = append(out.parts, BillDetails{AmortizationCents: amortization, InterestCents: interest})
-	}
-	if n < 1 {
-		return out, nil
-	}
-	last := out.parts[n-1].AmortizationCents + out.parts[n-1].InterestCents
-	if d := last - pmt; d > maxLastDrift(pmt, n) || -d > maxLastDrift(pmt, n) {
-		return priceAmounts{}, unevenPlan(n, pmt, last)
 	}
 	return out, nil
 }

@@ -23,9 +23,10 @@
 //     body (JSON200, JSON201) or an error;
 //   - a redirect is an error, not followed (the API answers none): the
 //     token and a POST's body go to the listener's address only;
-//   - the error of a POST, PATCH or DELETE carries its Idempotency-Key
-//     (IdempotencyKeyOf): one that failed without an answer may have been
-//     done, and sent again with that key it is done at most once;
+//   - the error of a POST, PATCH or DELETE that failed without knowing
+//     whether it was done (lost connections, 409 idempotency_in_flight)
+//     carries its Idempotency-Key (IdempotencyKeyOf): sent again with that
+//     key it is done at most once;
 //   - Bills walks every page of a bill listing;
 //   - VerifyWebhook checks a notification's Standard Webhooks signature.
 //

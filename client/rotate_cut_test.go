@@ -30,8 +30,8 @@ func cuttingProxy(t *testing.T, target, suffix string) *httptest.Server {
 		if strings.HasSuffix(r.URL.Path, suffix) && cut.CompareAndSwap(false, true) {
 			conn, buf, _ := w.(http.Hijacker).Hijack()
 			fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", resp.StatusCode, http.StatusText(resp.StatusCode), resp.Header.Get("Content-Type"), len(body))
-			buf.Write(body[:len(body)/2])
-			buf.Flush()
+			_, _ = buf.Write(body[:len(body)/2])
+			_ = buf.Flush()
 			conn.Close()
 			return
 		}

@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -44,36 +45,57 @@ const maxProblemBytes = 1 << 20
 // first answer: a DELETE whose 204 was lost is 204 again, not 404. A GET
 // changes nothing.
 //
-// An error of a request with a key carries it (IdempotencyKeyOf): a
-// caller whose every attempt lost its connection, or found the first
-// still running, does not know whether it was done, and resumes it by
-// sending it again with that key (an audit: the key was the client's
-// alone, and a call again made a second charge or rotation).
+// The error of a request with a key whose outcome is unknown carries the
+// key (IdempotencyKeyOf): a caller whose every attempt lost its
+// connection, or found the first still running (409
+// idempotency_in_flight), does not know whether it was done, and resumes
+// it by sending it again with that key (an audit: the key was the
+// client's alone, and a call again made a second charge or rotation). It
+// wraps the error, as a net.Error where that was one (a timeout stays one
+// to os.IsTimeout). Any other *Problem is returned as itself: the work
+// was not done (a 5xx, a 429 or a conflict) or its answer is the one
+// stored.
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	resp, err := t.do(req)
 	if key := req.Header.Get("Idempotency-Key"); err != nil && key != "" {
-		err = &keyedError{key: key, err: err}
+		if p, ok := err.(*Problem); !ok || p.Code == "idempotency_in_flight" {
+			err = &keyedError{key: key, err: err}
+		}
 	}
 	return resp, err
 }
 
-// keyedError is the error of a request sent with an Idempotency-Key.
+// keyedError is the error of a request sent with an Idempotency-Key whose
+// outcome is unknown.
 type keyedError struct {
 	key string
 	err error
 }
 
-func (e *keyedError) Error() string          { return e.err.Error() }
-func (e *keyedError) Unwrap() error          { return e.err }
-func (e *keyedError) IdempotencyKey() string { return e.key }
+func (e *keyedError) Error() string { return e.err.Error() }
+func (e *keyedError) Unwrap() error { return e.err }
 
-// IdempotencyKeyOf is the Idempotency-Key that the failed request err is
-// the error of was sent with, the client's own or the caller's, or "" for
-// a GET (or an error of something else). A call that failed without an
-// answer (lost connections, or 409 idempotency_in_flight until the client
-// gave up) may have been done: send it again with this key (a request
-// editor setting the Idempotency-Key header), and the server runs it at
-// most once, or answers what it answered.
+// Timeout and Temporary answer as the wrapped net.Error does, so that
+// err.(net.Error) and os.IsTimeout(err), which do not unwrap, still see a
+// timeout.
+func (e *keyedError) Timeout() bool {
+	var ne net.Error
+	return errors.As(e.err, &ne) && ne.Timeout()
+}
+
+func (e *keyedError) Temporary() bool {
+	var ne interface{ Temporary() bool }
+	return errors.As(e.err, &ne) && ne.Temporary()
+}
+
+// IdempotencyKeyOf is the Idempotency-Key of a POST, PATCH or DELETE that
+// failed without knowing whether it was done (lost connections, or 409
+// idempotency_in_flight until the client gave up), the client's own or the
+// caller's; "" for any other error (a GET, or a problem answer, after
+// which the call was not done or its stored answer came back). Send the
+// call again with this key (a request editor setting the Idempotency-Key
+// header), and the server runs it at most once, or answers what it
+// answered.
 func IdempotencyKeyOf(err error) string {
 	var k *keyedError
 	if errors.As(err, &k) {

@@ -18,8 +18,8 @@ func cutShort(w http.ResponseWriter) {
 		return
 	}
 	body := `{"id": "1929b262-8d21-4c03-8f10-dc12d94e2fbe", "name": "Curso"}`
-	buf.WriteString("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n" + body[:20])
-	buf.Flush()
+	_, _ = buf.WriteString("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n" + body[:20])
+	_ = buf.Flush()
 	conn.Close()
 }
 

@@ -14,7 +14,7 @@ const WebhookTolerance = webhook.DefaultTolerance
 
 // The errors of VerifyWebhook, to tell a forgery from a stale replay.
 var (
-	ErrWebhookHeaders   = webhook.ErrMissingHeaders   // a webhook-* header is missing
+	ErrWebhookHeaders   = webhook.ErrMissingHeaders   // a webhook-* header is missing (or ambiguous)
 	ErrWebhookTimestamp = webhook.ErrInvalidTimestamp // webhook-timestamp is not Unix seconds
 	ErrWebhookStale     = webhook.ErrTimestampSkew    // webhook-timestamp is outside WebhookTolerance
 	ErrWebhookSignature = webhook.ErrNoMatch          // no signature matches the body

@@ -99,21 +99,23 @@ func (db *DB) Migrate(ctx context.Context) error {
 }
 
 // HasSchema tells whether the database holds parcela's schema: goose's
-// table of versions, with a version applied. A command that reads what is
+// table of versions, with a version applied, beside parcela's companies
+// (another service migrated by goose has the first, not the second: a
+// review). A command that reads what is
 // there refuses a database without it rather than migrating it (an audit:
 // pointed at another service's database, or at an empty file from a failed
 // restore, company list made parcela's tables there and answered an empty
 // list, as if every company were gone).
 func (db *DB) HasSchema(ctx context.Context) (bool, error) {
-	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
+	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('goose_db_version', 'companies')`
 	if db.dialect == Postgres {
-		q = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'goose_db_version'`
+		q = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('goose_db_version', 'companies')`
 	}
 	var tables int
 	if err := db.write.QueryRowContext(ctx, q).Scan(&tables); err != nil {
 		return false, fmt.Errorf("read the schema: %w", err)
 	}
-	if tables == 0 {
+	if tables < 2 {
 		return false, nil
 	}
 	var applied int

@@ -23,7 +23,7 @@ const DefaultTolerance = 5 * time.Minute
 
 // Errors returned by Verify, so a receiver can tell a replay from a forgery.
 var (
-	ErrMissingHeaders   = errors.New("webhook: missing webhook-id, webhook-timestamp or webhook-signature header")
+	ErrMissingHeaders   = errors.New("webhook: missing (or, under keys differing in case, ambiguous) webhook-id, webhook-timestamp or webhook-signature header")
 	ErrInvalidTimestamp = errors.New("webhook: webhook-timestamp is not unix seconds")
 	ErrTimestampSkew    = errors.New("webhook: webhook-timestamp is outside the tolerance")
 	ErrNoMatch          = errors.New("webhook: no signature matches")
@@ -131,19 +131,23 @@ func Verify(secret string, header http.Header, body []byte, now time.Time, toler
 	return ErrNoMatch
 }
 
-// headerValue is h.Get(name), or, where h holds no key in canonical form
-// for it, the first value under a key equal to name in any case: Get
-// reads only the canonical key ("Webhook-Id"), and a map filled by
-// assignment (h["webhook-id"] = …) answered ErrMissingHeaders for a signed
-// request (an audit).
+// headerValue is the first value under the key equal to name in any
+// letter case: Get reads only the canonical key ("Webhook-Id"), and a map
+// filled by assignment (h["webhook-id"] = …) answered ErrMissingHeaders
+// for a signed request (an audit). Two such keys with different first
+// values are ambiguous, and read as none: which one a map's random order
+// gave decided the answer, and a receiver reading the other could take
+// an id that was never verified (a review).
 func headerValue(h http.Header, name string) string {
-	if v := h.Get(name); v != "" {
-		return v
-	}
+	value, found := "", false
 	for k, vs := range h {
-		if len(vs) > 0 && strings.EqualFold(k, name) {
-			return vs[0]
+		if len(vs) == 0 || !strings.EqualFold(k, name) {
+			continue
 		}
+		if found && vs[0] != value {
+			return ""
+		}
+		value, found = vs[0], true
 	}
-	return ""
+	return value
 }

@@ -126,3 +126,21 @@ func TestNewSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Two keys for webhook-id that differ only in letter case, with different
+// values: Verify read one by the map's random order, so the same request
+// verified on one call and not the next (a review). It is refused, always.
+func TestVerifyRefusesAmbiguousHeaderKeys(t *testing.T) {
+	h := http.Header{"webhook-id": {vecID}, "WEBHOOK-ID": {"msg_forged"}, "webhook-timestamp": {strconv.FormatInt(vecUnix, 10)},
+		"webhook-signature": {vecSig}}
+	for range 200 {
+		if err := Verify(vecSecret, h, []byte(vecBody), time.Unix(vecUnix, 0), DefaultTolerance); !errors.Is(err, ErrMissingHeaders) {
+			t.Fatalf("two webhook-id keys with different values: %v, want ErrMissingHeaders", err)
+		}
+	}
+	// The same value under both is no ambiguity.
+	h["WEBHOOK-ID"] = []string{vecID}
+	if err := Verify(vecSecret, h, []byte(vecBody), time.Unix(vecUnix, 0), DefaultTolerance); err != nil {
+		t.Fatalf("two webhook-id keys with the same value: %v", err)
+	}
+}

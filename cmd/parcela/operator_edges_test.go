@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,6 +166,46 @@ func TestReadingCommandsRefuseADatabaseWithoutParcela(t *testing.T) {
 		if n != 0 {
 			t.Errorf("the reading commands made %d tables in a database that was not parcela's", n)
 		}
+	}
+}
+
+// Another service's SQLite database that keeps its versions with goose,
+// as many Go services do, is not parcela's either: its version table was
+// taken for parcela's, and company list ran parcela's migrations on it
+// from the next version (a review).
+func TestReadingCommandsRefuseAnotherGooseDatabase(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE goose_db_version (id INTEGER PRIMARY KEY AUTOINCREMENT, version_id INTEGER NOT NULL, is_applied INTEGER NOT NULL, tstamp TIMESTAMP DEFAULT (datetime('now')))`,
+		`INSERT INTO goose_db_version (version_id, is_applied) VALUES (0, 1), (1, 1), (2, 1)`,
+		`CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"company", "list", "--database", path}, env(nil), &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "no parcela schema") {
+		t.Errorf("another service's goose database: %v, %q", err, out.String())
+	}
+	db, err = sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var tables, version int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'), (SELECT max(version_id) FROM goose_db_version)`).Scan(&tables, &version); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 3 || version != 2 { // goose_db_version, users and sqlite_sequence
+		t.Errorf("the other service's database changed: %d tables, version %d", tables, version)
 	}
 }
 
