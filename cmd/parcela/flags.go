@@ -126,6 +126,13 @@ func wantsHelp(args []string) bool {
 // as the flag package reads them.
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }
 
+// sqliteFileName tells whether v reads as a SQLite database's address:
+// sqlite:PATH, or a path ending as database files do.
+func sqliteFileName(v string) bool {
+	lower := strings.ToLower(v)
+	return strings.HasPrefix(lower, "sqlite:") || strings.HasSuffix(lower, ".db") || strings.HasSuffix(lower, ".sqlite") || strings.HasSuffix(lower, ".sqlite3")
+}
+
 // databaseAddress is the database named by --database or the environment.
 func databaseAddress(flagValue string, getenv func(string) string) (string, error) {
 	dsn := flagValue
@@ -154,6 +161,13 @@ func databaseAddress(flagValue string, getenv func(string) string) (string, erro
 				// or took the company or token being made, in a new
 				// ./parcela.db (an audit). Not quoted: it holds a password.
 				return "", usageError{name + " holds a PostgreSQL address, and parcela reads PARCELA_DATABASE_URL: set it, or --database (unset " + name + " for parcela.db)"}
+			}
+			if strings.HasPrefix(name, "PARCELA_") && !slices.Contains(serveVariables, name) && !slices.Contains(toolVariables, name) &&
+				sqliteFileName(value) {
+				// A SQLite file under a name parcela does not read
+				// (PARCELA_DB_URL=/data/parcela.db): migrate and company
+				// create made ./parcela.db without a word (an audit).
+				return "", usageError{name + " holds a SQLite file (" + value + "), and parcela reads PARCELA_DATABASE_URL: set it, or --database (unset " + name + " for parcela.db)"}
 			}
 		}
 		for _, u := range unknownVariables(environ()) {

@@ -29,13 +29,15 @@ func TestEmptyPublicURLIsRefused(t *testing.T) {
 }
 
 // A PostgreSQL address under a name parcela does not read (DATABASE_URL,
-// which platforms set; PARCELA_DB_URL) stops every command, which took the
+// which platforms set; PARCELA_DB_URL), or a SQLite file's under a
+// PARCELA_ name (a later audit), stops every command, which took the
 // default ./parcela.db: company create registered the company in a new
 // file nobody served, and serve ran on it (an audit). The address, which
 // holds a password, is not repeated. Not parallel: it replaces environ and
 // the working directory.
 func TestDatabaseAddressUnderAnotherNameIsRefused(t *testing.T) {
-	for _, kv := range []string{"DATABASE_URL=postgres://parcela:hunter2@db.internal/parcela", "PARCELA_DB_URL=postgresql://parcela:hunter2@db.internal/parcela"} {
+	for _, kv := range []string{"DATABASE_URL=postgres://parcela:hunter2@db.internal/parcela", "PARCELA_DB_URL=postgresql://parcela:hunter2@db.internal/parcela",
+		"PARCELA_DB_URL=/data/parcela.db", "PARCELA_DATABASE=sqlite:/data/parcela.sqlite3"} {
 		name, _, _ := strings.Cut(kv, "=")
 		dir := t.TempDir()
 		t.Chdir(dir)
