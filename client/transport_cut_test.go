@@ -61,7 +61,9 @@ func TestGivingUpTellsTheKey(t *testing.T) {
 	} {
 		f, c := newFlaky(t, answers...)
 		err := createProduct(c)
+		f.mu.Lock()
 		key := f.received[0].Header.Get("Idempotency-Key")
+		f.mu.Unlock()
 		var p *client.Problem
 		if client.IdempotencyKeyOf(err) != key || name == "still in flight" && !errors.As(err, &p) {
 			t.Errorf("%s: after %d attempts the caller gets %T %q, with no way to resume key %s", name, f.count(), err, err, key)
