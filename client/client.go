@@ -24,9 +24,10 @@
 //   - a redirect is an error, not followed (the API answers none): the
 //     token and a POST's body go to the listener's address only;
 //   - the error of a POST, PATCH or DELETE that failed without knowing
-//     whether it was done (lost connections, 409 idempotency_in_flight)
-//     carries its Idempotency-Key (IdempotencyKeyOf): sent again with that
-//     key it is done at most once;
+//     whether it was done (an attempt lost its connection or its answer's
+//     body, or found the first still running: 409 idempotency_in_flight)
+//     carries its Idempotency-Key (IdempotencyKeyOf), whatever the last
+//     attempt answered: sent again with that key it is done at most once;
 //   - Bills walks every page of a bill listing;
 //   - VerifyWebhook checks a notification's Standard Webhooks signature.
 //

@@ -46,20 +46,28 @@ const maxProblemBytes = 1 << 20
 // changes nothing.
 //
 // The error of a request with a key whose outcome is unknown carries the
-// key (IdempotencyKeyOf): a caller whose every attempt lost its
-// connection, or found the first still running (409
-// idempotency_in_flight), does not know whether it was done, and resumes
-// it by sending it again with that key (an audit: the key was the
-// client's alone, and a call again made a second charge or rotation). It
-// wraps the error, as a net.Error where that was one (a timeout stays one
-// to os.IsTimeout). Any other *Problem is returned as itself: the work
-// was not done (a 5xx, a 429 or a conflict) or its answer is the one
-// stored.
+// key (IdempotencyKeyOf): once any attempt may have reached the server
+// without its answer reaching the caller (a lost connection, a 2xx cut
+// short or not the API's, a 409 idempotency_in_flight), the caller does
+// not know whether it was done, whatever the last attempt answered, and
+// resumes it by sending it again with that key (an audit: the key was the
+// client's alone, and a call again made a second charge or rotation; a
+// review: a 429 after a cut 2xx hid it). It wraps the error, as a
+// net.Error only where that was one (a timeout stays one to
+// os.IsTimeout; a problem answer does not become one). A request none of
+// whose attempts may have been done (a *Problem answered to each, or an
+// error before any was sent) carries no key: the work was not done, or
+// its answer is the one stored.
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
-	resp, err := t.do(req)
-	if key := req.Header.Get("Idempotency-Key"); err != nil && key != "" {
-		if p, ok := err.(*Problem); !ok || p.Code == "idempotency_in_flight" {
-			err = &keyedError{key: key, err: err}
+	var unknown bool // some attempt may have been done, its answer not had
+	resp, err := t.do(req, &unknown)
+	if key := req.Header.Get("Idempotency-Key"); err != nil && key != "" && unknown {
+		k := &keyedError{key: key, err: err}
+		var ne net.Error
+		if errors.As(err, &ne) {
+			err = &keyedNetError{k}
+		} else {
+			err = k
 		}
 	}
 	return resp, err
@@ -75,24 +83,30 @@ type keyedError struct {
 func (e *keyedError) Error() string { return e.err.Error() }
 func (e *keyedError) Unwrap() error { return e.err }
 
-// Timeout and Temporary answer as the wrapped net.Error does, so that
-// err.(net.Error) and os.IsTimeout(err), which do not unwrap, still see a
-// timeout.
-func (e *keyedError) Timeout() bool {
+// keyedNetError is a keyedError of a net.Error: Timeout and Temporary
+// answer as the wrapped one does, so that err.(net.Error) and
+// os.IsTimeout(err), which do not unwrap, still see a timeout.
+type keyedNetError struct{ *keyedError }
+
+func (e *keyedNetError) Unwrap() error { return e.keyedError }
+
+func (e *keyedNetError) Timeout() bool {
 	var ne net.Error
 	return errors.As(e.err, &ne) && ne.Timeout()
 }
 
-func (e *keyedError) Temporary() bool {
+func (e *keyedNetError) Temporary() bool {
 	var ne interface{ Temporary() bool }
 	return errors.As(e.err, &ne) && ne.Temporary()
 }
 
 // IdempotencyKeyOf is the Idempotency-Key of a POST, PATCH or DELETE that
-// failed without knowing whether it was done (lost connections, or 409
-// idempotency_in_flight until the client gave up), the client's own or the
-// caller's; "" for any other error (a GET, or a problem answer, after
-// which the call was not done or its stored answer came back). Send the
+// failed without knowing whether it was done (an attempt lost its
+// connection or its answer, or found the first still running: 409
+// idempotency_in_flight), the client's own or the caller's, whatever the
+// last attempt answered; "" for any other error (a GET, an error before
+// anything was sent, or problem answers only, after which the call was
+// not done or its stored answer came back). Send the
 // call again with this key (a request editor setting the Idempotency-Key
 // header), and the server runs it at most once, or answers what it
 // answered.
@@ -104,7 +118,9 @@ func IdempotencyKeyOf(err error) string {
 	return ""
 }
 
-func (t *transport) do(req *http.Request) (*http.Response, error) {
+// do is Do without the key on its error; it sets *unknown once an
+// attempt may have been done without its answer.
+func (t *transport) do(req *http.Request, unknown *bool) (*http.Response, error) {
 	req.Header.Set("Authorization", "Bearer "+t.token)
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", t.userAgent)
@@ -134,6 +150,7 @@ func (t *transport) do(req *http.Request) (*http.Response, error) {
 		var failed error // what the caller gets if there is no retry
 		switch {
 		case err != nil:
+			*unknown = *unknown || !untrusted(err)
 			if ctx.Err() != nil || attempt >= t.maxAttempts || untrusted(err) {
 				return nil, err
 			}
@@ -143,6 +160,7 @@ func (t *transport) do(req *http.Request) (*http.Response, error) {
 			if err == nil {
 				return resp, nil
 			}
+			*unknown = true
 			// The answer's body was lost on the way (the connection dropped
 			// mid-body): the request was done, and its retry, with the same
 			// Idempotency-Key, is answered with the stored answer.
@@ -153,6 +171,7 @@ func (t *transport) do(req *http.Request) (*http.Response, error) {
 			wait, failed = t.delay(attempt), err
 		default:
 			p := readProblem(resp)
+			*unknown = *unknown || p.Code == "idempotency_in_flight"
 			if attempt >= t.maxAttempts || !retryable(p) {
 				return nil, p
 			}
