@@ -6,7 +6,9 @@ import (
 )
 
 // Error makes a problem answer an error: every method of a Client returns
-// a *Problem when the API answers 4xx or 5xx (after any retries).
+// a *Problem when the API answers 4xx or 5xx (after any retries), wrapped
+// with its Idempotency-Key (IdempotencyKeyOf) when an earlier attempt may
+// have been done unanswered; errors.As finds it either way.
 //
 //	var p *client.Problem
 //	if errors.As(err, &p) && p.Code == "validation_failed" {
