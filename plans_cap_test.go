@@ -1,7 +1,6 @@
 package parcela
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -62,11 +61,7 @@ func TestOffersCappedLevelCharge(t *testing.T) {
 		if len(v.Fields) == 0 || !strings.Contains(v.Fields[0].Message, "not level") {
 			continue
 		}
-		var allowed int
-		msg := v.Fields[0].Message
-		if _, err := fmt.Sscanf(msg[strings.Index(msg, "at most "):], "at most %d installments", &allowed); err != nil {
-			t.Fatalf("%q: %v", msg, err)
-		}
+		allowed := cappedAt(t, v.Fields[0].Message)
 		pc.MaxInstallments = allowed
 		v = Validation{}
 		if checkPlans(&v, "", pc, amount); len(v.Fields) > 0 {
@@ -74,15 +69,11 @@ func TestOffersCappedLevelCharge(t *testing.T) {
 			continue
 		}
 		capped++
-		o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
-			PaymentConfigurations: []*PaymentConfiguration{pc}}}
 		for range 6 {
 			now := dates[rng.IntN(len(dates))].Add(time.Duration(rng.IntN(86400)) * time.Second)
-			req := chargeReq("financed", MethodBoleto, 0)
 			day := 1 + rng.IntN(31)
 			n := max(2, allowed-rng.IntN(3))
-			req.DueDay, req.Installments = &day, &n
-			if _, err := PlanCharge(req, o, &c, now, ""); err != nil {
+			if _, err := financedPlan(&c, pc, amount, now, day, n); err != nil {
 				t.Errorf("run %d: %d cents at %s, expires %dh, cap %d: %d installments on day %d at %v refused: %v", run, amount, rate, pc.ExpiresIn, allowed, n, day, now, err)
 			}
 		}

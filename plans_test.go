@@ -48,16 +48,11 @@ func TestAcceptedOfferChargesEveryPlan(t *testing.T) {
 			continue
 		}
 		accepted++
-		o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
-			PaymentConfigurations: []*PaymentConfiguration{pc}}}
 		for range 4 {
 			now := days[rng.IntN(len(days))].Add(time.Duration(rng.IntN(3600)) * time.Second)
-			req := chargeReq("financed", MethodBoleto, 0)
 			day := 1 + rng.IntN(31)
-			req.DueDay = &day
 			n := 2 + rng.IntN(pc.MaxInstallments-1)
-			req.Installments = &n
-			if _, err := PlanCharge(req, o, &c, now, ""); err != nil {
+			if _, err := financedPlan(&c, pc, amount, now, day, n); err != nil {
 				t.Fatalf("%d cents at %s a month, down payment %s %s, floor %d, at most %d installments, expiring in %dh: accepted at the offer, and %d installments on day %d charged %s refused: %v",
 					amount, pc.InterestRate, dpType, dpValue, pc.MinInstallmentCents, pc.MaxInstallments, pc.ExpiresIn, n, day, now, err)
 			}
@@ -174,21 +169,17 @@ func TestOfferCapsPlansThatWouldEndUneven(t *testing.T) {
 		if len(v.Fields) != 1 || v.Fields[0].Field != "max_installments" || !strings.Contains(v.Fields[0].Message, "not level") {
 			t.Fatalf("%s a month, %d cents: %+v, want max_installments refused as not level", tc.rate, tc.amount, v.Fields)
 		}
-		var allowed int
-		if _, err := fmt.Sscanf(v.Fields[0].Message[strings.Index(v.Fields[0].Message, "at most "):], "at most %d installments", &allowed); err != nil || allowed < 2 {
-			t.Fatalf("%s a month: %q names no count: %v", tc.rate, v.Fields[0].Message, err)
+		allowed := cappedAt(t, v.Fields[0].Message)
+		if allowed < 2 {
+			t.Fatalf("%s a month: %q allows no plan", tc.rate, v.Fields[0].Message)
 		}
 		pc.MaxInstallments = allowed
 		v = Validation{}
 		if checkPlans(&v, "", pc, tc.amount); len(v.Fields) > 0 {
 			t.Fatalf("%s a month capped at %d: still refused: %+v", tc.rate, allowed, v.Fields)
 		}
-		o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: tc.amount, Availability: "enabled",
-			PaymentConfigurations: []*PaymentConfiguration{pc}}}
 		for _, day := range []int{1, 10, 28, 31} {
-			req := chargeReq("financed", MethodBoleto, 0)
-			req.DueDay, req.Installments = &day, &allowed
-			p, err := PlanCharge(req, o, &c, calSP(2026, time.March, 2, 10, 0, 0, 0), "")
+			p, err := financedPlan(&c, pc, tc.amount, calSP(2026, time.March, 2, 10, 0, 0, 0), day, allowed)
 			if err != nil {
 				t.Fatalf("%s a month, %d installments on day %d: %v", tc.rate, allowed, day, err)
 			}
@@ -200,11 +191,8 @@ func TestOfferCapsPlansThatWouldEndUneven(t *testing.T) {
 		}
 		// A charge of 120 installments (the offer's before the cap) is
 		// refused on installments, saying why.
-		all, day := 120, 10
-		req := chargeReq("financed", MethodBoleto, 0)
-		req.DueDay, req.Installments = &day, &all
 		pc.MaxInstallments = 120
-		_, err := PlanCharge(req, o, &c, calSP(2026, time.March, 2, 10, 0, 0, 0), "")
+		_, err := financedPlan(&c, pc, tc.amount, calSP(2026, time.March, 2, 10, 0, 0, 0), 10, 120)
 		var e *Error
 		if !errors.As(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "installments" || !strings.Contains(e.Fields[0].Message, "choose fewer installments") {
 			t.Errorf("%s a month, 120 installments: %v, want installments refused as uneven", tc.rate, err)
@@ -227,4 +215,30 @@ func TestLevelPlansAreNeverUneven(t *testing.T) {
 			t.Fatalf("%d cents at %s a month in %d installments, %d days to the first: %v", principal, rate, n, days, err)
 		}
 	}
+}
+
+// financedPlan plans a charge of n installments, due on day, at now, of an
+// order of an offer of amount cents sold through pc alone (its id
+// "financed"), with a boleto down payment.
+func financedPlan(c *Company, pc *PaymentConfiguration, amount int64, now time.Time, day, n int) (*ChargePlan, error) {
+	o := &Order{CustomerBirthdate: "1990-05-17", Offer: &Offer{ID: "offer", AmountCents: amount, Availability: "enabled",
+		PaymentConfigurations: []*PaymentConfiguration{pc}}}
+	req := chargeReq("financed", MethodBoleto, 0)
+	req.DueDay, req.Installments = &day, &n
+	return PlanCharge(req, o, c, now, "")
+}
+
+// cappedAt is the count a refusal of max_installments names ("at most N
+// installments …").
+func cappedAt(t *testing.T, msg string) int {
+	t.Helper()
+	var n int
+	i := strings.Index(msg, "at most ")
+	if i < 0 {
+		t.Fatalf("%q names no count", msg)
+	}
+	if _, err := fmt.Sscanf(msg[i:], "at most %d installments", &n); err != nil {
+		t.Fatalf("%q names no count: %v", msg, err)
+	}
+	return n
 }
