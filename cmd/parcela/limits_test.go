@@ -158,12 +158,14 @@ func TestServeLogLevels(t *testing.T) {
 // fragment or user, stops the start naming its variable, where it was taken
 // and every link built on it was broken. So does one with a path: the
 // pages' assets, forms and cities, and the docs' links, are the root's, and
-// behind https://example.com/parcela they pointed outside it.
+// behind https://example.com/parcela they pointed outside it. So does a
+// host no browser opens (https://ex..com, https://999.1.1.1).
 func TestServePublicURLs(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"PARCELA_PUBLIC_URL", "PARCELA_SANDBOX_PUBLIC_URL"} {
 		for v, want := range map[string]string{"https://api.example.com/": "https://api.example.com", "http://127.0.0.1:8080": "http://127.0.0.1:8080",
-			"https://api.example.com//": "https://api.example.com"} {
+			"https://api.example.com//": "https://api.example.com", "http://parcela_web:8080": "http://parcela_web:8080",
+			"https://pagamentos.ação.com.br": "https://pagamentos.ação.com.br", "http://[::1]:8080": "http://[::1]:8080", "https://xn--pay-8la.example.com": "https://xn--pay-8la.example.com"} {
 			c, err := readServeConfig(env(map[string]string{name: v}))
 			got := c.publicURL
 			if name == "PARCELA_SANDBOX_PUBLIC_URL" {
@@ -175,7 +177,9 @@ func TestServePublicURLs(t *testing.T) {
 		}
 		for _, v := range []string{"api.example.com", "//api.example.com", "/pay", "ftp://api.example.com", "HTTPS://api.example.com", "https://",
 			"https://:443", "https://api.example.com?a=b", "https://api.example.com/?", "https://api.example.com/#top", "https://user:secret@api.example.com",
-			"https://api.example.com/a b", "https://api.example.com/%zz", " https://api.example.com", "https://example.com/parcela", "https://example.com/parcela/"} {
+			"https://api.example.com/a b", "https://api.example.com/%zz", " https://api.example.com", "https://example.com/parcela", "https://example.com/parcela/",
+			"https://ex..com", "https://.example.com", "https://example.com.", "https://-pay.example.com", "https://pay-.example.com", "https://pay!.example.com",
+			"https://999.1.1.1", "https://10.0.0", "https://[fe80::1%25eth0]", "https://" + strings.Repeat("a", 64) + ".com"} {
 			_, err := readServeConfig(env(map[string]string{name: v}))
 			if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "secret") {
 				t.Errorf("%s=%s: %v", name, v, err)

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -152,6 +153,10 @@ func checkPublicURL(s string) error {
 		return errors.New("must be an address starting with http:// or https://")
 	case u.Host == "" || u.Hostname() == "":
 		return errors.New("must name a host")
+	case !linkHost(u.Hostname()):
+		// url.Parse takes any host: https://ex..com started, and every
+		// link the API answered and stored named a host no browser opens.
+		return errors.New("must name a host such as pay.example.com, or an IP address")
 	case u.Port() != "" && !portInRange(u.Port()):
 		// url.Parse takes any digits: :99999 made every link one no
 		// browser opens.
@@ -166,6 +171,29 @@ func checkPublicURL(s string) error {
 		return errors.New("must hold no space or control character")
 	}
 	return nil
+}
+
+// linkHost tells whether a public URL's host is one a browser opens: an IP
+// address without a zone, or names of letters, digits, '-' and '_' (a
+// container's name) between dots, none empty or over 63 bytes, none
+// beginning or ending with '-', 253 bytes in all. A name whose last label
+// is all digits is read by browsers as an IPv4 address, so it must be one.
+func linkHost(h string) bool {
+	if a, err := netip.ParseAddr(h); err == nil {
+		return a.Zone() == ""
+	}
+	if strings.Contains(h, ":") || len(h) > 253 {
+		return false
+	}
+	labels := strings.Split(h, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' ||
+			strings.ContainsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' }) {
+			return false
+		}
+	}
+	last := labels[len(labels)-1]
+	return strings.ContainsFunc(last, func(r rune) bool { return r < '0' || r > '9' })
 }
 
 // sameAddress tells whether two public URLs checkPublicURL accepted are
