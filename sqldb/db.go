@@ -97,6 +97,9 @@ type DB struct {
 	attempts  attemptGroup
 	// writeTurns: PostgreSQL only, one company's transactions a few at a time.
 	writeTurns *writeTurns
+	// poolRaisedFrom: PostgreSQL only, a pool_max_conns below 16 that the
+	// address gave and the pool does not keep (0 when none was).
+	poolRaisedFrom int32
 
 	offers offerCache // offers with their company, product and configurations, by catalog version
 
@@ -282,6 +285,18 @@ func openSQLite(ctx context.Context, path, synchronous string) (*DB, error) {
 	return db, nil
 }
 
+// PoolRaisedFrom is the pool_max_conns the PostgreSQL address gave when
+// it was below the 16 connections the pool keeps, and 0 otherwise: serve
+// says so, as the database must then allow more than the operator set.
+func (db *DB) PoolRaisedFrom() int32 { return db.poolRaisedFrom }
+
+// poolSizeGiven tells whether a PostgreSQL address sets pool_max_conns
+// (pgx's default, without it, is the machine's cores, at least 4).
+func poolSizeGiven(dsn string) bool {
+	u, err := url.Parse(dsn)
+	return err == nil && u.Query().Has("pool_max_conns")
+}
+
 // pageReaders is how many pages of rows PostgreSQL's reader runs at once:
 // a quarter of the pool (4 of the default 16), so that the pages leave
 // the rest of it to the writes and single reads; an operator who sizes the
@@ -307,7 +322,11 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 			return nil, errors.New("postgres url: more than one @ before the host: percent-encode an @ in the user or password as %40")
 		}
 	}
+	var raisedFrom int32
 	if cfg.MaxConns < 16 {
+		if poolSizeGiven(dsn) {
+			raisedFrom = cfg.MaxConns
+		}
 		cfg.MaxConns = 16
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -332,7 +351,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	b := &binder{dialect: Postgres}
 	reader := runner{q: db, b: b, pool: pool, gate: newPageGate(pageReaders(cfg.MaxConns))}
 	return &DB{dialect: Postgres, writes: writeHealth{probing: make(chan struct{}, 1)}, write: db, read: db, reader: reader, pool: pool, binder: b,
-		writeTurns: newWriteTurns(cfg.MaxConns)}, nil
+		writeTurns: newWriteTurns(cfg.MaxConns), poolRaisedFrom: raisedFrom}, nil
 }
 
 // Dialect tells which engine this is.

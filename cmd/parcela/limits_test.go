@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -334,5 +335,31 @@ func TestServeConnectionsPerAddressFollowMaxConnections(t *testing.T) {
 	_, err := readServeLimits(env(map[string]string{"PARCELA_MAX_CONNECTIONS": "200", "PARCELA_MAX_CONNECTIONS_PER_ADDRESS": "256"}))
 	if err == nil || !strings.Contains(err.Error(), "PARCELA_MAX_CONNECTIONS_PER_ADDRESS") {
 		t.Fatalf("a share over the connections: %v", err)
+	}
+}
+
+// A pool_max_conns below the 16 connections parcela keeps is said at the
+// start: the pool had 16 without a word, beyond what the operator sized
+// the database (or a pooler) for. Said, not refused, so an address that
+// started before still starts; one without the parameter says nothing.
+func TestServeSaysASmallPoolIsRaised(t *testing.T) {
+	t.Parallel()
+	dsn := freshPostgres(t)
+	ts := startServer(t, dsn, nil)
+	ts.stop()
+	if log := ts.stderr.String(); strings.Contains(log, "pool_max_conns") {
+		t.Errorf("a warning without pool_max_conns in the address:\n%s", log)
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "8")
+	u.RawQuery = q.Encode()
+	ts = startServer(t, u.String(), nil)
+	ts.stop()
+	if log := ts.stderr.String(); !strings.Contains(log, "pool_max_conns=8 in the database address is below the 16 connections") {
+		t.Errorf("no warning of the raised pool:\n%s", log)
 	}
 }

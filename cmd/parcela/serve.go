@@ -374,6 +374,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			log.Warn("PARCELA_SQLITE_SYNCHRONOUS has no effect on PostgreSQL (its synchronous_commit is the database's setting)")
 		}
 	}
+	if n := db.PoolRaisedFrom(); n > 0 {
+		// Said, not refused: an address that started before keeps
+		// starting, and the operator learns the database must allow more.
+		log.Warn(fmt.Sprintf("pool_max_conns=%d in the database address is below the 16 connections parcela keeps per instance: the pool has 16, "+
+			"so the database must allow 16 for each instance (max_connections, or a pooler's limit)", n), "pool_max_conns", n, "pool", 16)
+	}
 	unreachable := map[string]string{} // variable: the links it leaves naming the listener
 	if cfg.publicURL == "" {
 		cfg.publicURL = "http://" + lnProd.Addr().String()
