@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/netip"
 	"time"
 
@@ -126,7 +125,7 @@ func New(db *sqldb.DB, enq *Enqueuer, app App, cfg Config) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PARCELA_WEBHOOK_ALLOWED_CIDRS: %w", err)
 	}
-	policy.RefuseOwn(cfg.OwnListeners, localAddrs())
+	policy.RefuseOwn(cfg.OwnListeners, webhook.InterfaceAddrs())
 	if cfg.WebhookTimeout == 0 {
 		cfg.WebhookTimeout = webhook.DefaultTimeout
 	}
@@ -246,18 +245,3 @@ type deps struct {
 	sweepFailures *prometheus.CounterVec
 }
 
-// localAddrs are the addresses of the machine's interfaces, which a
-// listener on an unspecified address answers on.
-func localAddrs() []netip.Addr {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil
-	}
-	var out []netip.Addr
-	for _, a := range addrs {
-		if p, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, p.Addr().Unmap())
-		}
-	}
-	return out
-}

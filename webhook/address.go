@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"strings"
 	"syscall"
@@ -48,6 +49,22 @@ func (p *AddressPolicy) RefuseOwn(listeners []netip.AddrPort, local []netip.Addr
 			p.own = append(p.own, netip.AddrPortFrom(lo.Unmap(), l.Port()))
 		}
 	}
+}
+
+// InterfaceAddrs are the addresses of the machine's interfaces, which a
+// listener on an unspecified address answers on (RefuseOwn's local).
+func InterfaceAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr().Unmap())
+		}
+	}
+	return out
 }
 
 // ownListener tells whether ap is one of the process's own listeners.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net"
 	"path/filepath"
@@ -17,7 +18,11 @@ import (
 // ops listener's /debug/pprof/goroutine?debug=2 was "delivered", and the
 // attempt kept the first 4 KiB of the goroutine dump, which can show
 // tokens and payers' data (an audit). The process's own listeners are no
-// webhook's target, whatever range is opened.
+// webhook's target, whatever range is opened: a URL naming one is 422 on
+// url when the webhook is created or its URL changed, as the contract
+// says (a later audit: under serve it was 201 and every delivery refused),
+// and a delivery that reaches one anyway (a name that resolves to it, here
+// a URL written by hand) is refused when it connects.
 func TestWebhookNeverReachesTheOwnListeners(t *testing.T) {
 	ts := startServer(t, tempDSN(t), nil, "--demo") // PARCELA_WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8
 	var token, offer, financed string
@@ -30,13 +35,33 @@ func TestWebhookNeverReachesTheOwnListeners(t *testing.T) {
 		}
 	}
 	api := ts.sandbox + "/external_api/v1"
+	pprof := ts.ops + "/debug/pprof/goroutine?debug=2"
+	for _, own := range []string{pprof, ts.ops + "/metrics", ts.sandbox + "/healthz", ts.prod + "/healthz",
+		strings.Replace(ts.ops, "127.0.0.1", "localhost", 1) + "/metrics", strings.Replace(ts.ops, "127.0.0.1", "[::ffff:127.0.0.1]", 1) + "/metrics"} {
+		r := do(t, "POST", api+"/webhooks", token, strings.NewReader(`{"name":"x","verb":"POST","entity":"billing",
+			"events":["waiting_payment","active"],"url":"`+own+`"}`), nil)
+		if r.status != 422 || !strings.Contains(string(r.body), `"url"`) || !strings.Contains(string(r.body), "own listeners") {
+			t.Errorf("webhook at own listener %s: %d %.300s, want 422 on url", own, r.status, r.body)
+		}
+	}
 	r := do(t, "POST", api+"/webhooks", token, strings.NewReader(`{"name":"x","verb":"POST","entity":"billing",
-		"events":["waiting_payment","active"],"url":"`+ts.ops+`/debug/pprof/goroutine?debug=2"}`), nil)
+		"events":["waiting_payment","active"],"url":"http://127.0.0.1:1/hook"}`), nil)
 	if r.status != 201 {
 		t.Fatalf("webhook: %d %s", r.status, r.body)
 	}
 	var w struct{ ID string }
 	if err := json.Unmarshal(r.body, &w); err != nil {
+		t.Fatal(err)
+	}
+	if r = do(t, "PATCH", api+"/webhooks/"+w.ID, token, strings.NewReader(`{"url":"`+pprof+`"}`), nil); r.status != 422 {
+		t.Errorf("PATCH to the operations listener: %d %.300s, want 422 on url", r.status, r.body)
+	}
+	db, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(ts.dsn, "sqlite:")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE webhooks SET url = ? WHERE id = ?`, pprof, w.ID); err != nil {
 		t.Fatal(err)
 	}
 	r = do(t, "POST", api+"/orders", token, strings.NewReader(`{"order": {"offer_id": "`+offer+`", "customer_name": "Maria da Silva",

@@ -419,6 +419,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	links := parcela.LinksByEnvironment{parcela.Production: {PublicURL: cfg.publicURL}, parcela.Sandbox: {PublicURL: cfg.sandboxURL}}
 	app := parcela.NewServices(db, paymentProviders(cfg, log), cardAcquirers(cfg), clock, links)
+	// The check of a webhook's URL knows the listeners too, as the
+	// delivery's does: a URL at one was accepted (201) and every delivery
+	// refused, where the contract answers 422 on url (an audit).
+	cfg.addresses.RefuseOwn(listenerAddrs(lnProd, lnSandbox, lnOps), webhook.InterfaceAddrs())
 	app.Webhooks.RefuseAddresses(cfg.addresses)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
