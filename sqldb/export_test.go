@@ -87,3 +87,17 @@ func RunMigrationUp(db *DB, name string) error {
 	_, err = db.write.ExecContext(context.Background(), s[up:down])
 	return err
 }
+
+// RunBoletoExpiryMigration runs migration 28 (Go) on db again, as
+// RunMigrationUp does a file's.
+func RunBoletoExpiryMigration(db *DB) error {
+	tx, err := db.write.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := moveEarlyBoletoExpiries(context.Background(), tx, db.binder); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -76,7 +76,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 		defer unlock()
 	}
-	p, err := goose.NewProvider(dialect, db.write, sub, goose.WithDisableGlobalRegistry(true))
+	p, err := goose.NewProvider(dialect, db.write, sub, goose.WithDisableGlobalRegistry(true), goose.WithGoMigrations(db.boletoExpiryMigration()))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}

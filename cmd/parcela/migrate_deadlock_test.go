@@ -47,18 +47,23 @@ func TestMigrationAbortedByADeadlockRunsAgain(t *testing.T) {
 		version int
 		file    string
 	}{
+		{28, ""}, // in Go (sqldb/migrate_boleto_expiry.go), with no Down
+		{27, "../../sqldb/migrations/postgres/00027_rows_of_earlier_releases.sql"},
 		{26, "../../sqldb/migrations/postgres/00026_offer_sales_counted.sql"},
 		{25, "../../sqldb/migrations/00025_boleto_expiry_after_its_last_day.sql"},
 		{24, "../../sqldb/migrations/00024_orders_by_offer.sql"},
 		{23, "../../sqldb/migrations/postgres/00023_bills_keyed_to_their_billing.sql"},
 	} {
-		sql, err := os.ReadFile(m.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, down, ok := strings.Cut(string(sql), "-- +goose Down")
-		if !ok {
-			t.Fatalf("%s has no Down section", m.file)
+		down := ""
+		if m.file != "" {
+			sql, err := os.ReadFile(m.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ok bool
+			if _, down, ok = strings.Cut(string(sql), "-- +goose Down"); !ok {
+				t.Fatalf("%s has no Down section", m.file)
+			}
 		}
 		for _, q := range []string{down, `DELETE FROM goose_db_version WHERE version_id = ` + strconv.Itoa(m.version)} {
 			if _, err := conn.Exec(ctx, q); err != nil {

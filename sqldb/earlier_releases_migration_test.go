@@ -1,0 +1,165 @@
+package sqldb_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"parcela"
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// Rows the earliest releases left, read by this release after an upgrade
+// (an audit of upgrades, which ran those releases' binaries and then this
+// one's on their databases). Each test writes the rows as that release
+// did, runs the migration again, and checks what the upgraded server
+// answers.
+
+const earlierReleasesMigration = "00027_rows_of_earlier_releases.sql"
+
+// A canceled order kept its seat before seats were given back: an offer
+// carried over stayed sold out with fewer live orders than seats.
+func TestUpgradeCountsSeatsCanceledOrdersKept(t *testing.T) {
+	t.Parallel()
+	for _, e := range sqldbtest.Engines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			upgradeCountsSeats(t, sqldbtest.Open(t, e, sqldb.Config{Enqueuer: quietEnqueuer{}}))
+		})
+	}
+}
+
+func upgradeCountsSeats(t *testing.T, db *sqldb.DB) {
+	r := newRound(t, db, 3, false)
+	offer := r.order.Offer
+	if err := r.patchOffer(offer.ID, `{"seats": 2}`); err != nil {
+		t.Fatal(err)
+	}
+	o := r.pendingOrder(offer.ID)
+	if _, err := r.app.Orders.ChargeOrder(r.ctx, r.a, o.ID, r.chargeRequest(offer, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.app.Orders.CancelOrder(r.ctx, r.a, r.order.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The row as those releases left it: the cancelation gave no seat back.
+	if _, err := db.SQLDB().ExecContext(r.ctx, sqldb.Rebind(db, `UPDATE offers SET seats_taken = 2 WHERE id = ?`), offer.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := sqldb.RunMigrationUp(db, string(db.Dialect())+"/"+earlierReleasesMigration); err != nil {
+		t.Fatal(err)
+	}
+	if n, got := r.sold(offer.ID); n != 1 || got.SeatsTaken != 1 {
+		t.Fatalf("seats taken %d (%d orders live) after the upgrade, want 1", got.SeatsTaken, n)
+	}
+	if _, err := r.app.Orders.ChargeOrder(r.ctx, r.a, r.pendingOrder(offer.ID).ID, r.chargeRequest(offer, 3)); err != nil {
+		t.Errorf("a second buyer of a 2-seat offer with one live order: %v", err)
+	}
+	if n, got := r.sold(offer.ID); n != 2 || got.SeatsTaken != 2 {
+		t.Errorf("seats taken %d (%d orders live) after the second sale, want 2", got.SeatsTaken, n)
+	}
+}
+
+// A key claimed 'in_flight' by those releases, whose process was killed
+// before the answer, was read as a committed PATCH or DELETE left
+// unanswered: a POST has nothing to read back, and every retry of the
+// order or charge was answered 500 for the key's 24 hours. After the
+// upgrade the key is free, so the retry runs, as those releases ran it;
+// the keys this release writes are kept.
+func TestUpgradeFreesKeysLeftInFlight(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		c := sqldbtest.Company(t, db)
+		a := parcela.Auth{CompanyID: c.ID, Environment: parcela.Sandbox}
+		now := time.Now()
+		created, expires := now.Add(-3*time.Minute).UnixMilli(), now.Add(1000*time.Hour).UnixMilli()
+		for key, state := range map[string]string{"legacy": "in_flight", "answered": "done", "unanswered": "unanswered"} {
+			if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `INSERT INTO idempotency_keys (company_id, environment, idempotency_key,
+				request_hash, state, response_status, response_body, created_at, expires_at) VALUES (?, 'sandbox', ?, 'h', ?, 201, '{}', ?, ?)`),
+				c.ID, key, state, created, expires); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if resp, err := db.IdempotentResponse(ctx, a, "legacy"); err != nil || resp == nil || !resp.Unanswered {
+			t.Fatalf("before the upgrade the key left in flight reads %+v %v, want unanswered (the retry's 500)", resp, err)
+		}
+		if err := sqldb.RunMigrationUp(db, string(db.Dialect())+"/"+earlierReleasesMigration); err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := db.IdempotentResponse(ctx, a, "legacy"); err != nil || resp != nil {
+			t.Errorf("after the upgrade the key left in flight reads %+v %v, want none (the retry runs)", resp, err)
+		}
+		if resp, err := db.IdempotentResponse(ctx, a, "answered"); err != nil || resp == nil || resp.Status != 201 {
+			t.Errorf("an answered key after the upgrade: %+v %v", resp, err)
+		}
+		if resp, err := db.IdempotentResponse(ctx, a, "unanswered"); err != nil || resp == nil || !resp.Unanswered {
+			t.Errorf("an unanswered key after the upgrade: %+v %v", resp, err)
+		}
+	})
+}
+
+// Those releases stored a boleto's expires_at as the instant it fell due:
+// a first bill's, due hours after the charge, expired mid-day, with no end
+// of day and no grace. After the upgrade it is payable through its last
+// payable day and the company's grace, as every boleto this release
+// issues; the boletos this release wrote keep their expiry.
+func TestUpgradeMovesTheEarliestBoletoExpiries(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		r := newRound(t, db, 3, true)
+		offer, err := r.app.Catalog.Offer(ctx, r.a, r.order.OfferID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := fromJSON[parcela.ChargeRequest](t, fmt.Sprintf(`{"payment_configuration_id": %q, "due_day": 10, "installments": 3,
+			"payment": {"payment_method": "boleto"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`, offer.PaymentConfigurations[0].ID))
+		if r.order, err = r.app.Orders.ChargeOrder(ctx, r.a, r.order.ID, req); err != nil {
+			t.Fatal(err)
+		}
+		// Another company's boleto, as this release wrote it.
+		other := newRound(t, db, 3, true)
+		otherOffer, err := other.app.Catalog.Offer(ctx, other.a, other.order.OfferID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oreq := fromJSON[parcela.ChargeRequest](t, fmt.Sprintf(`{"payment_configuration_id": %q, "due_day": 10, "installments": 3,
+			"payment": {"payment_method": "boleto"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`, otherOffer.PaymentConfigurations[0].ID))
+		if other.order, err = other.app.Orders.ChargeOrder(ctx, other.a, other.order.ID, oreq); err != nil {
+			t.Fatal(err)
+		}
+		kept := other.unpaid(0).ExpiresAt
+		bill, boleto := r.bill(0), r.unpaid(0)
+		due := bill.DueDate
+		if due.Equal(parcela.SaoPauloDate(due)) {
+			t.Fatalf("the first bill falls due at %v, a midnight: the test needs a mid-day due instant", due)
+		}
+		// The row as the earliest releases wrote it: expiring at its due instant.
+		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`), due.UnixMilli(), boleto.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunBoletoExpiryMigration(db); err != nil {
+			t.Fatal(err)
+		}
+		c, err := db.Company(ctx, r.a.CompanyID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.unpaid(0).ExpiresAt, parcela.BoletoExpiry(due, c.BoletoGraceBusinessDays); !got.Equal(want) {
+			t.Errorf("after the upgrade the boleto due %v expires at %v, want %v (its last payable day and grace)", due, got, want)
+		}
+		if got := other.unpaid(0).ExpiresAt; !got.Equal(kept) {
+			t.Errorf("a boleto this release wrote moved from %v to %v", kept, got)
+		}
+		// What it cost the payer: paid at the bank at 20:00 of the due date.
+		y, m, d := due.In(parcela.SaoPaulo).Date()
+		evening := time.Date(y, m, d, 20, 0, 0, 0, parcela.SaoPaulo)
+		r.clock.Set(evening.Add(time.Hour))
+		if _, _, err := r.app.Payments.PayPayment(ctx, r.a, boleto.ID, parcela.Settlement{PaidAt: &evening}); err != nil {
+			t.Errorf("the bank's notice of the boleto paid at %v, on its due date: %v", evening, err)
+		}
+	})
+}
