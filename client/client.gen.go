@@ -1428,9 +1428,13 @@ type PaymentBill struct {
 	PixCode *string `json:"pix_code"`
 
 	// PixQrcodeUrl Extension. PNG QR code of `pix_code` (`GET /external_api/v1/payments/{id}/pix.png`); `null` exactly when `pix_code` is.
-	PixQrcodeUrl        *string    `json:"pix_qrcode_url"`
-	RefundedAmountCents int64      `json:"refunded_amount_cents"`
-	RefundedAt          *time.Time `json:"refunded_at"`
+	PixQrcodeUrl *string `json:"pix_qrcode_url"`
+
+	// RefundedAmountCents Always 0. parcela records no refunds; a seller refunds a payer outside it (what a bill received beyond what it owed, or what a canceled bill's payments received), and no operation sets this field or `refunded_at`.
+	RefundedAmountCents int64 `json:"refunded_amount_cents"`
+
+	// RefundedAt Always null, as `refunded_amount_cents` is always 0.
+	RefundedAt *time.Time `json:"refunded_at"`
 
 	// RefusedReason For a `refused` card payment, the machine-readable reason (for example `insufficient_funds`, `card_declined`, `expired_card`); `null` otherwise.
 	//
@@ -1632,9 +1636,13 @@ type PaymentOrder struct {
 	PixCode *string `json:"pix_code"`
 
 	// PixQrcodeUrl Extension. PNG QR code of `pix_code` (`GET /external_api/v1/payments/{id}/pix.png`); `null` exactly when `pix_code` is.
-	PixQrcodeUrl        *string    `json:"pix_qrcode_url"`
-	RefundedAmountCents int64      `json:"refunded_amount_cents"`
-	RefundedAt          *time.Time `json:"refunded_at"`
+	PixQrcodeUrl *string `json:"pix_qrcode_url"`
+
+	// RefundedAmountCents Always 0. parcela records no refunds; a seller refunds a payer outside it (what a bill received beyond what it owed, or what a canceled bill's payments received), and no operation sets this field or `refunded_at`.
+	RefundedAmountCents int64 `json:"refunded_amount_cents"`
+
+	// RefundedAt Always null, as `refunded_amount_cents` is always 0.
+	RefundedAt *time.Time `json:"refunded_at"`
 
 	// Status `unpaid` while it can be paid, and past `expires_at` while the bank's notice of a payment made in time may come (a Pix's hour; a first bill's boleto, the next business day); `paid`; `expired` after that; `canceled` with its bill; `refused`: a card attempt the card network refused (see `refused_reason`).
 	Status PaymentStatus `json:"status"`
@@ -2454,6 +2462,12 @@ type ClientInterface interface {
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
 	//
+	// A first bill (a down payment or an upfront bill) owes no penalty and
+	// is never `overdue`: it lapses when its payment expires. A waiver on
+	// it is stored and changes nothing, neither its due date nor its
+	// payment's `expires_at`; to give its payer more time, issue the order
+	// again.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -2480,6 +2494,12 @@ type ClientInterface interface {
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
+	//
+	// A first bill (a down payment or an upfront bill) owes no penalty and
+	// is never `overdue`: it lapses when its payment expires. A waiver on
+	// it is stored and changes nothing, neither its due date nor its
+	// payment's `expires_at`; to give its payer more time, issue the order
+	// again.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3287,6 +3307,12 @@ func (c *RawClient) GetBill(ctx context.Context, id BillId, reqEditors ...Reques
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
 //
+// A first bill (a down payment or an upfront bill) owes no penalty and
+// is never `overdue`: it lapses when its payment expires. A waiver on
+// it is stored and changes nothing, neither its due date nor its
+// payment's `expires_at`; to give its payer more time, issue the order
+// again.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -3323,6 +3349,12 @@ func (c *RawClient) UpdateBillWithBody(ctx context.Context, id BillId, params *U
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
+//
+// A first bill (a down payment or an upfront bill) owes no penalty and
+// is never `overdue`: it lapses when its payment expires. A waiver on
+// it is stored and changes nothing, neither its due date nor its
+// payment's `expires_at`; to give its payer more time, issue the order
+// again.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6235,6 +6267,12 @@ type ClientWithResponsesInterface interface {
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
 	//
+	// A first bill (a down payment or an upfront bill) owes no penalty and
+	// is never `overdue`: it lapses when its payment expires. A waiver on
+	// it is stored and changes nothing, neither its due date nor its
+	// payment's `expires_at`; to give its payer more time, issue the order
+	// again.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -6261,6 +6299,12 @@ type ClientWithResponsesInterface interface {
 	// penalty stays, whatever another payment of the bill received
 	// meanwhile (every payment of a first bill, which owes none);
 	// removing a waiver re-prices nothing already issued.
+	//
+	// A first bill (a down payment or an upfront bill) owes no penalty and
+	// is never `overdue`: it lapses when its payment expires. A waiver on
+	// it is stored and changes nothing, neither its due date nor its
+	// payment's `expires_at`; to give its payer more time, issue the order
+	// again.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12369,6 +12413,12 @@ func (c *ClientWithResponses) GetBillWithResponse(ctx context.Context, id BillId
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
 //
+// A first bill (a down payment or an upfront bill) owes no penalty and
+// is never `overdue`: it lapses when its payment expires. A waiver on
+// it is stored and changes nothing, neither its due date nor its
+// payment's `expires_at`; to give its payer more time, issue the order
+// again.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /external_api/v1/bills/{id} (the `UpdateBill` operationId).
@@ -12401,6 +12451,12 @@ func (c *ClientWithResponses) UpdateBillWithBodyWithResponse(ctx context.Context
 // penalty stays, whatever another payment of the bill received
 // meanwhile (every payment of a first bill, which owes none);
 // removing a waiver re-prices nothing already issued.
+//
+// A first bill (a down payment or an upfront bill) owes no penalty and
+// is never `overdue`: it lapses when its payment expires. A waiver on
+// it is stored and changes nothing, neither its due date nor its
+// payment's `expires_at`; to give its payer more time, issue the order
+// again.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

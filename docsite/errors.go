@@ -57,7 +57,7 @@ var Problems = []Problem{
 		"Retry later with the same `Idempotency-Key` (the failed attempt was not stored, so the retry runs for real). If it persists, contact support quoting `request_id`."},
 	{"unavailable", "Service unavailable", 503,
 		"The service cannot take the request now: the database cannot be reached or takes no writes (a full disk, a read-only database), the server is overloaded, or production has no payment provider configured.",
-		"Retry after the seconds given in `Retry-After` (or with backoff when it is absent), with the same `Idempotency-Key`."},
+		"Retry after the seconds given in `Retry-After` (or with backoff when it is absent), with the same `Idempotency-Key`. When `detail` says no payment provider is configured, no retry helps until the operator configures one: alert on it rather than retrying for long."},
 }
 
 // FieldCode is a code of one item of a problem's errors[]: which rule a
