@@ -47,6 +47,7 @@ type mdl struct {
 	nEvents int
 	log     []string
 	steps   int
+	conc    bool // the concurrent model: an order's embedded offer may change after its event
 }
 
 func envInt(name string, def int) int {
@@ -754,7 +755,18 @@ func (m *mdl) check(desc string) {
 			if err := json.Unmarshal(es[0].Data, &d); err != nil {
 				t.Fatalf("event data: %v", err)
 			}
-			if diff := jsonDiff("", d, getForm[id]); len(diff) > 0 {
+			diff := jsonDiff("", d, getForm[id])
+			if m.conc {
+				diff = slices.DeleteFunc(diff, func(s string) bool {
+					if strings.Contains(s, "(len)") {
+						return true
+					}
+					p, _, _ := strings.Cut(s, ":")
+					p, _, _ = strings.Cut(p, "(")
+					return strings.Count(p, ".") > 1 || strings.Contains(p, "[")
+				})
+			}
+			if len(diff) > 0 {
 				t.Errorf("[%s] %s %s event %s data differs from GET: %v", desc, kind[id], short(id), es[0].Event, diff)
 			}
 		}
@@ -769,7 +781,10 @@ func (m *mdl) check(desc string) {
 			t.Fatalf("event data: %v", err)
 		}
 		if e.Entity == "billing" && (e.Event == "finished" || e.Event == "active") {
-			for _, bl := range billsOf[e.EntityID] {
+			for j, bl := range billsOf[e.EntityID] {
+				if e.Event == "active" && j > 0 {
+					break // activation waits on the down payment alone
+				}
 				if q := pos["bill:"+bl["id"].(string)+":paid"]; q > i+1 {
 					t.Errorf("[%s] billing %s %s emitted before its bill %s paid", desc, short(e.EntityID), e.Event, short(bl["id"]))
 				}

@@ -1,0 +1,116 @@
+package server_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"parcela/sqldb"
+	"parcela/sqldb/sqldbtest"
+)
+
+// One Idempotency-Key sent at once with two different requests (two
+// orders' charges, to two instances): at most one runs.
+func TestConcurrentKeyReusedAtOnceRunsOne(t *testing.T) {
+	t.Parallel()
+	eachConcEngine(t, concurrentKeyReusedAtOnceRunsOne)
+}
+
+func concurrentKeyReusedAtOnceRunsOne(t *testing.T, engine sqldb.Dialect) {
+	b := setup(t, engine)
+	b.skipContract = true
+	other := b.otherInstance(t).URL
+	offer := b.call("POST", "/external_api/v1/offers", func() map[string]any {
+		ob := offerBody(b.product()["id"].(string))
+		delete(ob["offer"].(map[string]any), "seats")
+		return ob
+	}()).want(t, 201).JSON(t)
+	up, _ := configs(offer)
+	for round := 0; round < 15; round++ {
+		var ids [2]string
+		for i := range ids {
+			ids[i] = b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)["id"].(string)
+		}
+		key := map[string]string{"Idempotency-Key": fmt.Sprintf("reuse-%d-%s", round, sqldbtest.Suffix())}
+		var wg sync.WaitGroup
+		res := make([]resp, 2)
+		start := make(chan struct{})
+		for i := range 2 {
+			base := b.sandbox.URL
+			if i == 1 {
+				base = other
+			}
+			wg.Go(func() {
+				<-start
+				res[i] = b.send(base, b.token, "POST", "/external_api/v1/orders/"+ids[i]+"/charge", chargeBody(up, "pix", 1), key)
+			})
+		}
+		close(start)
+		wg.Wait()
+		charged := 0
+		for _, id := range ids {
+			if b.call("GET", "/external_api/v1/orders/"+id, nil).want(t, 200).JSON(t)["status"] != "pending" {
+				charged++
+			}
+		}
+		if charged > 1 {
+			t.Errorf("round %d: one key charged both orders: %d %s / %d %s", round, res[0].Status, errCode(res[0]), res[1].Status, errCode(res[1]))
+		}
+		for i, r := range res {
+			if r.Status >= 500 {
+				t.Errorf("round %d: answer %d %d %s", round, i, r.Status, r.Body)
+			}
+		}
+	}
+}
+
+// The same for PATCH, whose key is claimed with its write: two offers
+// renamed at once under one key, at most one rename stands.
+func TestConcurrentKeyReusedAtOnceOnPatchRunsOne(t *testing.T) {
+	t.Parallel()
+	eachConcEngine(t, concurrentKeyReusedAtOnceOnPatchRunsOne)
+}
+
+func concurrentKeyReusedAtOnceOnPatchRunsOne(t *testing.T, engine sqldb.Dialect) {
+	b := setup(t, engine)
+	b.skipContract = true
+	other := b.otherInstance(t).URL
+	prod := b.product()["id"].(string)
+	var offers [2]string
+	for i := range offers {
+		offers[i] = b.call("POST", "/external_api/v1/offers", offerBody(prod)).want(t, 201).JSON(t)["id"].(string)
+	}
+	for round := 0; round < 20; round++ {
+		key := map[string]string{"Idempotency-Key": fmt.Sprintf("reuse-p-%d-%s", round, sqldbtest.Suffix())}
+		name := fmt.Sprintf("Turma %d", round)
+		var wg sync.WaitGroup
+		res := make([]resp, 2)
+		start := make(chan struct{})
+		for i := range 2 {
+			base := b.sandbox.URL
+			if i == 1 {
+				base = other
+			}
+			wg.Go(func() {
+				<-start
+				res[i] = b.send(base, b.token, "PATCH", "/external_api/v1/offers/"+offers[i], map[string]any{"offer": map[string]any{"name": name}}, key)
+			})
+		}
+		close(start)
+		wg.Wait()
+		renamed := 0
+		for _, id := range offers {
+			if b.call("GET", "/external_api/v1/offers/"+id, nil).want(t, 200).JSON(t)["name"] == name {
+				renamed++
+			}
+		}
+		if renamed > 1 {
+			t.Errorf("round %d: one key renamed both offers: %d %s / %d %s", round, res[0].Status, errCode(res[0]), res[1].Status, errCode(res[1]))
+		}
+		for i, r := range res {
+			if r.Status >= 500 {
+				t.Errorf("round %d: answer %d %d %s", round, i, r.Status, r.Body)
+			}
+		}
+	}
+}
