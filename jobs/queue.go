@@ -244,4 +244,3 @@ type deps struct {
 	log           *slog.Logger
 	sweepFailures *prometheus.CounterVec
 }
-
