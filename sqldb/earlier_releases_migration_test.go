@@ -141,8 +141,10 @@ func TestUpgradeMovesTheEarliestBoletoExpiries(t *testing.T) {
 		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`), due.UnixMilli(), boleto.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := sqldb.RunBoletoExpiryMigration(db); err != nil {
-			t.Fatal(err)
+		for _, company := range []string{r.a.CompanyID, other.a.CompanyID} {
+			if err := sqldb.RunBoletoExpiryMigration(db, company); err != nil {
+				t.Fatal(err)
+			}
 		}
 		c, err := db.Company(ctx, r.a.CompanyID)
 		if err != nil {
@@ -160,6 +162,129 @@ func TestUpgradeMovesTheEarliestBoletoExpiries(t *testing.T) {
 		r.clock.Set(evening.Add(time.Hour))
 		if _, _, err := r.app.Payments.PayPayment(ctx, r.a, boleto.ID, parcela.Settlement{PaidAt: &evening}); err != nil {
 			t.Errorf("the bank's notice of the boleto paid at %v, on its due date: %v", evening, err)
+		}
+	})
+}
+
+// chargedBoleto charges a fresh round's order with a boleto down payment.
+func chargedBoleto(t *testing.T, db *sqldb.DB) *raceRound {
+	t.Helper()
+	ctx := context.Background()
+	r := newRound(t, db, 3, true)
+	offer, err := r.app.Catalog.Offer(ctx, r.a, r.order.OfferID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := fromJSON[parcela.ChargeRequest](t, fmt.Sprintf(`{"payment_configuration_id": %q, "due_day": 10, "installments": 3,
+		"payment": {"payment_method": "boleto"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`, offer.PaymentConfigurations[0].ID))
+	if r.order, err = r.app.Orders.ChargeOrder(ctx, r.a, r.order.ID, req); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A release before 00025 stored a boleto with grace expiring at its grace's
+// last millisecond (23:59:59.999), and one such an instance issues during a
+// rolling upgrade past 00025 keeps it. That expiry already holds the due
+// day and the grace: 00028 moves it to the next midnight, as 00025 does,
+// where it counted the grace again from it (a review), and the checkout
+// handed the boleto over as payable past the bank's last day.
+func TestUpgradeCountsTheGraceOnceOnABoletoOfARelease00025Missed(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		r := chargedBoleto(t, db)
+		boleto := r.unpaid(0)
+		headExpiry := boleto.ExpiresAt // BoletoExpiry(due, grace): a midnight
+		// As the release before 00025 wrote it: EndOfDay(AddBusinessDays(last, grace)).
+		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`),
+			headExpiry.Add(-time.Millisecond).UnixMilli(), boleto.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
+			t.Fatal(err)
+		}
+		got := r.unpaid(0).ExpiresAt
+		if got.After(headExpiry) {
+			t.Errorf("a boleto due %v whose bank's last day and grace end at %v was moved by 00028 to expire at %v (the grace counted twice)",
+				r.bill(0).DueDate, headExpiry, got.In(parcela.SaoPaulo))
+		}
+		// What the payer meets the day after the bank's last day: the
+		// checkout hands over that boleto as payable.
+		bill := r.bill(0)
+		r.clock.Set(headExpiry.Add(12 * time.Hour))
+		if p, err := r.app.Checkout.IssuePayment(ctx, r.a.Environment, bill.ID, bill.AuthenticationCode, parcela.MethodBoleto); err == nil {
+			t.Errorf("at %v, past the boleto's last day and grace, the checkout answers boleto %s as payable until %v",
+				r.clock.Now(), p.ID, p.ExpiresAt.In(parcela.SaoPaulo))
+		}
+	})
+}
+
+// The earliest releases wrote a boleto first bill's effective_due_date as
+// its due instant too: 00028 moves it with the payment's expiry. Left (a
+// review), the bill answered effective_due_date mid-day, and a Pix asked
+// for on its checkout before the due instant expired then, mid-day, beside
+// a boleto payable through the end of the day and its grace.
+func TestUpgradeMovesTheEarliestFirstBillsEffectiveDueDate(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		r := chargedBoleto(t, db)
+		bill, boleto := r.bill(0), r.unpaid(0)
+		due := bill.DueDate
+		// The rows as the earliest releases wrote them.
+		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`), due.UnixMilli(), boleto.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE bills SET effective_due_date = ? WHERE id = ?`), due.UnixMilli(), bill.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.bill(0).EffectiveDueDate, parcela.BoletoPayableUntil(due); !got.Equal(want) {
+			t.Errorf("after the upgrade the boleto first bill's effective_due_date is %v, want %v as this release writes it", got, want)
+		}
+		r.clock.Set(due.Add(-time.Hour))
+		pix, err := r.app.Checkout.IssuePayment(ctx, r.a.Environment, bill.ID, bill.AuthenticationCode, parcela.MethodPix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := parcela.ExpiryAfter(parcela.BoletoPayableUntil(due)); !pix.ExpiresAt.Equal(want) {
+			t.Errorf("a Pix asked for on the checkout at %v expires at %v, want %v (the boleto beside it is payable through %v)",
+				r.clock.Now(), pix.ExpiresAt, want, r.unpaid(0).ExpiresAt)
+		}
+	})
+}
+
+// The earliest releases stored an installment's boleto as expiring at its
+// bill's effective due date (23:59:59.999), which 00025 (run before 00028)
+// moves to the next midnight: 00028 gives it the company's grace, as every
+// boleto this release issues has (a review: it passed over it).
+func TestUpgradeGivesTheEarliestInstallmentBoletosTheirGrace(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		r := newRound(t, db, 3, false)
+		r.activate()
+		bill, boleto := r.bill(1), r.unpaid(1)
+		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`),
+			bill.EffectiveDueDate.UnixMilli(), boleto.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunMigrationUp(db, "00025_boleto_expiry_after_its_last_day.sql"); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
+			t.Fatal(err)
+		}
+		c, err := db.Company(ctx, r.a.CompanyID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.unpaid(1).ExpiresAt, parcela.BoletoExpiry(bill.DueDate, c.BoletoGraceBusinessDays); !got.Equal(want) {
+			t.Errorf("an earliest release's installment boleto due %v expires at %v after 00025 and 00028, want %v (its last payable day and grace)",
+				bill.DueDate, got, want)
 		}
 	})
 }

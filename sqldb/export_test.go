@@ -89,14 +89,15 @@ func RunMigrationUp(db *DB, name string) error {
 }
 
 // RunBoletoExpiryMigration runs migration 28 (Go) on db again, as
-// RunMigrationUp does a file's.
-func RunBoletoExpiryMigration(db *DB) error {
+// RunMigrationUp does a file's, on company's boletos alone: the tests
+// share a database.
+func RunBoletoExpiryMigration(db *DB, company string) error {
 	tx, err := db.write.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := moveEarlyBoletoExpiries(context.Background(), tx, db.binder); err != nil {
+	if err := moveEarlyBoletoExpiries(context.Background(), tx, db.binder, company); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -14,58 +14,102 @@ import (
 // business days.
 //
 // The earliest releases stored a boleto's expires_at as the instant it fell
-// due: a first bill's, due hours after the charge, expired mid-day, and a
-// late installment's hours after its issue, with no end of day and no
+// due: a first bill's, due hours after the charge, expired mid-day (and
+// the bill's effective_due_date was that instant too), a late
+// installment's hours after its issue, an on-time installment's at the end
+// of its due day (which 00025 then made the next midnight), none with the
 // settlement grace. This release holds every boleto payable through the
 // end of its last payable day and the company's grace (BoletoExpiry), as
 // the bank takes it on any minute of that date; carried over, such a
 // boleto refused the bank's notice of a payment made the evening of its
 // due date, and the lapse sweep then canceled the order paid (an audit of
-// upgrades). Every boleto a later release wrote expires at a midnight of
-// São Paulo (00025 moved the last ones that ended a millisecond before),
-// so one that does not is such a boleto, and its expiry moves to
-// BoletoExpiry of that instant. Paid, canceled and expired boletos are
-// left, and events sent before keep the expiry they carried.
+// upgrades). Paid, canceled and expired boletos are left, and events sent
+// before keep the expiry they carried.
 func (db *DB) boletoExpiryMigration() *goose.Migration {
 	return goose.NewGoMigration(28, &goose.GoFunc{RunTx: func(ctx context.Context, tx *sql.Tx) error {
-		return moveEarlyBoletoExpiries(ctx, tx, db.binder)
+		return moveEarlyBoletoExpiries(ctx, tx, db.binder, "")
 	}}, nil)
 }
 
-func moveEarlyBoletoExpiries(ctx context.Context, tx *sql.Tx, b *binder) error {
-	rows, err := tx.QueryContext(ctx, `SELECT p.id, p.expires_at, c.boleto_grace_business_days FROM payments p
-		JOIN companies c ON c.id = p.company_id WHERE p.payment_method = 'boleto' AND p.status = 'unpaid'`)
+// earlyBoleto is an unpaid boleto as stored, with its bill's dates.
+type earlyBoleto struct {
+	id, billID, billType string
+	expires, due, eff    int64
+	grace                int
+}
+
+// mended is b's expiry as this release would have written it, and its
+// first bill's effective due date (0 when the bill is right), or ok false
+// when b is as this release writes it.
+//
+// Every boleto this release issues expires at a São Paulo midnight, after
+// its grace. A boleto expiring at the millisecond before one was issued
+// by a release before 00025 (an instance still serving during a rolling
+// upgrade past it), its grace already counted: it moves to that midnight,
+// as 00025 moved the others. One at another instant is an earliest
+// release's due instant. One at the midnight ending its installment's
+// effective due date, while its company has a grace, is an earliest
+// release's on-time installment (one issued while its company had no
+// grace and has one since gets it too, the payer's way).
+func (b earlyBoleto) mended() (expires, eff int64, ok bool) {
+	at := time.UnixMilli(b.expires).In(parcela.SaoPaulo)
+	switch next := at.Add(time.Millisecond); {
+	case next.Equal(parcela.SaoPauloDate(next)):
+		return next.UnixMilli(), 0, true
+	case !at.Equal(parcela.SaoPauloDate(at)):
+		expires = parcela.BoletoExpiry(at, b.grace).UnixMilli()
+		if b.billType != string(parcela.BillTypeInstallment) && b.eff == b.due {
+			eff = parcela.BoletoPayableUntil(time.UnixMilli(b.due)).UnixMilli()
+		}
+	case b.billType == string(parcela.BillTypeInstallment) && b.grace > 0 && b.expires == parcela.ExpiryAfter(time.UnixMilli(b.eff)).UnixMilli():
+		expires = parcela.BoletoExpiry(time.UnixMilli(b.due), b.grace).UnixMilli()
+	default:
+		return 0, 0, false
+	}
+	return expires, eff, expires > b.expires || eff != 0
+}
+
+// moveEarlyBoletoExpiries mends the boletos of company, or of every company
+// when it is "" (the migration; a test mends its own company's alone, as
+// the tests share a database).
+func moveEarlyBoletoExpiries(ctx context.Context, tx *sql.Tx, b *binder, company string) error {
+	rows, err := tx.QueryContext(ctx, b.bind(`SELECT p.id, p.expires_at, c.boleto_grace_business_days, bl.id, bl.bill_type, bl.due_date, bl.effective_due_date
+		FROM payments p JOIN companies c ON c.id = p.company_id JOIN bills bl ON bl.id = p.bill_id
+		WHERE p.payment_method = 'boleto' AND p.status = 'unpaid' AND (? = '' OR p.company_id = ?)`), company, company)
 	if err != nil {
 		return err
 	}
 	type move struct {
-		id string
-		to int64
+		id, billID   string
+		expires, eff int64
 	}
 	var moves []move
 	for rows.Next() {
-		var id string
-		var expires int64
-		var grace int
-		if err := rows.Scan(&id, &expires, &grace); err != nil {
+		var e earlyBoleto
+		if err := rows.Scan(&e.id, &e.expires, &e.grace, &e.billID, &e.billType, &e.due, &e.eff); err != nil {
 			rows.Close()
 			return err
 		}
-		at := time.UnixMilli(expires).In(parcela.SaoPaulo)
-		if at.Equal(parcela.SaoPauloDate(at)) {
-			continue
-		}
-		if to := parcela.BoletoExpiry(at, grace).UnixMilli(); to > expires {
-			moves = append(moves, move{id, to})
+		if expires, eff, ok := e.mended(); ok {
+			moves = append(moves, move{e.id, e.billID, max(expires, e.expires), eff})
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	rows.Close()
+	// Bills before payments, the order every writer locks them in: an
+	// instance of the earlier release may still be serving.
+	for _, m := range moves {
+		if m.eff != 0 {
+			if _, err := tx.ExecContext(ctx, b.bind(`UPDATE bills SET effective_due_date = ? WHERE id = ? AND status = 'pending'`), m.eff, m.billID); err != nil {
+				return err
+			}
+		}
+	}
 	q := b.bind(`UPDATE payments SET expires_at = ? WHERE id = ? AND status = 'unpaid'`)
 	for _, m := range moves {
-		if _, err := tx.ExecContext(ctx, q, m.to, m.id); err != nil {
+		if _, err := tx.ExecContext(ctx, q, m.expires, m.id); err != nil {
 			return err
 		}
 	}
