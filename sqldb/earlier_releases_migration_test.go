@@ -288,3 +288,98 @@ func TestUpgradeGivesTheEarliestInstallmentBoletosTheirGrace(t *testing.T) {
 		}
 	})
 }
+
+// An earliest release's on-time installment boleto
+// (expiring at its bill's effective due date, 23:59:59.999) that 00025
+// missed, issued by an instance still serving during the upgrade, moves by
+// 00028 to the midnight after it and gets the company's grace at once, as
+// one 00025 caught does (a review: it got no grace, and a second run gave
+// it); a second run changes nothing.
+func TestUpgradeGivesAnInstallmentBoleto00025MissedItsGraceAtOnce(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		r := newRound(t, db, 3, false)
+		r.activate()
+		bill, boleto := r.bill(1), r.unpaid(1)
+		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`),
+			bill.EffectiveDueDate.UnixMilli(), boleto.ID); err != nil {
+			t.Fatal(err)
+		}
+		c, err := db.Company(ctx, r.a.CompanyID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.BoletoGraceBusinessDays == 0 {
+			t.Fatal("the test needs a company with a grace")
+		}
+		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
+			t.Fatal(err)
+		}
+		once := r.unpaid(1).ExpiresAt
+		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
+			t.Fatal(err)
+		}
+		twice := r.unpaid(1).ExpiresAt
+		if !twice.Equal(once) {
+			t.Errorf("00028 is not idempotent: one run left the installment boleto due %v at %v, a second moved it to %v",
+				bill.DueDate, once.In(parcela.SaoPaulo), twice.In(parcela.SaoPaulo))
+		}
+		if want := parcela.BoletoExpiry(bill.DueDate, c.BoletoGraceBusinessDays); !once.Equal(want) {
+			t.Errorf("an earliest release's installment boleto 00025 missed expires at %v after 00028, want %v (its last payable day and grace, as when 00025 moved it)",
+				once.In(parcela.SaoPaulo), want.In(parcela.SaoPaulo))
+		}
+	})
+}
+
+// The earliest releases counted 31 December as a business
+// day (5833632 made it a day banks do not settle). An installment charged
+// in November 2026 with due_day 31 fell due on Thursday 31 December
+// 23:59:59.999, its effective_due_date that instant too, and its boleto
+// expired then; 00025 moved it to 1 January 00:00. This release writes that
+// boleto payable through Monday 4 January (1 January a holiday, then the
+// weekend), expiring on the 5th without grace: 00028 leaves it expiring on
+// New Year's Day, and the bank's notice of the payment made on the 4th,
+// the first day the bank took it, is refused.
+func TestUpgradeMovesTheEarliestInstallmentBoletoDueOn31December(t *testing.T) {
+	t.Parallel()
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		r := newRound(t, db, 3, false)
+		r.activate()
+		bill, boleto := r.bill(1), r.unpaid(1)
+		due := time.Date(2026, 12, 31, 23, 59, 59, 999_000_000, parcela.SaoPaulo)
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`UPDATE companies SET boleto_grace_business_days = 0 WHERE id = ?`, []any{r.a.CompanyID}},
+			// The rows as the earliest release wrote them.
+			{`UPDATE bills SET due_date = ?, effective_due_date = ? WHERE id = ?`, []any{due.UnixMilli(), due.UnixMilli(), bill.ID}},
+			{`UPDATE payments SET expires_at = ?, created_at = ? WHERE id = ?`, []any{due.UnixMilli(), raceStart.UnixMilli(), boleto.ID}},
+		} {
+			if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, q.sql), q.args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sqldb.RunMigrationUp(db, "00025_boleto_expiry_after_its_last_day.sql"); err != nil {
+			t.Fatal(err)
+		}
+		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.unpaid(1).ExpiresAt, parcela.BoletoExpiry(due, 0); !got.Equal(want) {
+			t.Errorf("after the upgrade the earliest installment boleto due %v expires at %v, want %v as this release writes it (payable through Monday 4 January)",
+				due, got.In(parcela.SaoPaulo), want.In(parcela.SaoPaulo))
+		}
+		if got, want := r.bill(1).EffectiveDueDate, parcela.EffectiveDueDate(due); !got.Equal(want) {
+			t.Errorf("after the upgrade the installment due %v has effective_due_date %v, want %v as this release writes it (late from 1 January)",
+				due, got.In(parcela.SaoPaulo), want.In(parcela.SaoPaulo))
+		}
+		paid := time.Date(2027, 1, 4, 15, 0, 0, 0, parcela.SaoPaulo)
+		r.clock.Set(paid.Add(time.Hour))
+		if _, _, err := r.app.Payments.PayPayment(ctx, r.a, boleto.ID, parcela.Settlement{PaidAt: &paid}); err != nil {
+			t.Errorf("the bank's notice of the boleto due 31 December paid on Monday 4 January, its first business day: %v", err)
+		}
+	})
+}
