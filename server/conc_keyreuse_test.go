@@ -32,21 +32,9 @@ func concurrentKeyReusedAtOnceRunsOne(t *testing.T, engine sqldb.Dialect) {
 			ids[i] = b.call("POST", "/external_api/v1/orders", orderBody(offer["id"].(string))).want(t, 201).JSON(t)["id"].(string)
 		}
 		key := map[string]string{"Idempotency-Key": fmt.Sprintf("reuse-%d-%s", round, sqldbtest.Suffix())}
-		var wg sync.WaitGroup
-		res := make([]resp, 2)
-		start := make(chan struct{})
-		for i := range 2 {
-			base := b.sandbox.URL
-			if i == 1 {
-				base = other
-			}
-			wg.Go(func() {
-				<-start
-				res[i] = b.send(base, b.token, "POST", "/external_api/v1/orders/"+ids[i]+"/charge", chargeBody(up, "pix", 1), key)
-			})
-		}
-		close(start)
-		wg.Wait()
+		res := atOnceOnEach(b.sandbox.URL, other, func(i int, base string) resp {
+			return b.send(base, b.token, "POST", "/external_api/v1/orders/"+ids[i]+"/charge", chargeBody(up, "pix", 1), key)
+		})
 		charged := 0
 		for _, id := range ids {
 			if b.call("GET", "/external_api/v1/orders/"+id, nil).want(t, 200).JSON(t)["status"] != "pending" {
@@ -83,21 +71,9 @@ func concurrentKeyReusedAtOnceOnPatchRunsOne(t *testing.T, engine sqldb.Dialect)
 	for round := 0; round < 20; round++ {
 		key := map[string]string{"Idempotency-Key": fmt.Sprintf("reuse-p-%d-%s", round, sqldbtest.Suffix())}
 		name := fmt.Sprintf("Turma %d", round)
-		var wg sync.WaitGroup
-		res := make([]resp, 2)
-		start := make(chan struct{})
-		for i := range 2 {
-			base := b.sandbox.URL
-			if i == 1 {
-				base = other
-			}
-			wg.Go(func() {
-				<-start
-				res[i] = b.send(base, b.token, "PATCH", "/external_api/v1/offers/"+offers[i], map[string]any{"offer": map[string]any{"name": name}}, key)
-			})
-		}
-		close(start)
-		wg.Wait()
+		res := atOnceOnEach(b.sandbox.URL, other, func(i int, base string) resp {
+			return b.send(base, b.token, "PATCH", "/external_api/v1/offers/"+offers[i], map[string]any{"offer": map[string]any{"name": name}}, key)
+		})
 		renamed := 0
 		for _, id := range offers {
 			if b.call("GET", "/external_api/v1/offers/"+id, nil).want(t, 200).JSON(t)["name"] == name {
@@ -113,4 +89,21 @@ func concurrentKeyReusedAtOnceOnPatchRunsOne(t *testing.T, engine sqldb.Dialect)
 			}
 		}
 	}
+}
+
+// atOnceOnEach sends send(0, one) and send(1, other) at the same instant,
+// one to each instance, and returns their answers.
+func atOnceOnEach(one, other string, send func(i int, base string) resp) [2]resp {
+	var res [2]resp
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, base := range [2]string{one, other} {
+		wg.Go(func() {
+			<-start
+			res[i] = send(i, base)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return res
 }

@@ -110,27 +110,8 @@ func TestUpgradeMovesTheEarliestBoletoExpiries(t *testing.T) {
 	t.Parallel()
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
 		ctx := context.Background()
-		r := newRound(t, db, 3, true)
-		offer, err := r.app.Catalog.Offer(ctx, r.a, r.order.OfferID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := fromJSON[parcela.ChargeRequest](t, fmt.Sprintf(`{"payment_configuration_id": %q, "due_day": 10, "installments": 3,
-			"payment": {"payment_method": "boleto"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`, offer.PaymentConfigurations[0].ID))
-		if r.order, err = r.app.Orders.ChargeOrder(ctx, r.a, r.order.ID, req); err != nil {
-			t.Fatal(err)
-		}
-		// Another company's boleto, as this release wrote it.
-		other := newRound(t, db, 3, true)
-		otherOffer, err := other.app.Catalog.Offer(ctx, other.a, other.order.OfferID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		oreq := fromJSON[parcela.ChargeRequest](t, fmt.Sprintf(`{"payment_configuration_id": %q, "due_day": 10, "installments": 3,
-			"payment": {"payment_method": "boleto"}, "signature": {"remote_ip": "203.0.113.7", "user_agent": "test"}}`, otherOffer.PaymentConfigurations[0].ID))
-		if other.order, err = other.app.Orders.ChargeOrder(ctx, other.a, other.order.ID, oreq); err != nil {
-			t.Fatal(err)
-		}
+		r := chargedBoleto(t, db)
+		other := chargedBoleto(t, db) // another company's boleto, as this release wrote it
 		kept := other.unpaid(0).ExpiresAt
 		bill, boleto := r.bill(0), r.unpaid(0)
 		due := bill.DueDate
