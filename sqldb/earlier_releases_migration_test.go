@@ -119,19 +119,14 @@ func TestUpgradeMovesTheEarliestBoletoExpiries(t *testing.T) {
 			t.Fatalf("the first bill falls due at %v, a midnight: the test needs a mid-day due instant", due)
 		}
 		// The row as the earliest releases wrote it: expiring at its due instant.
-		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`), due.UnixMilli(), boleto.ID); err != nil {
-			t.Fatal(err)
-		}
+		writeAsEarlier(t, db, `UPDATE payments SET expires_at = ? WHERE id = ?`, due.UnixMilli(), boleto.ID)
 		for _, company := range []string{r.a.CompanyID, other.a.CompanyID} {
 			if err := sqldb.RunBoletoExpiryMigration(db, company); err != nil {
 				t.Fatal(err)
 			}
 		}
-		c, err := db.Company(ctx, r.a.CompanyID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := r.unpaid(0).ExpiresAt, parcela.BoletoExpiry(due, c.BoletoGraceBusinessDays); !got.Equal(want) {
+		grace := r.grace()
+		if got, want := r.unpaid(0).ExpiresAt, parcela.BoletoExpiry(due, grace); !got.Equal(want) {
 			t.Errorf("after the upgrade the boleto due %v expires at %v, want %v (its last payable day and grace)", due, got, want)
 		}
 		if got := other.unpaid(0).ExpiresAt; !got.Equal(kept) {
@@ -178,10 +173,7 @@ func TestUpgradeCountsTheGraceOnceOnABoletoOfARelease00025Missed(t *testing.T) {
 		boleto := r.unpaid(0)
 		headExpiry := boleto.ExpiresAt // BoletoExpiry(due, grace): a midnight
 		// As the release before 00025 wrote it: EndOfDay(AddBusinessDays(last, grace)).
-		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`),
-			headExpiry.Add(-time.Millisecond).UnixMilli(), boleto.ID); err != nil {
-			t.Fatal(err)
-		}
+		writeAsEarlier(t, db, `UPDATE payments SET expires_at = ? WHERE id = ?`, headExpiry.Add(-time.Millisecond).UnixMilli(), boleto.ID)
 		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
 			t.Fatal(err)
 		}
@@ -214,12 +206,8 @@ func TestUpgradeMovesTheEarliestFirstBillsEffectiveDueDate(t *testing.T) {
 		bill, boleto := r.bill(0), r.unpaid(0)
 		due := bill.DueDate
 		// The rows as the earliest releases wrote them.
-		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`), due.UnixMilli(), boleto.ID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE bills SET effective_due_date = ? WHERE id = ?`), due.UnixMilli(), bill.ID); err != nil {
-			t.Fatal(err)
-		}
+		writeAsEarlier(t, db, `UPDATE payments SET expires_at = ? WHERE id = ?`, due.UnixMilli(), boleto.ID)
+		writeAsEarlier(t, db, `UPDATE bills SET effective_due_date = ? WHERE id = ?`, due.UnixMilli(), bill.ID)
 		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
 			t.Fatal(err)
 		}
@@ -245,25 +233,18 @@ func TestUpgradeMovesTheEarliestFirstBillsEffectiveDueDate(t *testing.T) {
 func TestUpgradeGivesTheEarliestInstallmentBoletosTheirGrace(t *testing.T) {
 	t.Parallel()
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
-		ctx := context.Background()
 		r := newRound(t, db, 3, false)
 		r.activate()
 		bill, boleto := r.bill(1), r.unpaid(1)
-		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`),
-			bill.EffectiveDueDate.UnixMilli(), boleto.ID); err != nil {
-			t.Fatal(err)
-		}
+		writeAsEarlier(t, db, `UPDATE payments SET expires_at = ? WHERE id = ?`, bill.EffectiveDueDate.UnixMilli(), boleto.ID)
 		if err := sqldb.RunMigrationUp(db, "00025_boleto_expiry_after_its_last_day.sql"); err != nil {
 			t.Fatal(err)
 		}
 		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
 			t.Fatal(err)
 		}
-		c, err := db.Company(ctx, r.a.CompanyID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := r.unpaid(1).ExpiresAt, parcela.BoletoExpiry(bill.DueDate, c.BoletoGraceBusinessDays); !got.Equal(want) {
+		grace := r.grace()
+		if got, want := r.unpaid(1).ExpiresAt, parcela.BoletoExpiry(bill.DueDate, grace); !got.Equal(want) {
 			t.Errorf("an earliest release's installment boleto due %v expires at %v after 00025 and 00028, want %v (its last payable day and grace)",
 				bill.DueDate, got, want)
 		}
@@ -279,19 +260,12 @@ func TestUpgradeGivesTheEarliestInstallmentBoletosTheirGrace(t *testing.T) {
 func TestUpgradeGivesAnInstallmentBoleto00025MissedItsGraceAtOnce(t *testing.T) {
 	t.Parallel()
 	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
-		ctx := context.Background()
 		r := newRound(t, db, 3, false)
 		r.activate()
 		bill, boleto := r.bill(1), r.unpaid(1)
-		if _, err := db.SQLDB().ExecContext(ctx, sqldb.Rebind(db, `UPDATE payments SET expires_at = ? WHERE id = ?`),
-			bill.EffectiveDueDate.UnixMilli(), boleto.ID); err != nil {
-			t.Fatal(err)
-		}
-		c, err := db.Company(ctx, r.a.CompanyID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.BoletoGraceBusinessDays == 0 {
+		writeAsEarlier(t, db, `UPDATE payments SET expires_at = ? WHERE id = ?`, bill.EffectiveDueDate.UnixMilli(), boleto.ID)
+		grace := r.grace()
+		if grace == 0 {
 			t.Fatal("the test needs a company with a grace")
 		}
 		if err := sqldb.RunBoletoExpiryMigration(db, r.a.CompanyID); err != nil {
@@ -306,7 +280,7 @@ func TestUpgradeGivesAnInstallmentBoleto00025MissedItsGraceAtOnce(t *testing.T) 
 			t.Errorf("00028 is not idempotent: one run left the installment boleto due %v at %v, a second moved it to %v",
 				bill.DueDate, once.In(parcela.SaoPaulo), twice.In(parcela.SaoPaulo))
 		}
-		if want := parcela.BoletoExpiry(bill.DueDate, c.BoletoGraceBusinessDays); !once.Equal(want) {
+		if want := parcela.BoletoExpiry(bill.DueDate, grace); !once.Equal(want) {
 			t.Errorf("an earliest release's installment boleto 00025 missed expires at %v after 00028, want %v (its last payable day and grace, as when 00025 moved it)",
 				once.In(parcela.SaoPaulo), want.In(parcela.SaoPaulo))
 		}
@@ -363,4 +337,23 @@ func TestUpgradeMovesTheEarliestInstallmentBoletoDueOn31December(t *testing.T) {
 			t.Errorf("the bank's notice of the boleto due 31 December paid on Monday 4 January, its first business day: %v", err)
 		}
 	})
+}
+
+// writeAsEarlier runs one statement writing a row as an earlier release
+// left it.
+func writeAsEarlier(t *testing.T, db *sqldb.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.SQLDB().ExecContext(context.Background(), sqldb.Rebind(db, q), args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// grace is the round's company's settlement grace in business days.
+func (r *raceRound) grace() int {
+	r.t.Helper()
+	c, err := r.db.Company(r.ctx, r.a.CompanyID)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return c.BoletoGraceBusinessDays
 }
